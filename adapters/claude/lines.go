@@ -1,0 +1,84 @@
+package claude
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+)
+
+// Line is one line of a JSONL source.
+type Line struct {
+	No     int   // 1-based line number
+	Offset int64 // byte offset of the line's first byte
+	// Raw is the line without its "\n". It is valid until the next call to
+	// [LineReader.Next].
+	Raw []byte
+	// Terminated reports whether the line ended in "\n". Only the last line
+	// of a source can be unterminated: a crash mid-write (a torn line) or a
+	// file whose writer never added the final newline.
+	Terminated bool
+}
+
+// End is the offset just past the line and its newline.
+func (l Line) End() int64 {
+	n := l.Offset + int64(len(l.Raw))
+	if l.Terminated {
+		n++
+	}
+	return n
+}
+
+// LineReader reads a source line by line without a limit on line length and
+// without reading more than one line into memory. Claude Code writes lines of
+// 15 MB and more (pasted images, large tool results), so a bufio.Scanner with
+// its 64 KiB default would fail on real files.
+type LineReader struct {
+	r   *bufio.Reader
+	no  int
+	off int64
+	buf []byte
+}
+
+// NewLineReader reads r, numbering lines from firstLine and offsets from
+// offset (both describe where r starts within the source).
+func NewLineReader(r io.Reader, firstLine int, offset int64) *LineReader {
+	return &LineReader{r: bufio.NewReaderSize(r, 1<<16), no: firstLine - 1, off: offset}
+}
+
+// Next returns the next line, or io.EOF when the source is exhausted.
+func (lr *LineReader) Next() (Line, error) {
+	// Do not let one huge line pin a huge buffer for the rest of the file.
+	if cap(lr.buf) > 64<<20 {
+		lr.buf = nil
+	}
+	lr.buf = lr.buf[:0]
+	for {
+		chunk, err := lr.r.ReadSlice('\n')
+		lr.buf = append(lr.buf, chunk...)
+		if err == nil {
+			break
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if err == io.EOF {
+			if len(lr.buf) == 0 {
+				return Line{}, io.EOF
+			}
+			break
+		}
+		return Line{}, err
+	}
+	lr.no++
+	line := Line{No: lr.no, Offset: lr.off, Raw: lr.buf}
+	lr.off += int64(len(lr.buf))
+	if n := len(line.Raw); n > 0 && line.Raw[n-1] == '\n' {
+		line.Raw = line.Raw[:n-1]
+		line.Terminated = true
+	}
+	return line, nil
+}
+
+// isBlank reports whether a line holds only white space.
+func isBlank(b []byte) bool { return len(bytes.TrimSpace(b)) == 0 }

@@ -1,0 +1,316 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"github.com/scribe-archive/scribe/adapters/claude"
+	"github.com/scribe-archive/scribe/inscribe"
+)
+
+// bundledSamples is where the repository keeps its sample sessions, used when
+// a person runs scribe from a checkout and has no sessions of their own.
+const bundledSamples = "testdata/claude/projects"
+
+type updateOptions struct {
+	sources []string
+	agent   string
+	hook    bool
+	verify  bool
+	force   bool
+	verbose bool
+}
+
+func newInscribeCmd(e *env) *cobra.Command {
+	var o updateOptions
+	cmd := &cobra.Command{
+		Use:   "inscribe [SOURCE...]",
+		Short: "Inscribe sessions into the store (or add what is new to those already there)",
+		Long: `Inscribe parses Claude Code transcripts into the store: a document
+(sessions/<agent>/<session>.md), its round files and the index files.
+
+SOURCE is a transcript (<session>.jsonl), a subagent transcript, a project
+directory (~/.claude/projects/<project>) or a directory of projects. With no
+SOURCE, scribe reads $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects.
+
+A session already in the store is checked against its source from the start
+and brought up to date: inscribing twice changes nothing.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.sources = args
+			o.verify = true
+			return runUpdate(cmd.Context(), e, o)
+		},
+	}
+	cmd.Flags().StringVar(&o.agent, "agent", "", "file the sessions under this agent id (a role slug)")
+	cmd.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "list every document, unchanged ones too")
+	return cmd
+}
+
+func newAppendCmd(e *env) *cobra.Command {
+	var o updateOptions
+	cmd := &cobra.Command{
+		Use:   "append [SOURCE...]",
+		Short: "Add what is new in sessions to the store; safe on live sessions",
+		Long: `Append adds to the store only what is new in each source since the last
+run: it reads the source from where it stopped (checking that the part it
+read before is unchanged) and leaves the existing document alone except for
+its last, still open round and its frontmatter. Running it twice changes
+nothing the second time. Sessions not yet in the store are inscribed.
+
+With --hook, the source is read from a Claude Code hook's input on stdin
+(its transcript_path), so a Stop or SessionEnd hook can run it directly.
+In that mode a failure exits with status 1, which Claude Code reports
+without blocking the session.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.sources = args
+			return runUpdate(cmd.Context(), e, o)
+		},
+	}
+	cmd.Flags().StringVar(&o.agent, "agent", "", "file the sessions under this agent id (a role slug)")
+	cmd.Flags().BoolVar(&o.hook, "hook", false, "read the transcript path from Claude Code hook input on stdin")
+	cmd.Flags().BoolVar(&o.force, "force", false, "replace a provisional last round that was edited by hand")
+	cmd.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "list every document, unchanged ones too")
+	return cmd
+}
+
+// hookInput is the part of Claude Code's hook input that append reads.
+type hookInput struct {
+	SessionID      string `json:"session_id"`
+	TranscriptPath string `json:"transcript_path"`
+	HookEventName  string `json:"hook_event_name"`
+}
+
+func runUpdate(ctx context.Context, e *env, o updateOptions) error {
+	store, err := inscribe.OpenStore(e.root)
+	if err != nil {
+		return err
+	}
+	sources := o.sources
+	if o.hook {
+		if len(sources) > 0 {
+			return &flagError{errors.New("--hook reads its source from stdin: give no SOURCE")}
+		}
+		var in hookInput
+		if err := json.NewDecoder(io.LimitReader(e.stdin, 1<<20)).Decode(&in); err != nil {
+			return hookFailure(e, fmt.Errorf("read hook input on stdin: %w", err))
+		}
+		if in.TranscriptPath == "" {
+			return hookFailure(e, errors.New("hook input has no transcript_path"))
+		}
+		sources = []string{in.TranscriptPath}
+	}
+	if len(sources) == 0 {
+		src, note, err := defaultSource()
+		if err != nil {
+			return err
+		}
+		if note != "" {
+			fmt.Fprintf(e.stderr, "scribe: %s\n", note)
+		}
+		sources = []string{src}
+	}
+	opts := inscribe.Options{Agent: o.agent, Verify: o.verify, Force: o.force}
+
+	var transcripts []claude.Transcript
+	var failed []inscribe.Result
+	for _, src := range sources {
+		ts, err := claude.Discover(src)
+		if err != nil {
+			failed = append(failed, inscribe.Result{Source: src, Outcome: inscribe.Failed, Err: describeOpenError(src, err)})
+			continue
+		}
+		transcripts = append(transcripts, ts...)
+	}
+	if len(transcripts) == 0 && len(failed) == 0 {
+		fmt.Fprintf(e.stderr, "scribe: no transcripts (*.jsonl) in %s\n", strings.Join(sources, ", "))
+	}
+	results := updateAll(ctx, e, store, transcripts, opts)
+	results = append(failed, results...)
+
+	agents := map[string]bool{}
+	for _, r := range results {
+		if r.Outcome == inscribe.Inscribed || r.Outcome == inscribe.Appended {
+			if rel, err := filepath.Rel(store.SessionsDir(), r.Doc); err == nil {
+				agents[strings.Split(filepath.ToSlash(rel), "/")[0]] = true
+			}
+		}
+	}
+	if len(agents) > 0 {
+		var list []string
+		for a := range agents {
+			list = append(list, a)
+		}
+		sort.Strings(list)
+		if err := store.RefreshIndexes(list...); err != nil {
+			results = append(results, inscribe.Result{Doc: store.SessionsDir(), Outcome: inscribe.Failed, Err: fmt.Errorf("update index files: %w", err)})
+		}
+	}
+	nfailed := report(e, results, o.verbose)
+	if nfailed > 0 {
+		if o.hook {
+			return &statusError{exitChanges}
+		}
+		return &statusError{exitError}
+	}
+	return nil
+}
+
+func hookFailure(e *env, err error) error {
+	fmt.Fprintf(e.stderr, "scribe: error: %v\n", err)
+	return &statusError{exitChanges}
+}
+
+// defaultSource is where scribe looks when given no source.
+func defaultSource() (src, note string, err error) {
+	dir, err := claude.DefaultProjectsDir()
+	if err != nil {
+		return "", "", err
+	}
+	if ts, err := claude.Discover(dir); err == nil && len(ts) > 0 {
+		return dir, "", nil
+	}
+	if fi, err := os.Stat(bundledSamples); err == nil && fi.IsDir() {
+		return bundledSamples, fmt.Sprintf("no Claude Code sessions in %s; inscribing the bundled sample sessions in %s", dir, bundledSamples), nil
+	}
+	return "", "", withHint(fmt.Errorf("no sessions to inscribe: none in %s", dir),
+		"name a transcript or a project directory: scribe inscribe ~/.claude/projects/<project>/",
+		"or set CLAUDE_CONFIG_DIR to the directory that holds Claude Code's projects/")
+}
+
+func describeOpenError(src string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s: no such file or directory", src)
+	}
+	return err
+}
+
+// updateAll updates transcripts in parallel, reporting progress on a
+// terminal. Results come back in the transcripts' order.
+func updateAll(ctx context.Context, e *env, store *inscribe.Store, ts []claude.Transcript, opts inscribe.Options) []inscribe.Result {
+	out := make([][]inscribe.Result, len(ts))
+	prog := newProgress(e.stderr, len(ts))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	workers := min(max(2, runtime.GOMAXPROCS(0)*2), 8)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i] = store.Update(ts[i], opts)
+				prog.step()
+			}
+		}()
+	}
+feed:
+	for i := range ts {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	prog.done()
+	var flat []inscribe.Result
+	for i, rs := range out {
+		if rs == nil && ctx.Err() != nil {
+			flat = append(flat, inscribe.Result{Source: ts[i].Path, Outcome: inscribe.Failed, Err: ctx.Err()})
+		}
+		flat = append(flat, rs...)
+	}
+	return flat
+}
+
+// report prints the outcome of a run and returns how many documents failed.
+func report(e *env, results []inscribe.Result, verbose bool) int {
+	counts := map[inscribe.Outcome]int{}
+	warnings := 0
+	for _, r := range results {
+		counts[r.Outcome]++
+		for _, w := range r.Warnings {
+			warnings++
+			fmt.Fprintf(e.stderr, "scribe: warning: %v\n", w)
+		}
+		if r.Err != nil {
+			fmt.Fprintf(e.stderr, "scribe: error: %v\n", r.Err)
+			var le *inscribe.LockError
+			var ee *inscribe.EditedError
+			var se *inscribe.SourceError
+			switch {
+			case errors.As(r.Err, &le):
+				fmt.Fprintf(e.stderr, "scribe: hint: run again when the other scribe is done\n")
+			case errors.As(r.Err, &ee):
+				fmt.Fprintf(e.stderr, "scribe: hint: move the edit out of the last round, or run scribe append --force to replace it\n")
+			case errors.As(r.Err, &se):
+				fmt.Fprintf(e.stderr, "scribe: hint: inscribe the new file into another store (--root), or remove the document to inscribe it afresh\n")
+			}
+			continue
+		}
+		if verbose || r.Outcome != inscribe.Unchanged {
+			fmt.Fprintf(e.stdout, "%-10s %s\n", r.Outcome, r.Doc)
+		}
+	}
+	fmt.Fprintf(e.stdout, "%d inscribed, %d appended, %d unchanged, %d %s, %d failed\n",
+		counts[inscribe.Inscribed], counts[inscribe.Appended], counts[inscribe.Unchanged],
+		warnings, plural(warnings, "warning", "warnings"), counts[inscribe.Failed])
+	return counts[inscribe.Failed]
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// progress draws a progress bar on a terminal and nothing elsewhere.
+type progress struct {
+	mu    sync.Mutex
+	w     io.Writer
+	tty   bool
+	total int
+	n     int
+}
+
+func newProgress(w io.Writer, total int) *progress {
+	p := &progress{w: w, total: total}
+	if f, ok := w.(*os.File); ok && total > 1 {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			p.tty = true
+		}
+	}
+	return p
+}
+
+func (p *progress) step() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.n++
+	if !p.tty {
+		return
+	}
+	const width = 30
+	filled := width * p.n / max(p.total, 1)
+	fmt.Fprintf(p.w, "\r[%s%s] %d/%d sessions", strings.Repeat("=", filled), strings.Repeat(" ", width-filled), p.n, p.total)
+}
+
+func (p *progress) done() {
+	if p.tty {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+}

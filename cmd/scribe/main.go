@@ -1,0 +1,7 @@
+// Command scribe turns AI-agent sessions into a durable, readable, searchable
+// archive, and back again. See the README and docs/FORMAT.md.
+package main
+
+import "os"
+
+func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }

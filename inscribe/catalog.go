@@ -1,0 +1,215 @@
+package inscribe
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/scribe-archive/scribe/internal/atomicfile"
+)
+
+// IndexRow is one session in an agent's index.
+type IndexRow struct {
+	ID      string
+	Title   string
+	Started string
+	Ended   string
+	Summary string
+}
+
+// agentSummary is carried in a comment at the top of an agent's index, so
+// the top index can be written without reading every document.
+type agentSummary struct {
+	Sessions int    `json:"sessions"`
+	First    string `json:"first,omitempty"`
+	Last     string `json:"last,omitempty"`
+	Role     string `json:"role,omitempty"`
+}
+
+// RefreshIndexes rewrites the index of each named agent (every agent when
+// none is named) and then the top index. Both are derived from the
+// documents and are deterministic: the same store gives the same bytes.
+func (s *Store) RefreshIndexes(agents ...string) error {
+	dir := s.SessionsDir()
+	if err := atomicfile.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	unlock, err := lock(dir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	all, err := s.agents()
+	if err != nil {
+		return err
+	}
+	if len(agents) == 0 {
+		agents = all
+	}
+	for _, a := range agents {
+		if err := s.writeAgentIndex(a); err != nil {
+			return err
+		}
+	}
+	return s.writeTopIndex(all)
+}
+
+func (s *Store) agents() ([]string, error) {
+	ents, err := os.ReadDir(s.SessionsDir())
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range ents {
+		if e.IsDir() && ValidAgentID(e.Name()) {
+			out = append(out, e.Name())
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// Rows returns the sessions filed under an agent, oldest first.
+func (s *Store) Rows(agent string) ([]IndexRow, error) {
+	dir := filepath.Join(s.SessionsDir(), agent)
+	paths, err := filepath.Glob(filepath.Join(dir, "*.md"))
+	if err != nil {
+		return nil, err
+	}
+	var rows []IndexRow
+	for _, p := range paths {
+		if filepath.Base(p) == "index.md" {
+			continue
+		}
+		od, err := readOldDoc(p)
+		if err != nil {
+			continue // not a document (or a broken one: check reports it)
+		}
+		m := od.meta
+		rows = append(rows, IndexRow{ID: m.SessionID, Title: strOr(m.Title, ""), Started: strOr(m.Started, ""), Ended: strOr(m.Ended, ""), Summary: od.summary})
+	}
+	sort.Slice(rows, func(i, j int) bool {
+		if rows[i].Started != rows[j].Started {
+			return rows[i].Started < rows[j].Started
+		}
+		return rows[i].ID < rows[j].ID
+	})
+	return rows, nil
+}
+
+func strOr(p *string, def string) string {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+func (s *Store) writeAgentIndex(agent string) error {
+	rows, err := s.Rows(agent)
+	if err != nil {
+		return err
+	}
+	sum := agentSummary{Sessions: len(rows)}
+	if r := s.role(agent); r != nil {
+		sum.Role = r.Name
+	}
+	for _, r := range rows {
+		if r.Started != "" && (sum.First == "" || r.Started < sum.First) {
+			sum.First = r.Started
+		}
+		last := r.Ended
+		if last == "" {
+			last = r.Started
+		}
+		if last > sum.Last {
+			sum.Last = last
+		}
+	}
+	var buf bytes.Buffer
+	comment(&buf, "index", sum)
+	buf.WriteString("\n\n# Sessions of ")
+	buf.WriteString(escapeInline(agent))
+	if sum.Role != "" {
+		buf.WriteString(" (" + escapeInline(sum.Role) + ")")
+	}
+	buf.WriteString("\n\n[All agents](../index.md)\n\n")
+	if len(rows) == 0 {
+		buf.WriteString("No sessions.\n")
+	} else {
+		buf.WriteString("| session | title | date | summary |\n| --- | --- | --- | --- |\n")
+		for _, r := range rows {
+			date := r.Started
+			if len(date) >= 10 {
+				date = date[:10]
+			}
+			fmt.Fprintf(&buf, "| [%s](%s.md) | %s | %s | %s |\n", cell(r.ID), r.ID, cell(r.Title), cell(date), cell(summaryLine(r.Summary)))
+		}
+	}
+	_, err = atomicfile.WriteIfChanged(filepath.Join(s.SessionsDir(), agent, "index.md"), buf.Bytes(), 0o644)
+	return err
+}
+
+// summaryLine is the first line of a summary, for a table cell.
+func summaryLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// cell makes text safe in a markdown table cell. Summaries are markdown
+// already and keep their formatting; only what would break the row is
+// changed.
+func cell(s string) string {
+	s = strings.NewReplacer("\r", " ", "\n", " ", "|", "\\|").Replace(s)
+	return strings.TrimSpace(s)
+}
+
+func (s *Store) writeTopIndex(agents []string) error {
+	var buf bytes.Buffer
+	buf.WriteString("# Sessions\n\n")
+	if len(agents) == 0 {
+		buf.WriteString("No sessions yet.\n")
+	} else {
+		buf.WriteString("| agent | role | sessions | first | last |\n| --- | --- | --- | --- | --- |\n")
+	}
+	for _, a := range agents {
+		data, err := os.ReadFile(filepath.Join(s.SessionsDir(), a, "index.md"))
+		if err != nil {
+			continue
+		}
+		var sum agentSummary
+		if kind, js, ok := parseMarker(firstLine(data)); ok && kind == "index" {
+			json.Unmarshal(js, &sum)
+		}
+		role := sum.Role
+		if role == "" {
+			role = "—"
+		}
+		fmt.Fprintf(&buf, "| [%s](%s/index.md) | %s | %d | %s | %s |\n", cell(a), a, cell(role), sum.Sessions, day(sum.First), day(sum.Last))
+	}
+	_, err := atomicfile.WriteIfChanged(filepath.Join(s.SessionsDir(), "index.md"), buf.Bytes(), 0o644)
+	return err
+}
+
+func firstLine(b []byte) []byte {
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		return b[:i]
+	}
+	return b
+}
+
+func day(ts string) string {
+	if len(ts) >= 10 {
+		return ts[:10]
+	}
+	if ts == "" {
+		return "—"
+	}
+	return ts
+}

@@ -1,0 +1,433 @@
+package inscribe
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/scribe-archive/scribe/adapters/claude"
+	"github.com/scribe-archive/scribe/internal/atomicfile"
+	"github.com/scribe-archive/scribe/session"
+)
+
+// headLimit bounds how far into a document its head (frontmatter, title,
+// summary) may reach.
+const headLimit = 4 << 20
+
+// itemOpen is how every item starts.
+var itemOpen = []byte("\n---\n\n### ")
+
+// readOldDoc reads the head of an existing document.
+func readOldDoc(path string) (*oldDoc, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	// Most heads fit in 64 KiB; read more only when this one does not.
+	buf := make([]byte, min(fi.Size(), 64<<10))
+	if _, err := io.ReadFull(f, buf); err != nil {
+		return nil, err
+	}
+	if int64(len(buf)) < fi.Size() && findItem(buf, 0) < 0 {
+		buf = make([]byte, min(fi.Size(), headLimit))
+		if _, err := f.ReadAt(buf, 0); err != nil && err != io.EOF {
+			return nil, err
+		}
+	}
+	meta, err := ParseMeta(buf, path)
+	if err != nil {
+		return nil, err
+	}
+	od := &oldDoc{path: path, size: fi.Size(), meta: meta}
+	_, body, _, _ := splitFrontmatter(buf, path)
+	bodyOff := len(buf) - len(body)
+	if !bytes.HasPrefix(body, []byte("\n# ")) {
+		return nil, &FormatError{File: path, Msg: "expected the title (a \"# \" heading) after the frontmatter"}
+	}
+	h1End := bytes.IndexByte(body[1:], '\n')
+	if h1End < 0 {
+		return nil, &FormatError{File: path, Msg: "document ends in its title"}
+	}
+	summaryStart := bodyOff + 1 + h1End + 2
+	first := findItem(buf, summaryStart)
+	switch {
+	case first >= 0:
+		od.bodyAt = int64(first)
+		od.summary = string(buf[min(summaryStart, first-1):max(summaryStart, first-1)])
+	case int64(len(buf)) < fi.Size():
+		return nil, &FormatError{File: path, Msg: "no message in the first 4 MiB: the summary is too long"}
+	default:
+		od.bodyAt = fi.Size()
+		end := max(summaryStart, len(buf)-1)
+		od.summary = string(buf[min(summaryStart, end):end])
+	}
+	return od, nil
+}
+
+// findItem returns the offset of the first item start at or after from in
+// buf, or -1. An item starts with "\n---\n\n### ", a heading line, then
+// scribe's identity comment.
+func findItem(buf []byte, from int) int {
+	for from < len(buf) {
+		i := bytes.Index(buf[from:], itemOpen)
+		if i < 0 {
+			return -1
+		}
+		at := from + i
+		rest := buf[at+len(itemOpen):]
+		if nl := bytes.IndexByte(rest, '\n'); nl >= 0 && bytes.HasPrefix(rest[nl+1:], []byte("<!-- scribe {")) {
+			return at
+		}
+		from = at + 1
+	}
+	return -1
+}
+
+// keptRange returns the part of the old document that stays: its closed
+// rounds, from its first item to where its open round starts.
+func (u *update) keptRange() (from, to int64, err error) {
+	od, st := u.oldDoc, u.old
+	if od == nil || st == nil {
+		return 0, 0, nil
+	}
+	f, err := os.Open(od.path)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer f.Close()
+	at := od.size
+	if st.OpenFirstID != "" {
+		at, err = locateItem(f, od.size, st.DocOpenAt, st.OpenFirstID)
+		if err != nil {
+			return 0, 0, err
+		}
+		if at < 0 {
+			return 0, 0, &FormatError{File: od.path, Msg: fmt.Sprintf("the open round's first message (%s) is gone from the document; restore it, or delete %s to rebuild the document from its source", st.OpenFirstID, filepath.Join(u.folder, stateFile))}
+		}
+	}
+	if !u.opts.Force {
+		h := sha256.New()
+		if _, err := io.Copy(h, io.NewSectionReader(f, at, od.size-at)); err != nil {
+			return 0, 0, err
+		}
+		if hex.EncodeToString(h.Sum(nil)) != st.DocTailHash {
+			return 0, 0, &EditedError{Doc: od.path}
+		}
+	}
+	return od.bodyAt, at, nil
+}
+
+// locateItem finds where the item whose first identity is id starts: at
+// hint if the document has not moved, else by a scan.
+func locateItem(f *os.File, size, hint int64, id string) (int64, error) {
+	mark := []byte("\n<!-- scribe {\"ids\":[\"" + id + "\"")
+	check := func(at int64) bool {
+		if at < 0 || at >= size {
+			return false
+		}
+		buf := make([]byte, min(int64(64<<10), size-at))
+		n, _ := f.ReadAt(buf, at)
+		buf = buf[:n]
+		if !bytes.HasPrefix(buf, itemOpen) {
+			return false
+		}
+		nl := bytes.IndexByte(buf[len(itemOpen):], '\n')
+		return nl >= 0 && bytes.HasPrefix(buf[len(itemOpen)+nl:], mark)
+	}
+	if check(hint) {
+		return hint, nil
+	}
+	// Scan for the identity, then step back to its item's start.
+	r := bufio.NewReaderSize(io.NewSectionReader(f, 0, size), 1<<20)
+	var off int64
+	carry := []byte{}
+	for {
+		chunk := make([]byte, 1<<20)
+		n, err := io.ReadFull(r, chunk)
+		chunk = append(carry, chunk[:n]...)
+		if i := bytes.Index(chunk, mark); i >= 0 {
+			pos := off - int64(len(carry)) + int64(i)
+			back := max(0, pos-(64<<10))
+			win := make([]byte, pos-back)
+			f.ReadAt(win, back)
+			j := bytes.LastIndex(win, itemOpen)
+			if j >= 0 && check(back+int64(j)) {
+				return back + int64(j), nil
+			}
+			return -1, nil
+		}
+		if err != nil {
+			return -1, nil
+		}
+		off += int64(n)
+		keep := min(len(chunk), len(mark))
+		carry = append([]byte(nil), chunk[len(chunk)-keep:]...)
+	}
+}
+
+// bodySize is how many bytes of new closed items the body file holds.
+func (u *update) bodySize(bw *bufio.Writer) int64 {
+	fi, err := u.body.Stat()
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+// writeDoc writes head + old[keepFrom:keepTo] + the new closed items + the
+// open round's items, unless the document already holds exactly that.
+func (u *update) writeDoc(head []byte, keepFrom, keepTo int64, open []byte) (bool, error) {
+	var old *os.File
+	if u.oldDoc != nil {
+		f, err := os.Open(u.oldDoc.path)
+		if err != nil {
+			return false, err
+		}
+		defer f.Close()
+		old = f
+	}
+	bodyLen := u.bodySize(nil)
+	content := func() io.Reader {
+		rs := []io.Reader{bytes.NewReader(head)}
+		if old != nil && keepTo > keepFrom {
+			rs = append(rs, io.NewSectionReader(old, keepFrom, keepTo-keepFrom))
+		}
+		rs = append(rs, io.NewSectionReader(u.body, 0, bodyLen), bytes.NewReader(open))
+		return io.MultiReader(rs...)
+	}
+	size := int64(len(head)) + (keepTo - keepFrom) + bodyLen + int64(len(open))
+	if old != nil && size == u.oldDoc.size {
+		same, err := sameContent(io.NewSectionReader(old, 0, size), content())
+		if err != nil {
+			return false, err
+		}
+		if same {
+			return false, nil
+		}
+	}
+	err := atomicfile.Write(u.spec.md, 0o644, func(w io.Writer) error {
+		_, err := io.Copy(w, content())
+		return err
+	})
+	return err == nil, err
+}
+
+func sameContent(a, b io.Reader) (bool, error) {
+	ab, bb := make([]byte, 1<<16), make([]byte, 1<<16)
+	for {
+		n, errA := io.ReadFull(a, ab)
+		m, errB := io.ReadFull(b, bb)
+		if n != m || !bytes.Equal(ab[:n], bb[:m]) {
+			return false, nil
+		}
+		if errA == io.EOF || errA == io.ErrUnexpectedEOF {
+			return errB == io.EOF || errB == io.ErrUnexpectedEOF, nil
+		}
+		if errA != nil {
+			return false, errA
+		}
+		if errB != nil {
+			return false, errB
+		}
+	}
+}
+
+// writeRound writes a round file. A closed round's file is final: it is
+// written once and never changes. Only the file of the round that was open
+// may be replaced.
+func (u *update) writeRound(r *session.Round) error {
+	dir := RoundsDir(u.folder)
+	if err := atomicfile.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	p := filepath.Join(dir, roundName(r.N))
+	data := encodeRound(r)
+	same, err := atomicfile.Equal(p, data)
+	if err != nil || same {
+		return err
+	}
+	if old, err := ReadRound(p); err == nil && !old.Open {
+		return &FormatError{File: p, Msg: "this closed round differs from what the source now gives: the store and the source disagree; nothing was overwritten"}
+	}
+	u.wrote = true
+	return atomicfile.Write(p, 0o644, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// collectFiles gathers the images and documents a round shows.
+func (u *update) collectFiles(r *session.Round) {
+	add := func(f *session.File) {
+		if f != nil && f.Data != nil {
+			if u.files == nil {
+				u.files = make(map[string][]byte)
+			}
+			u.files[f.Path] = f.Data
+		}
+	}
+	for _, it := range r.Items {
+		for _, b := range it.Blocks {
+			add(b.File)
+			if b.Result != nil {
+				for _, p := range b.Result.Parts {
+					add(p.File)
+				}
+			}
+		}
+	}
+}
+
+// writeFiles writes collected files (named by their content, so an existing
+// one is already right) and copies the files Claude Code kept beside the
+// transcript.
+func (u *update) writeFiles() error {
+	dir := filepath.Dir(u.spec.md)
+	for rel, data := range u.files {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if !strings.HasPrefix(p, u.folder+string(filepath.Separator)) {
+			continue
+		}
+		if _, err := os.Stat(p); err == nil {
+			continue
+		}
+		if err := atomicfile.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := atomicfile.Write(p, 0o644, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
+			return err
+		}
+		u.wrote = true
+	}
+	u.files = nil
+	for _, c := range u.spec.files {
+		changed, err := copyIfChanged(c.from, c.to)
+		if err != nil {
+			u.res.Warnings = append(u.res.Warnings, fmt.Errorf("%s: not kept: %w", c.from, err))
+			continue
+		}
+		u.wrote = u.wrote || changed
+	}
+	return nil
+}
+
+// copyIfChanged copies a file unless the target already holds its bytes.
+func copyIfChanged(from, to string) (bool, error) {
+	src, err := os.Open(from)
+	if err != nil {
+		return false, err
+	}
+	defer src.Close()
+	fi, err := src.Stat()
+	if err != nil {
+		return false, err
+	}
+	if dst, err := os.Open(to); err == nil {
+		dfi, _ := dst.Stat()
+		same := false
+		if dfi != nil && dfi.Size() == fi.Size() {
+			same, _ = sameContent(dst, io.NewSectionReader(src, 0, fi.Size()))
+		}
+		dst.Close()
+		if same {
+			return false, nil
+		}
+	}
+	if err := atomicfile.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		return false, err
+	}
+	return true, atomicfile.Write(to, 0o644, func(w io.Writer) error {
+		_, err := io.Copy(w, io.NewSectionReader(src, 0, fi.Size()))
+		return err
+	})
+}
+
+// forks caches, per project directory, the first message and first
+// timestamp of each session, to tell a fork from its origin.
+var forks struct {
+	sync.Mutex
+	dirs map[string]map[string]claude.Head // dir -> session id -> head
+}
+
+// forkOrigin returns the session a transcript was forked from: another
+// session of the same project that starts with the same message, and whose
+// file began earlier (a fork copies the history under a new id, after the
+// client's own first lines).
+func (s *Store) forkOrigin(t claude.Transcript) string {
+	forks.Lock()
+	defer forks.Unlock()
+	if forks.dirs == nil {
+		forks.dirs = make(map[string]map[string]claude.Head)
+	}
+	heads, ok := forks.dirs[t.ProjectDir]
+	if !ok {
+		heads = make(map[string]claude.Head)
+		paths, _ := filepath.Glob(filepath.Join(t.ProjectDir, "*.jsonl"))
+		for _, p := range paths {
+			base := filepath.Base(p)
+			if strings.HasPrefix(base, "agent-") {
+				continue
+			}
+			if h, err := claude.ReadHead(p); err == nil {
+				heads[strings.TrimSuffix(base, ".jsonl")] = h
+			}
+		}
+		forks.dirs[t.ProjectDir] = heads
+	}
+	me, ok := heads[t.ID]
+	if !ok || me.FirstUUID == "" {
+		return ""
+	}
+	origin, stamp := "", me.FirstStamp
+	for id, h := range heads {
+		if id != t.ID && h.FirstUUID == me.FirstUUID && h.FirstStamp < stamp {
+			origin, stamp = id, h.FirstStamp
+		}
+	}
+	return origin
+}
+
+// relist rewrites a document's head so that it lists sidechains.
+func (s *Store) relist(md string, add []session.Sidechain) error {
+	unlock, err := lock(Folder(md))
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	od, err := readOldDoc(md)
+	if err != nil {
+		return err
+	}
+	m := *od.meta
+	m.Sidechains = mergeSidechains(m.Sidechains, add)
+	head := RenderHead(&m, od.summary)
+	f, err := os.Open(md)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var buf bytes.Buffer
+	buf.Write(head)
+	if _, err := io.Copy(&buf, io.NewSectionReader(f, od.bodyAt, od.size-od.bodyAt)); err != nil {
+		return err
+	}
+	_, err = atomicfile.WriteIfChanged(md, buf.Bytes(), 0o644)
+	return err
+}
+
+var _ = errors.Is
+var _ fs.FileMode

@@ -1,0 +1,622 @@
+package inscribe
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
+	"gopkg.in/yaml.v3"
+
+	"github.com/scribe-archive/scribe/session"
+)
+
+// FormatError is a document that does not follow the format. Line is
+// 1-based, counted in the whole file.
+type FormatError struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *FormatError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
+
+// Parse reads a document. name is used in errors.
+func Parse(src []byte, name string) (*session.Document, error) {
+	fm, body, bodyLine, err := splitFrontmatter(src, name)
+	if err != nil {
+		return nil, err
+	}
+	d := &session.Document{}
+	if err := decodeFrontmatter(fm, &d.Meta, name); err != nil {
+		return nil, err
+	}
+	p := &docParser{src: body, name: name, lineBase: bodyLine - 1}
+	if err := p.parse(d); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// ParseMeta reads only a document's frontmatter.
+func ParseMeta(src []byte, name string) (*session.Meta, error) {
+	fm, _, _, err := splitFrontmatter(src, name)
+	if err != nil {
+		return nil, err
+	}
+	var m session.Meta
+	if err := decodeFrontmatter(fm, &m, name); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
+
+// splitFrontmatter returns the YAML between the "---" lines, the body after
+// them, and the body's first line number.
+func splitFrontmatter(src []byte, name string) (fm, body []byte, bodyLine int, err error) {
+	if !bytes.HasPrefix(src, []byte("---\n")) {
+		return nil, nil, 0, &FormatError{File: name, Line: 1, Msg: "not a scribe document: no frontmatter (the file must start with a \"---\" line)"}
+	}
+	end := bytes.Index(src[4:], []byte("\n---\n"))
+	if end < 0 {
+		return nil, nil, 0, &FormatError{File: name, Line: 1, Msg: "frontmatter is not closed by a \"---\" line"}
+	}
+	fm = src[4 : 4+end+1]
+	body = src[4+end+5:]
+	return fm, body, bytes.Count(src[:4+end+5], []byte("\n")) + 1, nil
+}
+
+func decodeFrontmatter(fm []byte, m *session.Meta, name string) error {
+	dec := yaml.NewDecoder(bytes.NewReader(fm))
+	dec.KnownFields(true)
+	if err := dec.Decode(m); err != nil {
+		return &FormatError{File: name, Line: 2, Msg: "frontmatter: " + err.Error()}
+	}
+	if m.Format != session.FormatVersion {
+		return &FormatError{File: name, Line: 2, Msg: fmt.Sprintf("format %q is not %q: this document was written by another version of scribe", m.Format, session.FormatVersion)}
+	}
+	return nil
+}
+
+// token is a top-level node of the body.
+type token struct {
+	node  ast.Node
+	start int // offset of the node's first line
+	end   int // offset just past the node's last line (structural tokens only)
+	kind  tokKind
+	// For HTML blocks: the scribe marker kind and its JSON ("" for the item
+	// identity, "details" for a details opening, "/details" for its end).
+	mark string
+	data []byte
+	// For fences: the info string.
+	info string
+}
+
+type tokKind int
+
+const (
+	tokOther tokKind = iota // part of a plain text
+	tokHTML                 // one of scribe's HTML blocks
+	tokFence                // one of scribe's fenced blocks
+	tokBreak                // a thematic break
+	tokH1
+	tokH3
+)
+
+type docParser struct {
+	src      []byte
+	name     string
+	lineBase int
+	toks     []token
+	pos      int // next token
+}
+
+func (p *docParser) errorf(off int, format string, args ...any) error {
+	line := p.lineBase + bytes.Count(p.src[:min(max(off, 0), len(p.src))], []byte("\n")) + 1
+	return &FormatError{File: p.name, Line: line, Msg: fmt.Sprintf(format, args...)}
+}
+
+// lineEnd returns the offset just past the line holding off.
+func (p *docParser) lineEnd(off int) int {
+	if i := bytes.IndexByte(p.src[off:], '\n'); i >= 0 {
+		return off + i + 1
+	}
+	return len(p.src)
+}
+
+func (p *docParser) tokenize() {
+	doc := goldmarkParser.Parse(text.NewReader(p.src))
+	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
+		t := token{node: n, start: lineStart(p.src, n.Pos())}
+		switch n := n.(type) {
+		case *ast.HTMLBlock:
+			first := p.src[t.start:p.lineEnd(t.start)]
+			if mark, data, ok := parseMarker(first); ok {
+				t.kind, t.mark, t.data = tokHTML, mark, data
+			} else if bytes.HasPrefix(first, []byte("<details><summary>")) {
+				t.kind, t.mark = tokHTML, "details"
+			} else if bytes.HasPrefix(first, []byte("</details>")) {
+				t.kind, t.mark = tokHTML, "/details"
+			}
+			if t.kind == tokHTML {
+				t.end = p.htmlEnd(n, t.start)
+			}
+		case *ast.FencedCodeBlock:
+			if n.Info != nil {
+				t.info = string(n.Info.Value(p.src))
+			}
+			if strings.Contains(t.info, "scribe:") {
+				t.kind = tokFence
+			}
+		case *ast.ThematicBreak:
+			t.kind = tokBreak
+			t.end = p.lineEnd(t.start)
+		case *ast.Heading:
+			if n.Level == 1 {
+				t.kind = tokH1
+			} else if n.Level == 3 {
+				t.kind = tokH3
+			}
+			t.end = p.lineEnd(t.start)
+		}
+		p.toks = append(p.toks, t)
+	}
+}
+
+// htmlEnd returns the offset just past an HTML block.
+func (p *docParser) htmlEnd(n *ast.HTMLBlock, start int) int {
+	end := p.lineEnd(start)
+	if l := n.Lines(); l.Len() > 0 {
+		end = max(end, p.lineEnd(max(l.At(l.Len()-1).Stop-1, start)))
+	}
+	if n.HasClosure() {
+		end = max(end, p.lineEnd(max(n.ClosureLine.Stop-1, start)))
+	}
+	return end
+}
+
+// parseMarker reads "<!-- scribe[:kind][ json] -->" at the start of a line.
+func parseMarker(line []byte) (kind string, data []byte, ok bool) {
+	const open = "<!-- scribe"
+	if !bytes.HasPrefix(line, []byte(open)) {
+		return "", nil, false
+	}
+	rest := line[len(open):]
+	end := bytes.Index(rest, []byte(" -->"))
+	if end < 0 {
+		return "", nil, false
+	}
+	rest = rest[:end]
+	if len(rest) > 0 && rest[0] == ':' {
+		i := bytes.IndexByte(rest, ' ')
+		if i < 0 {
+			return string(rest[1:]), nil, true
+		}
+		return string(rest[1:i]), rest[i+1:], true
+	}
+	if len(rest) > 0 && rest[0] == ' ' {
+		return "", rest[1:], true
+	}
+	if len(rest) == 0 {
+		return "", nil, true
+	}
+	return "", nil, false
+}
+
+// isItemStart reports whether tokens i, i+1, i+2 are a separator, a level-3
+// heading and an item identity: the start of an item.
+func (p *docParser) isItemStart(i int) bool {
+	return i+2 < len(p.toks) && p.toks[i].kind == tokBreak && p.toks[i+1].kind == tokH3 &&
+		p.toks[i+2].kind == tokHTML && p.toks[i+2].mark == "" && p.toks[i+2].data != nil
+}
+
+func (p *docParser) parse(d *session.Document) error {
+	p.tokenize()
+	if len(p.toks) == 0 || p.toks[0].kind != tokH1 {
+		return p.errorf(0, "expected the title (a \"# \" heading) after the frontmatter")
+	}
+	summaryStart := p.toks[0].end + 1
+	var starts []int
+	for i := 1; i < len(p.toks); i++ {
+		if p.isItemStart(i) {
+			starts = append(starts, i)
+		}
+	}
+	summaryEnd := len(p.src) - 1
+	if len(starts) > 0 {
+		summaryEnd = p.toks[starts[0]].start - 2
+	}
+	if summaryStart > summaryEnd {
+		d.Summary = ""
+	} else {
+		d.Summary = string(p.src[summaryStart:summaryEnd])
+	}
+	for k, s := range starts {
+		stop := len(p.toks)
+		if k+1 < len(starts) {
+			stop = starts[k+1]
+		}
+		item, err := p.item(s, stop)
+		if err != nil {
+			return err
+		}
+		d.Items = append(d.Items, item)
+	}
+	return nil
+}
+
+// item parses tokens [first, stop) as one item.
+func (p *docParser) item(first, stop int) (session.Item, error) {
+	id := p.toks[first+2]
+	var m itemMark
+	if err := json.Unmarshal(id.data, &m); err != nil {
+		return session.Item{}, p.errorf(id.start, "item identity: %v", err)
+	}
+	it := session.Item{Round: m.Round, Time: m.Time, Role: m.Role, Note: m.Note, IDs: m.IDs, Parent: m.Parent}
+	end := len(p.src)
+	if stop < len(p.toks) {
+		end = p.toks[stop].start
+	}
+	c := &cursor{p: p, i: first + 3, stop: stop, at: id.end, end: end}
+	for {
+		blk, ok, err := c.block()
+		if err != nil {
+			return it, err
+		}
+		if !ok {
+			break
+		}
+		it.Blocks = append(it.Blocks, blk)
+	}
+	return it, nil
+}
+
+// cursor walks the tokens of one item.
+type cursor struct {
+	p    *docParser
+	i    int // next token
+	stop int // first token past the item
+	at   int // offset just past the last consumed structural token
+	end  int // offset where the item ends
+}
+
+// peek returns the next structural token, skipping plain content, and
+// reports whether plain content lies before it.
+func (c *cursor) peek() (t *token, plain bool) {
+	for j := c.i; j < c.stop; j++ {
+		switch c.p.toks[j].kind {
+		case tokHTML, tokFence:
+			return &c.p.toks[j], plain
+		default:
+			plain = true
+		}
+	}
+	return nil, plain
+}
+
+// plainText takes the plain text before the next structural token.
+func (c *cursor) plainText() (string, error) {
+	t, _ := c.peek()
+	next := c.end
+	trail := 2
+	if t != nil {
+		next = t.start
+	} else if c.end == len(c.p.src) {
+		trail = 1
+	}
+	from, to := c.at+1, next-trail
+	if from > to || c.p.src[c.at] != '\n' || string(c.p.src[to:next]) != strings.Repeat("\n", trail) {
+		return "", c.p.errorf(c.at, "a text must be set off by blank lines")
+	}
+	for c.i < c.stop && (t == nil || &c.p.toks[c.i] != t) {
+		c.i++
+	}
+	c.at = to // the blank line that follows belongs to the next token
+	return string(c.p.src[from:to]), nil
+}
+
+// take consumes the next structural token.
+func (c *cursor) take() *token {
+	t, _ := c.peek()
+	for &c.p.toks[c.i] != t {
+		c.i++
+	}
+	c.i++
+	c.at = t.end
+	return t
+}
+
+// block reads the next block of the item; ok is false at the item's end.
+func (c *cursor) block() (session.Block, bool, error) {
+	t, plain := c.peek()
+	if plain {
+		s, err := c.plainText()
+		return session.Block{Kind: session.KindText, Text: s}, err == nil, err
+	}
+	if t == nil {
+		return session.Block{}, false, nil
+	}
+	switch {
+	case t.kind == tokFence:
+		s, err := c.fenced()
+		return session.Block{Kind: session.KindText, Text: s}, err == nil, err
+	case t.mark == "text":
+		c.take()
+		return c.block()
+	case t.mark == "file":
+		c.take()
+		f, err := c.p.file(t)
+		return session.Block{Kind: session.KindFile, File: f}, err == nil, err
+	case t.mark == "compaction":
+		return c.compaction()
+	case t.mark == "details":
+		return c.details()
+	}
+	return session.Block{}, false, c.p.errorf(t.start, "unexpected %s here", describe(t))
+}
+
+func describe(t *token) string {
+	switch t.kind {
+	case tokFence:
+		return "fenced block"
+	}
+	if t.mark == "" {
+		return "marker"
+	}
+	return "\"" + t.mark + "\" marker"
+}
+
+// fenced reads one of scribe's fenced blocks as a text value.
+func (c *cursor) fenced() (string, error) {
+	t := c.take()
+	open := t.start
+	openEnd := c.p.lineEnd(open)
+	fenceLine := c.p.src[open:openEnd]
+	n := 0
+	for n < len(fenceLine) && fenceLine[n] == '`' {
+		n++
+	}
+	f := fenceLine[:n]
+	// The closing fence is the first line that is exactly the fence.
+	pos := openEnd
+	for pos < len(c.p.src) {
+		le := c.p.lineEnd(pos)
+		line := bytes.TrimRight(c.p.src[pos:le], " \t\n")
+		if bytes.Equal(line, f) {
+			content := c.p.src[openEnd:pos]
+			if len(content) == 0 || content[len(content)-1] != '\n' {
+				return "", c.p.errorf(open, "malformed fenced block")
+			}
+			c.at = le
+			content = content[:len(content)-1]
+			switch {
+			case strings.Contains(t.info, infoQuoted):
+				var s string
+				if err := json.Unmarshal(content, &s); err != nil {
+					return "", c.p.errorf(open, "quoted text is not a JSON string: %v", err)
+				}
+				return s, nil
+			case strings.Contains(t.info, infoInput):
+				var buf bytes.Buffer
+				if err := json.Compact(&buf, content); err != nil {
+					return "", c.p.errorf(open, "tool input is not valid JSON: %v", err)
+				}
+				return buf.String(), nil
+			}
+			return string(content), nil
+		}
+		pos = le
+	}
+	return "", c.p.errorf(open, "fenced block is not closed")
+}
+
+// value reads one text value: plain text or a fenced block.
+func (c *cursor) value() (string, error) {
+	t, plain := c.peek()
+	if plain {
+		return c.plainText()
+	}
+	if t != nil && t.kind == tokFence {
+		return c.fenced()
+	}
+	if t != nil && t.mark == "/details" {
+		return "", nil
+	}
+	off := c.at
+	if t != nil {
+		off = t.start
+	}
+	return "", c.p.errorf(off, "expected a text")
+}
+
+func (c *cursor) mark(t *token) (blockMark, error) {
+	var m blockMark
+	if t.data != nil {
+		if err := json.Unmarshal(t.data, &m); err != nil {
+			return m, c.p.errorf(t.start, "marker: %v", err)
+		}
+	}
+	return m, nil
+}
+
+// details reads a <details> block.
+func (c *cursor) details() (session.Block, bool, error) {
+	open := c.take()
+	// The marker is the second line of the details block.
+	second := c.p.lineEnd(open.start)
+	kind, data, ok := parseMarker(c.p.src[second:c.p.lineEnd(second)])
+	if !ok {
+		return session.Block{}, false, c.p.errorf(second, "a details block must carry a scribe marker on its second line")
+	}
+	var m blockMark
+	if data != nil {
+		if err := json.Unmarshal(data, &m); err != nil {
+			return session.Block{}, false, c.p.errorf(second, "marker: %v", err)
+		}
+	}
+	var blk session.Block
+	var err error
+	switch kind {
+	case "thinking":
+		blk = session.Block{Kind: session.KindThinking, Label: m.Label}
+		blk.Text, err = c.value()
+	case "reminder":
+		blk = session.Block{Kind: session.KindReminder, Label: m.Label, Entry: m.Entry, Time: m.Time}
+		blk.Text, err = c.value()
+	case "raw":
+		blk = session.Block{Kind: session.KindRaw, Label: m.Label, Entry: m.Entry, Time: m.Time}
+		blk.Text, err = c.value()
+	case "tool":
+		blk, err = c.tool(m)
+	case "result":
+		blk = session.Block{Kind: session.KindToolResult, ID: m.ID, Result: &session.Result{Entry: m.Entry, Time: m.Time, Error: m.Error}}
+		blk.Result.Parts, err = c.parts()
+	default:
+		return blk, false, c.p.errorf(second, "unknown details block %q", kind)
+	}
+	if err != nil {
+		return blk, false, err
+	}
+	return blk, true, c.closeDetails(open)
+}
+
+func (c *cursor) closeDetails(open *token) error {
+	t, plain := c.peek()
+	if plain || t == nil || t.mark != "/details" {
+		return c.p.errorf(open.start, "details block is not closed where expected")
+	}
+	c.take()
+	return nil
+}
+
+func (c *cursor) tool(m blockMark) (session.Block, error) {
+	blk := session.Block{Kind: session.KindToolUse, Label: m.Name, ID: m.ID}
+	t, plain := c.peek()
+	if plain || t == nil || t.kind != tokFence {
+		off := c.at
+		if t != nil {
+			off = t.start
+		}
+		return blk, c.p.errorf(off, "a tool call must start with its input")
+	}
+	var err error
+	if blk.Input, err = c.fenced(); err != nil {
+		return blk, err
+	}
+	for {
+		t, plain := c.peek()
+		if plain || t == nil {
+			return blk, c.p.errorf(c.at, "unexpected text in a tool call")
+		}
+		switch t.mark {
+		case "sidechain":
+			c.take()
+			sm, err := c.mark(t)
+			if err != nil {
+				return blk, err
+			}
+			blk.Sidechain = sm.Path
+		case "noresult":
+			c.take()
+		case "result":
+			c.take()
+			rm, err := c.mark(t)
+			if err != nil {
+				return blk, err
+			}
+			blk.Result = &session.Result{Entry: rm.Entry, Time: rm.Time, Error: rm.Error}
+			if blk.Result.Parts, err = c.parts(); err != nil {
+				return blk, err
+			}
+		case "/details":
+			return blk, nil
+		default:
+			return blk, c.p.errorf(t.start, "unexpected %s in a tool call", describe(t))
+		}
+	}
+}
+
+// parts reads the parts of a tool result, up to the end of its details.
+func (c *cursor) parts() ([]session.Part, error) {
+	var parts []session.Part
+	for {
+		t, plain := c.peek()
+		if plain {
+			return nil, c.p.errorf(c.at, "unexpected text in a tool result")
+		}
+		if t == nil || t.mark == "/details" {
+			return parts, nil
+		}
+		switch {
+		case t.kind == tokFence:
+			s, err := c.fenced()
+			if err != nil {
+				return nil, err
+			}
+			parts = append(parts, session.Part{Kind: session.KindText, Text: s})
+		case t.mark == "file":
+			c.take()
+			f, err := c.p.file(t)
+			if err != nil {
+				return nil, err
+			}
+			parts = append(parts, session.Part{Kind: session.KindFile, File: f})
+		case t.mark == "part":
+			c.take()
+			s, err := c.value()
+			if err != nil {
+				return nil, err
+			}
+			parts = append(parts, session.Part{Kind: session.KindRaw, Text: s})
+		default:
+			return nil, c.p.errorf(t.start, "unexpected %s in a tool result", describe(t))
+		}
+	}
+}
+
+func (p *docParser) file(t *token) (*session.File, error) {
+	var m blockMark
+	if err := json.Unmarshal(t.data, &m); err != nil {
+		return nil, p.errorf(t.start, "file marker: %v", err)
+	}
+	return &session.File{Type: m.Type, MediaType: m.MediaType, Path: m.Path}, nil
+}
+
+func (c *cursor) compaction() (session.Block, bool, error) {
+	t := c.take()
+	m, err := c.mark(t)
+	if err != nil {
+		return session.Block{}, false, err
+	}
+	comp := m.Comp
+	if comp == nil {
+		comp = &session.Compaction{}
+	}
+	blk := session.Block{Kind: session.KindCompaction, Compaction: comp}
+	// A summary may follow, in a details block of its own.
+	if next, plain := c.peek(); !plain && next != nil && next.mark == "details" {
+		second := c.p.lineEnd(next.start)
+		if kind, data, ok := parseMarker(c.p.src[second:c.p.lineEnd(second)]); ok && kind == "summary" {
+			open := c.take()
+			var sm blockMark
+			if err := json.Unmarshal(data, &sm); err != nil {
+				return blk, false, c.p.errorf(second, "marker: %v", err)
+			}
+			blk.Entry, blk.Time = sm.Entry, sm.Time
+			if blk.Text, err = c.value(); err != nil {
+				return blk, false, err
+			}
+			if err := c.closeDetails(open); err != nil {
+				return blk, false, err
+			}
+		}
+	}
+	return blk, true, nil
+}

@@ -1,0 +1,428 @@
+package inscribe
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/scribe-archive/scribe/session"
+)
+
+// Render returns the markdown of a document.
+func Render(d *session.Document) []byte {
+	var buf bytes.Buffer
+	buf.Write(RenderHead(&d.Meta, d.Summary))
+	for i := range d.Items {
+		RenderItem(&buf, &d.Items[i])
+	}
+	return buf.Bytes()
+}
+
+// RenderHead returns the frontmatter, the title and the summary: everything
+// before the first message.
+func RenderHead(m *session.Meta, summary string) []byte {
+	var buf bytes.Buffer
+	buf.WriteString("---\n")
+	buf.Write(frontmatter(m))
+	buf.WriteString("---\n\n# ")
+	buf.WriteString(escapeInline(Title(m)))
+	buf.WriteString("\n\n")
+	buf.WriteString(summary)
+	buf.WriteString("\n")
+	return buf.Bytes()
+}
+
+// Title is the document's heading: the agent's name and the session's date.
+func Title(m *session.Meta) string {
+	name := "Claude"
+	if m.Role != nil && *m.Role != "" {
+		name = *m.Role
+	}
+	if m.SidechainOf != nil {
+		name += " subagent " + m.SidechainOf.AgentID
+	}
+	date := "undated"
+	if m.Started != nil && len(*m.Started) >= 10 {
+		date = (*m.Started)[:10]
+	}
+	return name + " · " + date
+}
+
+func frontmatter(m *session.Meta) []byte {
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	mm := *m
+	// Lists are always written, as [] when empty, so the fields a person may
+	// fill in (engagements) are there to see.
+	if mm.Sidechains == nil {
+		mm.Sidechains = []session.Sidechain{}
+	}
+	if mm.Branches == nil {
+		mm.Branches = []session.Branch{}
+	}
+	if mm.Engagements == nil {
+		mm.Engagements = []session.Engagement{}
+	}
+	if err := enc.Encode(yamlNode(reflect.ValueOf(mm))); err != nil {
+		// Meta holds only strings, numbers and lists of those: encoding
+		// cannot fail.
+		panic(fmt.Sprintf("inscribe: encode frontmatter: %v", err))
+	}
+	enc.Close()
+	return buf.Bytes()
+}
+
+// yamlNode builds the YAML of a value made of structs (with yaml tags),
+// pointers, slices, strings and integers. yaml.v3's own encoder loses some
+// strings (a title that is only line breaks comes back empty), so scribe
+// builds the nodes itself and double-quotes every string that the plain style
+// would not carry exactly: a title can hold anything.
+func yamlNode(v reflect.Value) *yaml.Node {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"}
+		}
+		return yamlNode(v.Elem())
+	case reflect.Struct:
+		n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+		t := v.Type()
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+			if name == "-" || !f.IsExported() {
+				continue
+			}
+			if opts == "omitempty" && v.Field(i).IsZero() {
+				continue
+			}
+			n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: name}, yamlNode(v.Field(i)))
+		}
+		return n
+	case reflect.Slice:
+		n := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+		if v.Len() == 0 {
+			n.Style = yaml.FlowStyle
+		}
+		for i := 0; i < v.Len(); i++ {
+			n.Content = append(n.Content, yamlNode(v.Index(i)))
+		}
+		return n
+	case reflect.Int, reflect.Int64:
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.FormatInt(v.Int(), 10)}
+	case reflect.String:
+		return yamlString(v.String())
+	}
+	panic(fmt.Sprintf("inscribe: no YAML for %s", v.Type()))
+}
+
+func yamlString(s string) *yaml.Node {
+	s = strings.ToValidUTF8(s, "\uFFFD") // the model's strings are valid UTF-8; never panic if not
+	n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
+	odd := s == "" || strings.TrimSpace(s) != s
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == 0x2028 || r == 0x2029 || r == 0xfeff {
+			odd = true
+			break
+		}
+	}
+	if odd {
+		n.Style = yaml.DoubleQuotedStyle
+	}
+	return n
+}
+
+// Placeholder returns the summary scribe writes until a person writes one:
+// the first line of the first prompt, or a fixed text when there is none yet.
+func Placeholder(firstPrompt string) string {
+	if firstPrompt == "" {
+		return NoSummary
+	}
+	r := []rune(firstPrompt)
+	if len(r) > 120 {
+		firstPrompt = string(r[:119]) + "…"
+	}
+	return "_Summary pending. First prompt:_ " + escapeInline(firstPrompt)
+}
+
+// NoSummary is the placeholder of a session without a prompt.
+const NoSummary = "_No summary yet._"
+
+// IsPlaceholder reports whether a summary is one scribe wrote, and so may
+// still replace.
+func IsPlaceholder(s string) bool { return s == NoSummary }
+
+// itemMark is the identity of an item, written as JSON in an HTML comment
+// right under its heading.
+type itemMark struct {
+	IDs    []string `json:"ids"`
+	Time   string   `json:"time"`
+	Role   string   `json:"role"`
+	Note   string   `json:"note,omitempty"`
+	Parent string   `json:"parent,omitempty"`
+	Round  int      `json:"round,omitempty"`
+}
+
+// blockMark is the identity of a block that is not plain text.
+type blockMark struct {
+	ID        string              `json:"id,omitempty"`
+	Name      string              `json:"name,omitempty"`
+	Label     string              `json:"label,omitempty"`
+	Entry     string              `json:"entry,omitempty"`
+	Time      string              `json:"time,omitempty"`
+	Error     bool                `json:"error,omitempty"`
+	Type      string              `json:"type,omitempty"`
+	MediaType string              `json:"media_type,omitempty"`
+	Path      string              `json:"path,omitempty"`
+	Empty     bool                `json:"empty,omitempty"` // a result with no content
+	Comp      *session.Compaction `json:"compaction,omitempty"`
+}
+
+// comment writes an HTML comment holding scribe's data. JSON's HTML escaping
+// keeps "-->" (and any other markup) out of the comment.
+func comment(w *bytes.Buffer, kind string, v any) {
+	w.WriteString("<!-- scribe")
+	if kind != "" {
+		w.WriteString(":" + kind)
+	}
+	if v != nil {
+		b, err := json.Marshal(v)
+		if err != nil {
+			panic(fmt.Sprintf("inscribe: encode marker: %v", err))
+		}
+		if string(b) != "{}" {
+			w.WriteByte(' ')
+			w.Write(b)
+		}
+	}
+	w.WriteString(" -->")
+}
+
+// Anchor returns the HTML id of an item.
+func Anchor(id string) string { return "m-" + id }
+
+// RoundAnchor returns the HTML id of a round.
+func RoundAnchor(n int) string { return fmt.Sprintf("round-%d", n) }
+
+// RenderItem writes one item, preceded by its separator.
+func RenderItem(w *bytes.Buffer, it *session.Item) {
+	w.WriteString("\n---\n\n### ")
+	w.WriteString(heading(it))
+	w.WriteByte('\n')
+	comment(w, "", itemMark{IDs: it.IDs, Time: it.Time, Role: it.Role, Note: it.Note, Parent: it.Parent, Round: it.Round})
+	if it.Round > 0 {
+		fmt.Fprintf(w, `<a id="%s"></a>`, RoundAnchor(it.Round))
+	}
+	if len(it.IDs) > 0 {
+		fmt.Fprintf(w, `<a id="%s"></a>`, escapeHTML(Anchor(it.IDs[0])))
+	}
+	w.WriteByte('\n')
+	prevPlain := false
+	for i := range it.Blocks {
+		w.WriteByte('\n')
+		prevPlain = renderBlock(w, &it.Blocks[i], prevPlain)
+	}
+}
+
+// heading is the visible heading of an item: "<time> · <role>", then any
+// note and, when the item does not continue the one above, where it does.
+func heading(it *session.Item) string {
+	t := it.Time
+	if t == "" {
+		t = "undated"
+	}
+	h := escapeInline(t) + " · " + escapeInline(it.Role)
+	if it.Note != "" {
+		h += " · " + escapeInline(it.Note)
+	}
+	switch it.Parent {
+	case "":
+	case "root":
+		h += " · new root"
+	default:
+		h += " · ↳ continues [" + escapeInline(short(it.Parent)) + "](#" + escapeHTML(Anchor(it.Parent)) + ")"
+	}
+	return h
+}
+
+func short(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+// renderBlock writes one block and reports whether it was plain text.
+func renderBlock(w *bytes.Buffer, b *session.Block, prevPlain bool) bool {
+	switch b.Kind {
+	case session.KindText:
+		if prevPlain && pickForm(b.Text, true) == formPlain {
+			// Two plain texts in a row need a divider to stay two.
+			comment(w, "text", nil)
+			w.WriteString("\n\n")
+		}
+		return writeText(w, b.Text, "text", true) == formPlain
+	case session.KindThinking:
+		details(w, "Thinking", "thinking", blockMark{Label: b.Label})
+		writeText(w, b.Text, "text", true)
+		endDetails(w)
+	case session.KindReminder:
+		summary := "System reminder: " + b.Label
+		if b.Label == "meta" {
+			summary = "Client message (not typed by a person)"
+		}
+		details(w, summary, "reminder", blockMark{Label: b.Label, Entry: b.Entry, Time: b.Time})
+		writeText(w, b.Text, "text", true)
+		endDetails(w)
+	case session.KindRaw:
+		details(w, b.Label+" (shown as recorded)", "raw", blockMark{Label: b.Label, Entry: b.Entry, Time: b.Time})
+		writeText(w, b.Text, "json", false)
+		endDetails(w)
+	case session.KindToolUse:
+		renderTool(w, b)
+	case session.KindToolResult:
+		details(w, "Tool result", "result", resultMark(b.Result, b.ID))
+		renderParts(w, b.Result.Parts)
+		endDetails(w)
+	case session.KindFile:
+		renderFile(w, b.File)
+	case session.KindCompaction:
+		renderCompaction(w, b)
+	}
+	return false
+}
+
+func details(w *bytes.Buffer, summary, kind string, m blockMark) {
+	w.WriteString("<details><summary>")
+	w.WriteString(escapeHTML(summary))
+	w.WriteString("</summary>\n")
+	comment(w, kind, m)
+	w.WriteString("\n\n")
+}
+
+func endDetails(w *bytes.Buffer) { w.WriteString("\n</details>\n") }
+
+func resultMark(r *session.Result, id string) blockMark {
+	return blockMark{ID: id, Entry: r.Entry, Time: r.Time, Error: r.Error, Empty: len(r.Parts) == 0}
+}
+
+func renderTool(w *bytes.Buffer, b *session.Block) {
+	details(w, "Tool: "+b.Label+toolHint(b), "tool", blockMark{ID: b.ID, Name: b.Label})
+	// Compact JSON is shown indented; it compacts back to the same bytes.
+	var pretty, compact bytes.Buffer
+	if json.Compact(&compact, []byte(b.Input)) == nil && compact.String() == b.Input &&
+		json.Indent(&pretty, []byte(b.Input), "", "  ") == nil && fenceSafe(pretty.String()) {
+		writeFence(w, pretty.String(), "json "+infoInput)
+	} else {
+		writeText(w, b.Input, "json", false)
+	}
+	if b.Sidechain != "" {
+		w.WriteByte('\n')
+		comment(w, "sidechain", blockMark{Path: b.Sidechain})
+		fmt.Fprintf(w, `<p>Sidechain: <a href="%s">%s</a></p>`, escapeHTML(b.Sidechain), escapeHTML(b.Sidechain))
+		w.WriteByte('\n')
+	}
+	if r := b.Result; r != nil {
+		w.WriteByte('\n')
+		comment(w, "result", resultMark(r, ""))
+		label := "Result"
+		if r.Error {
+			label = "Result (error)"
+		}
+		if len(r.Parts) == 0 {
+			label += ": empty"
+		}
+		w.WriteString("<p><b>" + label + "</b></p>\n")
+		if len(r.Parts) > 0 {
+			w.WriteByte('\n')
+			renderParts(w, r.Parts)
+		}
+	} else {
+		w.WriteByte('\n')
+		comment(w, "noresult", nil)
+		w.WriteString("<p><i>No result recorded.</i></p>\n")
+	}
+	endDetails(w)
+}
+
+// toolHint is a short, derived description of a call for its summary line.
+func toolHint(b *session.Block) string {
+	var in map[string]any
+	if json.Unmarshal([]byte(b.Input), &in) != nil {
+		return ""
+	}
+	for _, k := range []string{"description", "command", "file_path", "pattern", "url", "query", "prompt"} {
+		if s, ok := in[k].(string); ok && strings.TrimSpace(s) != "" {
+			s = strings.Join(strings.Fields(s), " ")
+			if r := []rune(s); len(r) > 80 {
+				s = string(r[:79]) + "…"
+			}
+			return " — " + s
+		}
+	}
+	return ""
+}
+
+func renderParts(w *bytes.Buffer, parts []session.Part) {
+	for i, p := range parts {
+		if i > 0 {
+			w.WriteByte('\n')
+		}
+		switch p.Kind {
+		case session.KindText:
+			writeText(w, p.Text, "text", false)
+		case session.KindFile:
+			renderFile(w, p.File)
+		default:
+			comment(w, "part", blockMark{Type: "raw"})
+			w.WriteString("\n\n")
+			writeText(w, p.Text, "json", false)
+		}
+	}
+}
+
+func renderFile(w *bytes.Buffer, f *session.File) {
+	comment(w, "file", blockMark{Type: f.Type, MediaType: f.MediaType, Path: f.Path})
+	src := escapeHTML(f.Path)
+	if strings.HasPrefix(f.MediaType, "image/") {
+		fmt.Fprintf(w, `<img src="%s" alt="%s">`, src, escapeHTML(f.Type+" "+f.MediaType))
+	} else {
+		fmt.Fprintf(w, `<a href="%s">%s</a>`, src, escapeHTML(f.Type+" ("+f.MediaType+")"))
+	}
+	w.WriteByte('\n')
+}
+
+func renderCompaction(w *bytes.Buffer, b *session.Block) {
+	c := b.Compaction
+	comment(w, "compaction", blockMark{Comp: c})
+	w.WriteString("<p><b>Conversation compacted</b>")
+	if c.Trigger != "" {
+		w.WriteString(" (" + escapeHTML(c.Trigger) + ")")
+	}
+	w.WriteString(". Nothing before this point is dropped from the record.")
+	link := func(label, id string) {
+		if id != "" {
+			fmt.Fprintf(w, ` %s <a href="#%s"><code>%s</code></a>`, label, escapeHTML(Anchor(id)), escapeHTML(short(id)))
+		}
+	}
+	link("Logical parent:", c.LogicalParent)
+	if c.Head != "" || c.Anchor != "" || c.Tail != "" {
+		w.WriteString(" Preserved segment:")
+		link("head", c.Head)
+		link("anchor", c.Anchor)
+		link("tail", c.Tail)
+	}
+	w.WriteString("</p>\n")
+	if b.Entry != "" {
+		w.WriteByte('\n')
+		details(w, "Compaction summary", "summary", blockMark{Entry: b.Entry, Time: b.Time})
+		writeText(w, b.Text, "text", true)
+		endDetails(w)
+	}
+}

@@ -1,0 +1,255 @@
+package inscribe
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/scribe-archive/scribe/session"
+)
+
+// RoundFile is the JSON form of a round file, rounds/NNN.json. Entries hold
+// the round's source lines byte for byte, in source order: concatenating the
+// entries of all rounds gives the source back.
+type RoundFile struct {
+	Round        int          `json:"round"`
+	Started      string       `json:"started"`
+	EngagementID *string      `json:"engagement_id"`
+	Open         bool         `json:"open"`
+	TokenCount   int64        `json:"token_count"`
+	Lines        [2]int       `json:"lines"`
+	User         *RoundBlock  `json:"user"`
+	Agent        []RoundBlock `json:"agent"`
+	Entries      []RoundEntry `json:"entries"`
+}
+
+// RoundBlock is a typed block of a round: the person's prompt, or what the
+// agent did (thinking, a tool call with its result, text).
+type RoundBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text,omitempty"`
+	Name      string          `json:"name,omitempty"`
+	ID        string          `json:"id,omitempty"`
+	Input     json.RawMessage `json:"input,omitempty"`
+	Result    *RoundResult    `json:"result,omitempty"`
+	Path      string          `json:"path,omitempty"`
+	MediaType string          `json:"media_type,omitempty"`
+}
+
+// RoundResult is a tool call's result in a round file.
+type RoundResult struct {
+	IsError bool         `json:"is_error"`
+	Content []RoundBlock `json:"content"`
+}
+
+// RoundEntry is one source line. Exactly one of JSON, Text and Base64 is
+// set: JSON for a line that is a valid JSON value in valid UTF-8 (embedded
+// as is, byte for byte), Text for other valid UTF-8, Base64 for anything
+// else.
+type RoundEntry struct {
+	Line      int             `json:"line"`
+	JSON      json.RawMessage `json:"json,omitempty"`
+	Text      *string         `json:"text,omitempty"`
+	Base64    *string         `json:"base64,omitempty"`
+	NoNewline bool            `json:"no_newline,omitempty"`
+}
+
+// Bytes returns the entry's line as it was in the source, without newline.
+func (e RoundEntry) Bytes() ([]byte, error) {
+	switch {
+	case e.JSON != nil:
+		return e.JSON, nil
+	case e.Text != nil:
+		return []byte(*e.Text), nil
+	case e.Base64 != nil:
+		return base64.StdEncoding.DecodeString(*e.Base64)
+	}
+	return nil, fmt.Errorf("line %d: entry holds no bytes", e.Line)
+}
+
+// roundName is the file name of round n.
+func roundName(n int) string { return fmt.Sprintf("%03d.json", n) }
+
+// RoundsDir is the rounds folder of a document folder.
+func RoundsDir(folder string) string { return filepath.Join(folder, "rounds") }
+
+// encodeRound returns the bytes of a round file.
+func encodeRound(r *session.Round) []byte {
+	rf := RoundFile{Round: r.N, Started: r.Started, EngagementID: r.EngagementID, Open: r.Open, TokenCount: r.TokenCount}
+	if len(r.Entries) > 0 {
+		rf.Lines = [2]int{r.Entries[0].Line, r.Entries[len(r.Entries)-1].Line}
+	}
+	rf.User, rf.Agent = roundBlocks(r)
+	if rf.Agent == nil {
+		rf.Agent = []RoundBlock{}
+	}
+	head, err := json.MarshalIndent(rf, "", "  ")
+	if err != nil {
+		panic(fmt.Sprintf("inscribe: encode round: %v", err))
+	}
+	// Replace the empty entries list with the entries, one per line, each
+	// embedding its source line verbatim.
+	head = bytes.TrimSuffix(head, []byte("\"entries\": null\n}"))
+	var buf bytes.Buffer
+	buf.Grow(len(head) + entriesSize(r.Entries) + 64)
+	buf.Write(head)
+	buf.WriteString("\"entries\": [")
+	for i, e := range r.Entries {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		buf.WriteString("\n    {\"line\": ")
+		buf.WriteString(strconv.Itoa(e.Line))
+		if e.NoNewline {
+			buf.WriteString(", \"no_newline\": true")
+		}
+		switch {
+		case utf8.Valid(e.Raw) && !e.Invalid && json.Valid(e.Raw):
+			buf.WriteString(", \"json\": ")
+			buf.Write(e.Raw)
+		case utf8.Valid(e.Raw):
+			buf.WriteString(", \"text\": ")
+			buf.WriteString(quote(string(e.Raw)))
+		default:
+			buf.WriteString(", \"base64\": \"")
+			buf.WriteString(base64.StdEncoding.EncodeToString(e.Raw))
+			buf.WriteByte('"')
+		}
+		buf.WriteByte('}')
+	}
+	if len(r.Entries) > 0 {
+		buf.WriteString("\n  ")
+	}
+	buf.WriteString("]\n}\n")
+	return buf.Bytes()
+}
+
+func entriesSize(es []session.Entry) int {
+	n := 0
+	for _, e := range es {
+		n += len(e.Raw) + 32
+	}
+	return n
+}
+
+// roundBlocks derives the typed blocks of a round from its items: the
+// prompt that opened it, and the agent's thinking, calls and text.
+func roundBlocks(r *session.Round) (*RoundBlock, []RoundBlock) {
+	var user *RoundBlock
+	var agent []RoundBlock
+	for i, it := range r.Items {
+		if i == 0 && it.Role == "user" && it.Note == "" {
+			var sb strings.Builder
+			for _, b := range it.Blocks {
+				if b.Kind == session.KindText {
+					if sb.Len() > 0 {
+						sb.WriteString("\n")
+					}
+					sb.WriteString(b.Text)
+				}
+			}
+			user = &RoundBlock{Type: "text", Text: sb.String()}
+			continue
+		}
+		if it.Role != "assistant" {
+			continue
+		}
+		for _, b := range it.Blocks {
+			switch b.Kind {
+			case session.KindText:
+				agent = append(agent, RoundBlock{Type: "text", Text: b.Text})
+			case session.KindThinking:
+				agent = append(agent, RoundBlock{Type: "thinking", Text: b.Text})
+			case session.KindToolUse:
+				rb := RoundBlock{Type: "tool_use", Name: b.Label, ID: b.ID}
+				if json.Valid([]byte(b.Input)) {
+					rb.Input = json.RawMessage(b.Input)
+				}
+				if b.Result != nil {
+					rb.Result = &RoundResult{IsError: b.Result.Error, Content: partBlocks(b.Result.Parts)}
+				}
+				agent = append(agent, rb)
+			}
+		}
+	}
+	return user, agent
+}
+
+func partBlocks(parts []session.Part) []RoundBlock {
+	out := []RoundBlock{}
+	for _, p := range parts {
+		switch p.Kind {
+		case session.KindText:
+			out = append(out, RoundBlock{Type: "text", Text: p.Text})
+		case session.KindFile:
+			out = append(out, RoundBlock{Type: p.File.Type, Path: p.File.Path, MediaType: p.File.MediaType})
+		default:
+			out = append(out, RoundBlock{Type: "raw", Text: p.Text})
+		}
+	}
+	return out
+}
+
+// ReadRound reads a round file.
+func ReadRound(p string) (*RoundFile, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var rf RoundFile
+	dec := json.NewDecoder(bufio.NewReaderSize(f, 1<<16))
+	if err := dec.Decode(&rf); err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	return &rf, nil
+}
+
+// RoundNumbers lists the rounds present in a rounds folder, in order.
+func RoundNumbers(dir string) ([]int, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var ns []int
+	for _, e := range ents {
+		name := e.Name()
+		if !strings.HasSuffix(name, ".json") || strings.HasPrefix(name, ".") {
+			continue
+		}
+		if n, err := strconv.Atoi(strings.TrimSuffix(name, ".json")); err == nil && n > 0 {
+			ns = append(ns, n)
+		}
+	}
+	sort.Ints(ns)
+	return ns, nil
+}
+
+// WriteEntries writes the source lines held by a round file to w, as the
+// source had them.
+func WriteEntries(w io.Writer, rf *RoundFile) error {
+	for _, e := range rf.Entries {
+		b, err := e.Bytes()
+		if err != nil {
+			return err
+		}
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+		if !e.NoNewline {
+			if _, err := w.Write([]byte{'\n'}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,220 @@
+package inscribe
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/scribe-archive/scribe/adapters/claude"
+	"github.com/scribe-archive/scribe/internal/atomicfile"
+)
+
+// stateVersion changes when the state's meaning changes; a state of another
+// version is ignored (the document is rebuilt from its source).
+const stateVersion = 1
+
+// docState is a document's read note, <folder>/state.json: where its source
+// was read up to, and what the builder needs to continue from there. It is
+// a cache: without it, the next update reads the source from the start.
+type docState struct {
+	Version int    `json:"version"`
+	Source  string `json:"source"`
+	// Size is the source's size at the last update and TailHash the
+	// SHA-256 of its last (at most) 64 KiB: when both still hold, nothing
+	// is new.
+	Size     int64  `json:"size"`
+	TailHash string `json:"tail_hash"`
+	// Seen is the offset just past the last line inscribed. A torn last
+	// line lies beyond it.
+	Seen int64 `json:"seen"`
+	// The open round starts at OpenOffset, on line OpenLine. Everything
+	// before it belongs to closed rounds, whose files are final. ClosedHash
+	// is the SHA-256 state after those bytes (to continue hashing) and
+	// ClosedTail the hash of their last 64 KiB (a quick check that the
+	// source was not replaced).
+	OpenOffset int64  `json:"open_offset"`
+	OpenLine   int    `json:"open_line"`
+	ClosedHash string `json:"closed_hash"`
+	ClosedTail string `json:"closed_tail"`
+	// The open round's items: the first one's identity, where it starts in
+	// the document, and a hash of the document from there to its end (to
+	// notice a person's edit of the provisional tail).
+	OpenFirstID string       `json:"open_first_id,omitempty"`
+	DocOpenAt   int64        `json:"doc_open_at"`
+	DocTailHash string       `json:"doc_tail_hash"`
+	Builder     claude.State `json:"builder"`
+}
+
+const stateFile = "state.json"
+
+func readState(folder string) (*docState, error) {
+	data, err := os.ReadFile(filepath.Join(folder, stateFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var st docState
+	if err := json.Unmarshal(data, &st); err != nil || st.Version != stateVersion {
+		return nil, nil // unreadable: rebuild
+	}
+	return &st, nil
+}
+
+func writeState(folder string, st *docState) error {
+	st.Version = stateVersion
+	data, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = atomicfile.WriteIfChanged(filepath.Join(folder, stateFile), append(data, '\n'), 0o644)
+	return err
+}
+
+// tailWindow is how much of a file's end the quick checks hash.
+const tailWindow = 64 << 10
+
+// hashRange returns the hex SHA-256 of f's bytes [max(0,end-window), end).
+func hashRange(f io.ReaderAt, end int64, window int64) (string, error) {
+	start := max(0, end-window)
+	h := sha256.New()
+	if _, err := io.Copy(h, io.NewSectionReader(f, start, end-start)); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// marshalHash saves a running SHA-256.
+func marshalHash(h hash.Hash) string {
+	b, err := h.(encoding.BinaryMarshaler).MarshalBinary()
+	if err != nil {
+		panic(err)
+	}
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+// unmarshalHash restores a running SHA-256 ("" is a fresh one).
+func unmarshalHash(s string) (hash.Hash, error) {
+	h := sha256.New()
+	if s == "" {
+		return h, nil
+	}
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(b); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// graphFile is a document's identity graph, <folder>/graph.tsv: one line
+// per source entry identity of the closed rounds, "uuid TAB anchor TAB
+// parent", where anchor is the item that shows (or stands for) the entry and
+// parent, on an item's own line, the item it continues. Lines are only ever
+// appended; a torn last line is ignored; it is rebuilt from the source if
+// lost.
+const graphFile = "graph.tsv"
+
+type fileGraph struct {
+	path   string
+	loaded bool
+	nodes  map[string]claude.Node
+	items  []claude.Node
+}
+
+func (g *fileGraph) load() {
+	if g.loaded {
+		return
+	}
+	g.loaded = true
+	g.nodes = make(map[string]claude.Node)
+	f, err := os.Open(g.path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 1<<16)
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return // EOF, or a torn last line
+		}
+		parts := strings.Split(strings.TrimSuffix(line, "\n"), "\t")
+		if len(parts) != 3 {
+			continue
+		}
+		n := claude.Node{UUID: parts[0], Anchor: parts[1], Parent: parts[2]}
+		if _, dup := g.nodes[n.UUID]; dup {
+			continue
+		}
+		g.nodes[n.UUID] = n
+		if n.IsItem() {
+			g.items = append(g.items, n)
+		}
+	}
+}
+
+func (g *fileGraph) Lookup(uuid string) (claude.Node, bool) {
+	g.load()
+	n, ok := g.nodes[uuid]
+	return n, ok
+}
+
+func (g *fileGraph) Items() []claude.Node {
+	g.load()
+	return g.items
+}
+
+// appendGraph appends nodes to a graph file and syncs it.
+func appendGraph(path string, nodes []claude.Node) error {
+	if len(nodes) == 0 {
+		return nil
+	}
+	var sb strings.Builder
+	for _, n := range nodes {
+		if strings.ContainsAny(n.UUID+n.Anchor+n.Parent, "\t\n") {
+			continue
+		}
+		fmt.Fprintf(&sb, "%s\t%s\t%s\n", n.UUID, n.Anchor, n.Parent)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	// A torn line left by a kill must not swallow the first new line.
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+		last := make([]byte, 1)
+		if rf, err := os.Open(path); err == nil {
+			rf.ReadAt(last, fi.Size()-1)
+			rf.Close()
+			if last[0] != '\n' {
+				sb2 := "\n" + sb.String()
+				sb.Reset()
+				sb.WriteString(sb2)
+			}
+		}
+	}
+	if _, err := f.WriteString(sb.String()); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

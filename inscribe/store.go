@@ -1,0 +1,230 @@
+package inscribe
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Store is a scribe store: a directory (by default ./data) holding
+//
+//	roles.yaml                                 the roles registry (optional)
+//	sessions/index.md                          agents, session counts, date ranges
+//	sessions/<agent_id>/index.md               that agent's sessions
+//	sessions/<agent_id>/<session_id>.md        the document
+//	sessions/<agent_id>/<session_id>/          the document's folder:
+//	    rounds/NNN.json                        round files (the backing record)
+//	    files/<sha256>.<ext>                   images and documents the session showed
+//	    agent-<id>.md, agent-<id>/             sidechain documents and their folders
+//	    tool-results/...                       files Claude Code kept beside the session
+//	    state.json, graph.tsv                  where the source was read up to (for append)
+//
+// See docs/FORMAT.md for each file.
+type Store struct {
+	Root  string
+	Roles []Role
+}
+
+// Role is an entry of the roles registry: sessions that match it are filed
+// under its id instead of "claude".
+type Role struct {
+	ID   string `yaml:"id"`
+	Name string `yaml:"name"`
+	// AgentNames match Claude Code's agent name (set with claude -n).
+	AgentNames []string `yaml:"agent_names"`
+	// Projects are path.Match patterns matched against the project
+	// directory (the session's working directory).
+	Projects []string `yaml:"projects"`
+}
+
+// RolesFile is the roles registry's file name in the store root.
+const RolesFile = "roles.yaml"
+
+// DefaultAgent is the agent id of sessions no role claims.
+const DefaultAgent = "claude"
+
+// OpenStore opens the store at root, reading its roles registry. The
+// directory need not exist yet.
+func OpenStore(root string) (*Store, error) {
+	s := &Store{Root: root}
+	data, err := os.ReadFile(filepath.Join(root, RolesFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return s, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var reg struct {
+		Roles []Role `yaml:"roles"`
+	}
+	dec := yaml.NewDecoder(strings.NewReader(string(data)))
+	dec.KnownFields(true)
+	if err := dec.Decode(&reg); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(root, RolesFile), err)
+	}
+	for _, r := range reg.Roles {
+		if !ValidAgentID(r.ID) {
+			return nil, fmt.Errorf("%s: role id %q: use lowercase letters, digits and dashes", filepath.Join(root, RolesFile), r.ID)
+		}
+	}
+	s.Roles = reg.Roles
+	return s, nil
+}
+
+// ValidAgentID reports whether s is a usable agent id (a role slug).
+func ValidAgentID(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// roleFor picks the role of a session from its agent name and project.
+func (s *Store) roleFor(agentName, project string) *Role {
+	for i := range s.Roles {
+		r := &s.Roles[i]
+		for _, n := range r.AgentNames {
+			if agentName != "" && strings.EqualFold(n, agentName) {
+				return r
+			}
+		}
+		for _, p := range r.Projects {
+			if ok, _ := path.Match(p, project); ok && project != "" {
+				return r
+			}
+		}
+	}
+	return nil
+}
+
+// role returns the role registered under id, if any.
+func (s *Store) role(id string) *Role {
+	for i := range s.Roles {
+		if s.Roles[i].ID == id {
+			return &s.Roles[i]
+		}
+	}
+	return nil
+}
+
+// SessionsDir is where the documents live.
+func (s *Store) SessionsDir() string { return filepath.Join(s.Root, "sessions") }
+
+// DocPath returns the path of a session's document.
+func (s *Store) DocPath(agent, id string) string {
+	return filepath.Join(s.SessionsDir(), agent, id+".md")
+}
+
+// Folder returns the folder that belongs to a document.
+func Folder(docPath string) string { return strings.TrimSuffix(docPath, ".md") }
+
+// FindDoc looks for the document of a session in every agent's bucket.
+func (s *Store) FindDoc(id string) (string, bool) {
+	ents, err := os.ReadDir(s.SessionsDir())
+	if err != nil {
+		return "", false
+	}
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		p := s.DocPath(e.Name(), id)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+// LockError reports that another process holds a document's lock.
+type LockError struct {
+	Path string
+}
+
+func (e *LockError) Error() string {
+	return fmt.Sprintf("%s: another scribe is updating this document", e.Path)
+}
+
+// lockTimeout is how long an update waits for another process that is
+// updating the same document.
+var lockTimeout = 30 * time.Second
+
+// lock takes the exclusive lock of a document's folder. Two processes that
+// update the same document run one after the other: the second waits (up to
+// lockTimeout) and then sees what the first wrote. The lock is an flock(2)
+// on <folder>/.lock, so it is released when the process dies.
+func lock(folder string) (unlock func(), err error) {
+	if err := os.MkdirAll(folder, 0o755); err != nil {
+		return nil, err
+	}
+	name := filepath.Join(folder, ".lock")
+	f, err := os.OpenFile(name, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	deadline := time.Now().Add(lockTimeout)
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() {
+				syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+				f.Close()
+			}, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w", name, err)
+		}
+		if time.Now().After(deadline) {
+			f.Close()
+			return nil, &LockError{Path: folder}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// recordedSource is how a source path is written in the frontmatter: relative
+// to the store's parent directory when it lies inside it (so a repository
+// that holds both its sessions and their store is relocatable), absolute
+// otherwise.
+func (s *Store) recordedSource(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return filepath.ToSlash(p)
+	}
+	rootAbs, err := filepath.Abs(s.Root)
+	if err == nil {
+		base := filepath.Dir(rootAbs)
+		if rel, err := filepath.Rel(base, abs); err == nil && !strings.HasPrefix(rel, "..") {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return filepath.ToSlash(abs)
+}
+
+// ResolveSource turns a recorded source back into a path.
+func (s *Store) ResolveSource(rec string) string {
+	p := filepath.FromSlash(rec)
+	if filepath.IsAbs(p) {
+		return p
+	}
+	rootAbs, err := filepath.Abs(s.Root)
+	if err != nil {
+		return p
+	}
+	return filepath.Join(filepath.Dir(rootAbs), p)
+}

@@ -1,0 +1,202 @@
+package inscribe
+
+import (
+	"bytes"
+	"flag"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/scribe-archive/scribe/adapters/claude"
+	"github.com/scribe-archive/scribe/internal/testenv"
+)
+
+var updateGolden = flag.Bool("update", false, "rewrite golden files (the repository's data/)")
+
+// copyTree copies a directory tree.
+func copyTree(t testing.TB, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		dst := filepath.Join(to, rel)
+		if d.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// inscribeAll inscribes every transcript under projects into store.
+func inscribeAll(t testing.TB, s *Store, projects string, opts Options) []Result {
+	t.Helper()
+	ts, err := claude.Discover(projects)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []Result
+	for _, tr := range ts {
+		for _, r := range s.Update(tr, opts) {
+			if r.Err != nil {
+				t.Fatalf("%s: %v", r.Source, r.Err)
+			}
+			all = append(all, r)
+		}
+	}
+	if err := s.RefreshIndexes(); err != nil {
+		t.Fatal(err)
+	}
+	return all
+}
+
+// sampleStore inscribes the bundled samples into a fresh store laid out as
+// the repository is (store at <dir>/data, samples at <dir>/testdata), so that
+// recorded source paths match the repository's.
+func sampleStore(t testing.TB) (*Store, string) {
+	t.Helper()
+	dir := t.TempDir()
+	projects := filepath.Join(dir, "testdata", "claude", "projects")
+	copyTree(t, testenv.Projects(t), projects)
+	s, err := OpenStore(filepath.Join(dir, "data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inscribeAll(t, s, projects, Options{Verify: true})
+	return s, projects
+}
+
+// storeFiles lists a store's files (relative paths), leaving out lock files.
+func storeFiles(t testing.TB, root string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Name() == ".lock" {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		files[filepath.ToSlash(rel)] = p
+		return nil
+	})
+	return files
+}
+
+// TestRepositoryData checks that the repository's data/ is exactly the
+// inscription of the bundled samples: the golden files of the whole store.
+// go test ./inscribe -update rewrites it.
+func TestRepositoryData(t *testing.T) {
+	s, _ := sampleStore(t)
+	repoData := filepath.Join(testenv.RepoRoot(t), "data")
+	got, want := storeFiles(t, filepath.Join(s.Root, "sessions")), storeFiles(t, filepath.Join(repoData, "sessions"))
+	if *updateGolden {
+		os.RemoveAll(filepath.Join(repoData, "sessions"))
+		copyTree(t, filepath.Join(s.Root, "sessions"), filepath.Join(repoData, "sessions"))
+		os.Remove(filepath.Join(repoData, "sessions", ".lock"))
+		filepath.WalkDir(filepath.Join(repoData, "sessions"), func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.Name() == ".lock" {
+				os.Remove(p)
+			}
+			return nil
+		})
+		return
+	}
+	var names []string
+	for n := range got {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		w, ok := want[n]
+		if !ok {
+			t.Errorf("data/sessions/%s is missing (run go test ./inscribe -update)", n)
+			continue
+		}
+		a, _ := os.ReadFile(got[n])
+		b, _ := os.ReadFile(w)
+		if !bytes.Equal(a, b) {
+			t.Errorf("data/sessions/%s is stale (run go test ./inscribe -update)", n)
+		}
+	}
+	for n := range want {
+		if _, ok := got[n]; !ok {
+			t.Errorf("data/sessions/%s should not be there (run go test ./inscribe -update)", n)
+		}
+	}
+}
+
+type stamp struct {
+	mod   time.Time
+	size  int64
+	inode uint64
+}
+
+func stamps(t testing.TB, root string) map[string]stamp {
+	out := map[string]stamp{}
+	for rel, p := range storeFiles(t, root) {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[rel] = stamp{fi.ModTime(), fi.Size(), fi.Sys().(*syscall.Stat_t).Ino}
+	}
+	return out
+}
+
+// TestInscribeTwice: a second inscribe (or append) changes no byte and
+// writes no file.
+func TestInscribeTwice(t *testing.T) {
+	s, projects := sampleStore(t)
+	before := stamps(t, s.Root)
+	time.Sleep(10 * time.Millisecond)
+	for _, opts := range []Options{{Verify: true}, {}} {
+		for _, r := range inscribeAll(t, s, projects, opts) {
+			if r.Outcome != Unchanged {
+				t.Errorf("%s: %s, want unchanged", r.Doc, r.Outcome)
+			}
+		}
+	}
+	after := stamps(t, s.Root)
+	for rel, st := range after {
+		if b, ok := before[rel]; !ok {
+			t.Errorf("%s was created", rel)
+		} else if b != st {
+			t.Errorf("%s was written again", rel)
+		}
+	}
+	if len(after) != len(before) {
+		t.Errorf("%d files before, %d after", len(before), len(after))
+	}
+}
+
+// TestDocumentsParse: every document in the store parses, and parses to a
+// document that renders to the same bytes.
+func TestDocumentsParse(t *testing.T) {
+	s, _ := sampleStore(t)
+	for rel, p := range storeFiles(t, s.Root) {
+		if !strings.HasSuffix(rel, ".md") || strings.HasSuffix(rel, "index.md") {
+			continue
+		}
+		src, _ := os.ReadFile(p)
+		d, err := Parse(src, p)
+		if err != nil {
+			t.Errorf("%v", err)
+			continue
+		}
+		if !bytes.Equal(Render(d), src) {
+			t.Errorf("%s: render(parse(doc)) != doc", rel)
+		}
+	}
+}

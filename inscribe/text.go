@@ -1,0 +1,206 @@
+package inscribe
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+)
+
+// How a text value is written. See the package documentation, "Text".
+type textForm int
+
+const (
+	formPlain    textForm = iota // as markdown, verbatim
+	formVerbatim                 // in a fenced block marked scribe:verbatim
+	formQuoted                   // as a JSON string in a fenced block marked scribe:quoted
+)
+
+const (
+	infoVerbatim = "scribe:verbatim"
+	infoQuoted   = "scribe:quoted"
+	infoInput    = "scribe:input"
+)
+
+// goldmarkParser is the CommonMark parser scribe reads documents with and
+// checks plain texts against. It is safe for concurrent use.
+var goldmarkParser = goldmark.New().Parser()
+
+// pickForm chooses the form of a text. Plain markdown is preferred when the
+// text can stand in the document as itself without changing the document's
+// structure; otherwise the text goes in a fence, verbatim when a fence can
+// hold it exactly and unambiguously, or quoted when it holds characters an
+// editor or a renderer would not keep (CR, control characters, a BOM).
+func pickForm(s string, plainAllowed bool) textForm {
+	if !fenceSafe(s) {
+		return formQuoted
+	}
+	if plainAllowed && plainSafe(s) {
+		return formPlain
+	}
+	return formVerbatim
+}
+
+// fenceSafe reports whether a fenced block can carry s byte for byte.
+func fenceSafe(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		switch {
+		case r == '\n' || r == '\t':
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\uFEFF':
+			return false
+		}
+	}
+	return true
+}
+
+// plainSafe reports whether s may be written as markdown: it must not start
+// or end the document structure scribe relies on. It may not hold an HTML
+// block (scribe's markers are HTML blocks), a link reference definition
+// (which would change how other messages render), or a fenced block marked
+// as scribe's own; every block it opens must close within it; and it must
+// not be blank, since editors do not keep blank lines.
+func plainSafe(s string) bool {
+	if strings.TrimSpace(s) == "" {
+		return false
+	}
+	if !strings.ContainsAny(s, "<`~[") {
+		// Without these characters no HTML block, fence or link reference
+		// definition can start: the common case needs no parse.
+		return true
+	}
+	const probe = "<!-- scribe probe -->"
+	src := []byte(s + "\n\n" + probe + "\n")
+	pc := parser.NewContext()
+	doc := goldmarkParser.Parse(text.NewReader(src), parser.WithContext(pc))
+	if len(pc.References()) > 0 {
+		return false
+	}
+	last := doc.LastChild()
+	if last == nil || last.Kind() != ast.KindHTMLBlock || lineStart(src, last.Pos()) != len(src)-len(probe)-1 {
+		return false // something left open swallowed the probe
+	}
+	for n := doc.FirstChild(); n != last; n = n.NextSibling() {
+		switch n := n.(type) {
+		case *ast.HTMLBlock:
+			return false
+		case *ast.FencedCodeBlock:
+			if n.Info != nil && bytes.Contains(n.Info.Value(src), []byte("scribe:")) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// lineStart returns the offset of the start of the line holding offset pos.
+func lineStart(src []byte, pos int) int {
+	if pos < 0 {
+		return -1
+	}
+	return bytes.LastIndexByte(src[:pos], '\n') + 1
+}
+
+// fence returns a backtick fence longer than any backtick run in s.
+func fence(s string) string {
+	longest, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	return strings.Repeat("`", max(3, longest+1))
+}
+
+// writeText writes a text value in the form pickForm chooses, ending in a
+// newline. lang is the language a fence announces (text, json, ...).
+func writeText(w *bytes.Buffer, s, lang string, plainAllowed bool) textForm {
+	form := pickForm(s, plainAllowed)
+	switch form {
+	case formPlain:
+		w.WriteString(s)
+		w.WriteByte('\n')
+	case formVerbatim:
+		writeFence(w, s, lang+" "+infoVerbatim)
+	case formQuoted:
+		writeFence(w, quote(s), "json "+infoQuoted)
+	}
+	return form
+}
+
+func writeFence(w *bytes.Buffer, content, info string) {
+	f := fence(content)
+	w.WriteString(f)
+	w.WriteString(info)
+	w.WriteByte('\n')
+	w.WriteString(content)
+	w.WriteByte('\n')
+	w.WriteString(f)
+	w.WriteByte('\n')
+}
+
+// quote returns s as a JSON string literal, without HTML escaping.
+func quote(s string) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s)
+	return strings.TrimSuffix(buf.String(), "\n")
+}
+
+// escapeInline escapes s for use inside a line of markdown (a heading, the
+// summary placeholder), never at its start: the characters that can open an
+// inline construct (emphasis, code, links, images, HTML, entities, a heading's
+// closing sequence) are backslash escaped, and line breaks and control
+// characters become spaces, so the text shows as itself.
+func escapeInline(s string) string {
+	var sb strings.Builder
+	for _, r := range s {
+		switch {
+		case r < 0x20 || r == 0x7f || r == '\u2028' || r == '\u2029':
+			sb.WriteByte(' ')
+		case r < 0x80 && strings.ContainsRune("\\`*_[]<>&#!~|", r):
+			sb.WriteByte('\\')
+			sb.WriteRune(r)
+		default:
+			sb.WriteRune(r)
+		}
+	}
+	return sb.String()
+}
+
+// escapeHTML escapes s for HTML text or a quoted attribute value.
+func escapeHTML(s string) string {
+	var sb strings.Builder
+	for _, r := range s {
+		switch r {
+		case '&':
+			sb.WriteString("&amp;")
+		case '<':
+			sb.WriteString("&lt;")
+		case '>':
+			sb.WriteString("&gt;")
+		case '"':
+			sb.WriteString("&quot;")
+		case '\n', '\r', '\t':
+			sb.WriteByte(' ')
+		default:
+			if r < 0x20 || r == 0x7f {
+				sb.WriteByte(' ')
+				continue
+			}
+			sb.WriteRune(r)
+		}
+	}
+	return sb.String()
+}

@@ -1,0 +1,571 @@
+package inscribe
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/scribe-archive/scribe/adapters/claude"
+	"github.com/scribe-archive/scribe/internal/atomicfile"
+	"github.com/scribe-archive/scribe/session"
+)
+
+// Options adjust an update.
+type Options struct {
+	// Agent files the sessions under this agent id instead of the one the
+	// roles registry picks.
+	Agent string
+	// Verify reads every source from its start and checks it against what
+	// the store holds (inscribe). Without it, an update trusts its read note
+	// and reads only what the source added (append), falling back to a full
+	// read when the note does not match.
+	Verify bool
+	// Force replaces a provisional last round that a person edited.
+	Force bool
+}
+
+// Outcome says what an update did to a document.
+type Outcome string
+
+// Outcomes.
+const (
+	Inscribed Outcome = "inscribed"
+	Appended  Outcome = "appended"
+	Unchanged Outcome = "unchanged"
+	Failed    Outcome = "failed"
+)
+
+// Result is the outcome of updating one document.
+type Result struct {
+	Source   string
+	Doc      string
+	Outcome  Outcome
+	Warnings []error
+	Err      error
+}
+
+// SourceError is a source that no longer matches the document inscribed from
+// it: it shrank, or another file took its place.
+type SourceError struct {
+	Source, Doc, Why string
+}
+
+func (e *SourceError) Error() string {
+	return fmt.Sprintf("%s: %s; %s was left as it is", e.Source, e.Why, e.Doc)
+}
+
+// ConflictError is a document that already holds another session.
+type ConflictError struct {
+	Doc, Have, Want string
+}
+
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("%s holds session %s, not %s", e.Doc, e.Have, e.Want)
+}
+
+// EditedError is a provisional last round that a person edited; an update
+// would replace it.
+type EditedError struct{ Doc string }
+
+func (e *EditedError) Error() string {
+	return fmt.Sprintf("%s: the last round was edited by hand, and it is still open (the session may grow); an update would replace the edit", e.Doc)
+}
+
+// Update inscribes a transcript and its sidechains, or appends what is new
+// in them. It returns one result per document.
+func (s *Store) Update(t claude.Transcript, opts Options) []Result {
+	var results []Result
+	if opts.Agent != "" && !ValidAgentID(opts.Agent) {
+		return []Result{{Source: t.Path, Outcome: Failed, Err: fmt.Errorf("agent id %q: use lowercase letters, digits, dashes and underscores", opts.Agent)}}
+	}
+	if !claude.ValidID(t.ID) {
+		return []Result{{Source: t.Path, Outcome: Failed, Err: fmt.Errorf("%s: session id %q cannot name a file in the store (it holds a path separator or is . or ..): refused", t.Path, t.ID)}}
+	}
+	agent, role := s.agentFor(t, opts)
+	md := s.DocPath(agent, t.ID)
+	folder := Folder(md)
+
+	// Sidechains first, so the parent can list them.
+	var sidechains []session.Sidechain
+	for _, sa := range t.Subagents {
+		r, sc := s.updateSidechain(t, sa, md, agent, role, opts)
+		results = append(results, r)
+		if sc != nil {
+			sidechains = append(sidechains, *sc)
+		}
+	}
+	if t.Path == "" {
+		// Only sidechains were given: list them in their parent, if it is
+		// in the store.
+		if len(sidechains) > 0 {
+			if _, err := os.Stat(md); err == nil {
+				if err := s.relist(md, sidechains); err != nil {
+					results = append(results, Result{Doc: md, Outcome: Failed, Err: err})
+				}
+			}
+		}
+		return results
+	}
+	spec := docSpec{
+		md:     md,
+		source: t.Path,
+		id:     t.ID,
+		cfg:    claude.Config{File: t.Path, DocBase: t.ID},
+		fixed: func(m *session.Meta) {
+			m.SessionID = t.ID
+			m.AgentID = agent
+			m.Role = role
+			m.Source = s.recordedSource(t.Path)
+			m.Sidechains = mergeSidechains(m.Sidechains, sidechains)
+		},
+		forkOf: func() string { return s.forkOrigin(t) },
+	}
+	for _, rel := range t.Files {
+		spec.files = append(spec.files, fileCopy{
+			from: filepath.Join(strings.TrimSuffix(t.Path, ".jsonl"), filepath.FromSlash(rel)),
+			to:   filepath.Join(folder, filepath.FromSlash(rel)),
+		})
+	}
+	results = append(results, s.updateDoc(spec, opts))
+	return results
+}
+
+// agentFor picks the agent bucket of a transcript: --agent, a document that
+// already holds the session, or the roles registry.
+func (s *Store) agentFor(t claude.Transcript, opts Options) (string, *string) {
+	agent := opts.Agent
+	if agent == "" {
+		if p, ok := s.FindDoc(t.ID); ok {
+			agent = filepath.Base(filepath.Dir(p))
+		}
+	}
+	if agent == "" {
+		var name, project string
+		if t.Path != "" {
+			name, project = peekIdentity(t.Path)
+		}
+		if r := s.roleFor(name, project); r != nil {
+			agent = r.ID
+		}
+	}
+	if agent == "" {
+		agent = DefaultAgent
+	}
+	if r := s.role(agent); r != nil && r.Name != "" {
+		return agent, session.Ptr(r.Name)
+	}
+	return agent, nil
+}
+
+// peekIdentity reads the start of a transcript for its agent name and
+// working directory.
+func peekIdentity(p string) (name, project string) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", ""
+	}
+	defer f.Close()
+	lr := claude.NewLineReader(io.LimitReader(f, 4<<20), 1, 0)
+	for {
+		l, err := lr.Next()
+		if err != nil {
+			return name, project
+		}
+		var e claude.Entry
+		if json.Unmarshal(l.Raw, &e) != nil {
+			continue
+		}
+		if e.AgentName != nil && name == "" {
+			name = *e.AgentName
+		}
+		if e.CWD != "" && project == "" {
+			project = e.CWD
+		}
+		if project != "" && (name != "" || e.Type == "assistant") {
+			return name, project
+		}
+	}
+}
+
+func (s *Store) updateSidechain(t claude.Transcript, sa claude.Subagent, parentMD, agent string, role *string, opts Options) (Result, *session.Sidechain) {
+	if !claude.ValidID(sa.AgentID) || !claude.ValidID(t.ID) {
+		return Result{Source: sa.Path, Outcome: Failed, Err: fmt.Errorf("%s: agent id %q cannot name a file in the store: refused", sa.Path, sa.AgentID)}, nil
+	}
+	parentFolder := Folder(parentMD)
+	base := "agent-" + sa.AgentID
+	md := filepath.Join(parentFolder, base+".md")
+	var meta claude.SubagentMeta
+	var files []fileCopy
+	if sa.Meta != "" {
+		if data, err := os.ReadFile(sa.Meta); err == nil {
+			json.Unmarshal(data, &meta)
+			files = append(files, fileCopy{from: sa.Meta, to: filepath.Join(Folder(md), "meta.json")})
+		}
+	}
+	of := &session.SidechainOf{SessionID: t.ID, AgentID: sa.AgentID, ToolUseID: meta.ToolUseID, File: filepath.ToSlash(sa.Rel)}
+	spec := docSpec{
+		md:     md,
+		source: sa.Path,
+		id:     t.ID,
+		cfg:    claude.Config{File: sa.Path, DocBase: base, Sidechain: true},
+		fixed: func(m *session.Meta) {
+			m.SessionID = t.ID
+			m.AgentID = agent
+			m.Role = role
+			m.Source = s.recordedSource(sa.Path)
+			m.SidechainOf = of
+		},
+		files: files,
+	}
+	r := s.updateDoc(spec, opts)
+	if r.Outcome == Failed {
+		return r, nil
+	}
+	return r, &session.Sidechain{AgentID: sa.AgentID, Path: t.ID + "/" + base + ".md", ToolUseID: meta.ToolUseID, Description: meta.Description}
+}
+
+func mergeSidechains(old, add []session.Sidechain) []session.Sidechain {
+	byID := make(map[string]session.Sidechain)
+	for _, l := range [][]session.Sidechain{old, add} {
+		for _, sc := range l {
+			byID[sc.AgentID] = sc
+		}
+	}
+	out := make([]session.Sidechain, 0, len(byID))
+	for _, sc := range byID {
+		out = append(out, sc)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].AgentID < out[j].AgentID })
+	return out
+}
+
+// docSpec describes one document to update from one source file.
+type docSpec struct {
+	md, source, id string
+	cfg            claude.Config
+	fixed          func(*session.Meta)
+	forkOf         func() string
+	files          []fileCopy
+}
+
+type fileCopy struct{ from, to string }
+
+// updateDoc is inscribe and append for one document. The order of writes
+// makes a kill at any moment harmless: round files and the graph first, then
+// the document, then the read note; a later run that finds an old note
+// redoes the same work and writes the same bytes.
+func (s *Store) updateDoc(spec docSpec, opts Options) (res Result) {
+	res = Result{Source: spec.source, Doc: spec.md}
+	folder := Folder(spec.md)
+	if err := atomicfile.MkdirAll(folder, 0o755); err != nil {
+		res.Outcome, res.Err = Failed, err
+		return res
+	}
+	unlock, err := lock(folder)
+	if err != nil {
+		res.Outcome, res.Err = Failed, err
+		return res
+	}
+	defer unlock()
+	u := &update{store: s, spec: spec, opts: opts, folder: folder, res: &res}
+	if err := u.run(); err != nil {
+		res.Outcome, res.Err = Failed, err
+	}
+	return res
+}
+
+type update struct {
+	store  *Store
+	spec   docSpec
+	opts   Options
+	folder string
+	res    *Result
+
+	src     *os.File
+	srcSize int64
+	old     *docState // nil: a new document (or one to rebuild)
+	oldDoc  *oldDoc   // nil when there is no document yet
+	body    *os.File  // new items, rendered as rounds close
+	closed  hash.Hash // running hash of the closed rounds' bytes
+	files   map[string][]byte
+	wrote   bool
+	// lastEnd is the source offset just past the last closed round.
+	lastEnd int64
+}
+
+// oldDoc is what an update keeps of the document it replaces.
+type oldDoc struct {
+	path    string
+	size    int64
+	meta    *session.Meta
+	summary string
+	bodyAt  int64 // where the first item starts (or the end)
+}
+
+func (u *update) run() error {
+	var err error
+	u.src, err = os.Open(u.spec.source)
+	if err != nil {
+		return err
+	}
+	defer u.src.Close()
+	fi, err := u.src.Stat()
+	if err != nil {
+		return err
+	}
+	u.srcSize = fi.Size()
+
+	if err := u.loadOld(); err != nil {
+		return err
+	}
+	if u.old != nil {
+		if done, err := u.check(); err != nil || done {
+			return err
+		}
+	}
+	return u.build()
+}
+
+// loadOld reads the existing document's head and the read note.
+func (u *update) loadOld() error {
+	if _, err := os.Stat(u.spec.md); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	od, err := readOldDoc(u.spec.md)
+	if err != nil {
+		return err
+	}
+	if od.meta.SessionID != u.spec.id {
+		return &ConflictError{Doc: u.spec.md, Have: od.meta.SessionID, Want: u.spec.id}
+	}
+	u.oldDoc = od
+	st, err := readState(u.folder)
+	if err != nil {
+		return err
+	}
+	if st != nil && st.Source == u.store.recordedSource(u.spec.source) {
+		u.old = st
+	}
+	return nil
+}
+
+// check compares the source with the read note. done reports that nothing
+// is new.
+func (u *update) check() (done bool, err error) {
+	st := u.old
+	if u.srcSize < st.Seen {
+		return false, &SourceError{Source: u.spec.source, Doc: u.spec.md,
+			Why: fmt.Sprintf("the source shrank to %d bytes, but %d bytes of it were inscribed (it was truncated or replaced)", u.srcSize, st.Seen)}
+	}
+	if u.opts.Verify {
+		h := sha256.New()
+		if _, err := io.Copy(h, io.NewSectionReader(u.src, 0, st.OpenOffset)); err != nil {
+			return false, err
+		}
+		want, err := unmarshalHash(st.ClosedHash)
+		if err != nil || !bytes.Equal(h.Sum(nil), want.Sum(nil)) {
+			return false, &SourceError{Source: u.spec.source, Doc: u.spec.md,
+				Why: "the source's first bytes differ from what was inscribed (another file took its place)"}
+		}
+	} else {
+		got, err := hashRange(u.src, st.OpenOffset, tailWindow)
+		if err != nil {
+			return false, err
+		}
+		if got != st.ClosedTail {
+			return false, &SourceError{Source: u.spec.source, Doc: u.spec.md,
+				Why: "the source no longer holds what was inscribed from it (another file took its place)"}
+		}
+	}
+	if u.srcSize == st.Size {
+		got, err := hashRange(u.src, st.Size, tailWindow)
+		if err != nil {
+			return false, err
+		}
+		if got == st.TailHash && !u.opts.Force {
+			u.res.Outcome = Unchanged
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// build reads the source from the open round on, writes what changed, and
+// records the new read note.
+func (u *update) build() error {
+	st := u.old
+	if st == nil {
+		st = &docState{OpenLine: 1}
+	}
+	var graph claude.Graph
+	if u.old != nil {
+		graph = &fileGraph{path: filepath.Join(u.folder, graphFile)}
+	}
+	var err error
+	if u.closed, err = unmarshalHash(st.ClosedHash); err != nil {
+		return err
+	}
+	u.lastEnd = st.OpenOffset
+	if _, err := u.src.Seek(st.OpenOffset, io.SeekStart); err != nil {
+		return err
+	}
+	body, err := os.CreateTemp(u.folder, ".body.tmp-*")
+	if err != nil {
+		return err
+	}
+	u.body = body
+	defer func() {
+		body.Close()
+		os.Remove(body.Name())
+	}()
+	bw := bufio.NewWriterSize(body, 1<<16)
+
+	b := claude.NewBuilder(u.spec.cfg, st.Builder, graph)
+	lr := claude.NewLineReader(u.src, st.OpenLine, st.OpenOffset)
+	next := *st
+	next.Source = u.store.recordedSource(u.spec.source)
+	next.Seen = st.OpenOffset
+	var nodes []claude.Node
+	var renderBuf bytes.Buffer
+	for {
+		l, err := lr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if !l.Terminated && !json.Valid(l.Raw) {
+			u.res.Warnings = append(u.res.Warnings, &claude.LineError{File: u.spec.source, Line: l.No,
+				Msg: "torn last line (the writer stopped mid-line): not inscribed yet; a later append picks it up once it is complete"})
+			break
+		}
+		next.Seen = l.End()
+		if r := b.Add(l); r != nil {
+			if err := u.closeRound(r, &renderBuf, bw); err != nil {
+				return err
+			}
+			next.OpenOffset, next.OpenLine = u.lastEnd, r.Entries[len(r.Entries)-1].Line+1
+		}
+	}
+	nodes = b.Nodes()
+	fin := b.Finish()
+	open, meta := fin.Open, fin.Meta
+	u.res.Warnings = append(u.res.Warnings, b.Warnings()...)
+	next.Builder = b.State()
+
+	// The open round.
+	docOpenAt := int64(-1)
+	var openItems bytes.Buffer
+	next.OpenFirstID = ""
+	if open != nil {
+		if err := u.writeRound(open); err != nil {
+			return err
+		}
+		u.collectFiles(open)
+		for i := range open.Items {
+			RenderItem(&openItems, &open.Items[i])
+		}
+		if len(open.Items) > 0 {
+			next.OpenFirstID = open.Items[0].IDs[0]
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	if err := u.writeFiles(); err != nil {
+		return err
+	}
+	if err := appendGraph(filepath.Join(u.folder, graphFile), nodes); err != nil {
+		return err
+	}
+
+	// The document.
+	u.spec.fixed(&meta)
+	summary := Placeholder(fin.FirstPrompt)
+	if od := u.oldDoc; od != nil {
+		meta.Engagements = od.meta.Engagements
+		if od.meta.ForkedFrom != nil {
+			meta.ForkedFrom = od.meta.ForkedFrom
+		}
+		meta.Sidechains = mergeSidechains(od.meta.Sidechains, meta.Sidechains)
+		if !IsPlaceholder(od.summary) {
+			summary = od.summary
+		}
+	}
+	if u.oldDoc == nil && u.spec.forkOf != nil {
+		if f := u.spec.forkOf(); f != "" {
+			meta.ForkedFrom = session.Ptr(f)
+		}
+	}
+	head := RenderHead(&meta, summary)
+	keepFrom, keepTo, err := u.keptRange()
+	if err != nil {
+		return err
+	}
+	docOpenAt = int64(len(head)) + (keepTo - keepFrom) + u.bodySize(bw)
+	changed, err := u.writeDoc(head, keepFrom, keepTo, openItems.Bytes())
+	if err != nil {
+		return err
+	}
+	next.DocOpenAt = docOpenAt
+	sum := sha256.Sum256(openItems.Bytes())
+	next.DocTailHash = hex.EncodeToString(sum[:])
+
+	// The read note, last.
+	next.Size = u.srcSize
+	if next.TailHash, err = hashRange(u.src, u.srcSize, tailWindow); err != nil {
+		return err
+	}
+	if next.ClosedTail, err = hashRange(u.src, next.OpenOffset, tailWindow); err != nil {
+		return err
+	}
+	next.ClosedHash = marshalHash(u.closed)
+	if err := writeState(u.folder, &next); err != nil {
+		return err
+	}
+	switch {
+	case u.oldDoc == nil:
+		u.res.Outcome = Inscribed
+	case changed || u.wrote:
+		u.res.Outcome = Appended
+	default:
+		u.res.Outcome = Unchanged
+	}
+	return nil
+}
+
+// closeRound writes a round that closed: its file, its files, its items.
+func (u *update) closeRound(r *session.Round, buf *bytes.Buffer, w io.Writer) error {
+	if err := u.writeRound(r); err != nil {
+		return err
+	}
+	for _, e := range r.Entries {
+		u.closed.Write(e.Raw)
+		if !e.NoNewline {
+			u.closed.Write([]byte{'\n'})
+		}
+		u.lastEnd += int64(len(e.Raw))
+		if !e.NoNewline {
+			u.lastEnd++
+		}
+	}
+	u.collectFiles(r)
+	buf.Reset()
+	for i := range r.Items {
+		RenderItem(buf, &r.Items[i])
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}

@@ -1,0 +1,114 @@
+// Package atomicfile writes files so that a reader, even after a crash or a
+// kill at any moment, sees the old contents or the new ones, never a mixture:
+// the new contents go to a temporary file in the same directory, which is
+// synced, closed and renamed over the target, and the directory is synced to
+// commit the rename.
+package atomicfile
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Write creates or replaces name with what fn writes.
+func Write(name string, perm fs.FileMode, fn func(io.Writer) error) (err error) {
+	dir := filepath.Dir(name)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(name)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	renamed := false
+	defer func() {
+		if err != nil && !renamed {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if err = fn(f); err != nil {
+		return err
+	}
+	if err = f.Chmod(perm); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	if err = os.Rename(f.Name(), name); err != nil {
+		return err
+	}
+	renamed = true
+	return SyncDir(dir)
+}
+
+// WriteIfChanged writes data to name unless name already holds exactly
+// data. It reports whether it wrote. Re-running a job that changes nothing
+// therefore touches no file and keeps every mtime.
+func WriteIfChanged(name string, data []byte, perm fs.FileMode) (bool, error) {
+	if same, err := Equal(name, data); err != nil {
+		return false, err
+	} else if same {
+		return false, nil
+	}
+	return true, Write(name, perm, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// Equal reports whether name exists and holds exactly data. It reads the
+// file only when the sizes agree.
+func Equal(name string, data []byte) (bool, error) {
+	fi, err := os.Stat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if fi.Size() != int64(len(data)) {
+		return false, nil
+	}
+	old, err := os.ReadFile(name)
+	if err != nil {
+		return false, err
+	}
+	return bytes.Equal(old, data), nil
+}
+
+// SyncDir commits changes to a directory's entries (a rename, a new file).
+func SyncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// MkdirAll creates a directory and its parents, syncing each parent whose
+// entries changed, so that a new directory survives a crash.
+func MkdirAll(dir string, perm fs.FileMode) error {
+	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+		return nil
+	}
+	parent := filepath.Dir(dir)
+	if parent != dir {
+		if err := MkdirAll(parent, perm); err != nil {
+			return err
+		}
+	}
+	if err := os.Mkdir(dir, perm); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	return SyncDir(parent)
+}

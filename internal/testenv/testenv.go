@@ -1,0 +1,78 @@
+// Package testenv finds what scribe's tests read: the repository's own
+// testdata and, when present, the shared corpus beside the repository.
+package testenv
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+)
+
+// RepoRoot returns the repository's root directory (the one holding go.mod).
+func RepoRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the test's directory")
+		}
+		dir = parent
+	}
+}
+
+// Projects returns the bundled sample sessions: a copy of the corpus of
+// sessions written by the real Claude Code client, laid out as
+// ~/.claude/projects.
+func Projects(t testing.TB) string {
+	return filepath.Join(RepoRoot(t), "testdata", "claude", "projects")
+}
+
+// Shared returns ../shared beside the repository. Where it is absent (a
+// fresh clone), the test is skipped with a message, unless
+// SCRIBE_REQUIRE_SHARED is set (as .ci/run sets it): then the absence fails
+// the test, so CI cannot pass without running it.
+func Shared(t testing.TB) string {
+	t.Helper()
+	dir := filepath.Join(filepath.Dir(RepoRoot(t)), "shared")
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		if os.Getenv("SCRIBE_REQUIRE_SHARED") != "" {
+			t.Fatalf("%s is missing, and SCRIBE_REQUIRE_SHARED is set", dir)
+		}
+		t.Skipf("%s is not here (a fresh clone): this test runs where ../shared exists, as in CI", dir)
+	}
+	return dir
+}
+
+// Transcripts lists every session and subagent transcript under dir.
+func Transcripts(t testing.TB, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && filepath.Ext(p) == ".jsonl" {
+			out = append(out, p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// PublicTranscripts lists the public corpus in ../shared (skipping where it
+// is absent; see Shared).
+func PublicTranscripts(t testing.TB) []string {
+	return Transcripts(t, filepath.Join(Shared(t), "corpus", "public"))
+}

@@ -1,0 +1,231 @@
+// Package session is scribe's canonical model of an agent session.
+//
+// A session is seen two ways, and this package holds both:
+//
+//   - The document ([Document]): what a person reads in the published
+//     markdown. Its metadata ([Meta]) is the frontmatter; its [Item] values
+//     are the messages, each headed "### <timestamp> · <role>", made of
+//     [Block] values (text, thinking, tool calls with their results, system
+//     reminders, images, compaction markers, entries of unknown types). The
+//     markdown printer and parser in package inscribe map a Document to bytes
+//     and back, exactly: parse(render(d)) equals d.
+//
+//   - The backing record ([Round]): a session cut into rounds, one person's
+//     prompt and everything the agent did until the next prompt, each round
+//     holding its source entries byte for byte ([Entry]). Rounds are what the
+//     store keeps as round files, what the indexes are built from, and what an
+//     exporter turns back into the source format.
+//
+// The package is plain data: no I/O, and nothing about any source format.
+// Adapters (package adapters/claude) build these values from a source; the
+// store, the index and the exporters consume them.
+package session
+
+// FormatVersion names the document format written by this version of scribe.
+// It is the value of the "format" frontmatter field.
+const FormatVersion = "scribe/1"
+
+// Meta is a document's frontmatter. Field order is the order in which the
+// fields are written. Optional values are pointers so that an absent value is
+// written as null rather than as an empty string.
+type Meta struct {
+	Format        string       `yaml:"format"`
+	SessionID     string       `yaml:"session_id"`
+	AgentID       string       `yaml:"agent_id"`
+	Role          *string      `yaml:"role"`
+	Title         *string      `yaml:"title"`
+	Model         *string      `yaml:"model"`
+	Started       *string      `yaml:"started"`
+	Ended         *string      `yaml:"ended"`
+	Messages      int          `yaml:"messages"`
+	Source        string       `yaml:"source"`
+	Project       *string      `yaml:"project"`
+	GitBranch     *string      `yaml:"git_branch"`
+	ClientVersion *string      `yaml:"client_version"`
+	ForkedFrom    *string      `yaml:"forked_from"`
+	SidechainOf   *SidechainOf `yaml:"sidechain_of"`
+	Sidechains    []Sidechain  `yaml:"sidechains"`
+	Branches      []Branch     `yaml:"branches"`
+	Leaf          *string      `yaml:"leaf"`
+	Engagements   []Engagement `yaml:"engagements"`
+}
+
+// SidechainOf is set on the document of a subagent transcript: the session
+// whose Agent tool call spawned it.
+type SidechainOf struct {
+	SessionID string `yaml:"session_id"`
+	AgentID   string `yaml:"agent"`
+	ToolUseID string `yaml:"tool_use_id,omitempty"`
+	// File is where the source client kept the transcript, relative to its
+	// project directory.
+	File string `yaml:"file,omitempty"`
+}
+
+// Sidechain lists, in a parent document, one subagent transcript inscribed
+// as a document of its own.
+type Sidechain struct {
+	AgentID     string `yaml:"agent"`
+	Path        string `yaml:"path"`
+	ToolUseID   string `yaml:"tool_use_id,omitempty"`
+	Description string `yaml:"description,omitempty"`
+}
+
+// Branch is a point where the conversation forked (a rewind): an item with
+// more than one child item. Live is the child on the path to the live leaf;
+// the others are abandoned branches, kept in full.
+type Branch struct {
+	At       string   `yaml:"at"`
+	Children []string `yaml:"children"`
+	Live     string   `yaml:"live"`
+}
+
+// Engagement is one engagement a session touched (seed method 53). Phases may
+// be empty.
+type Engagement struct {
+	ID           string `yaml:"id"`
+	PhaseAtStart string `yaml:"phase_at_start"`
+	PhaseAtEnd   string `yaml:"phase_at_end"`
+}
+
+// Document is the published form of a session.
+type Document struct {
+	Meta Meta
+	// Summary is the text between the title and the first message, verbatim.
+	// scribe writes a placeholder once; a person may rewrite it, and scribe
+	// never touches it afterwards.
+	Summary string
+	Items   []Item
+}
+
+// Item is one message of the document.
+type Item struct {
+	// Round is the number of the round this item opens, or 0 when the item
+	// continues the round of the item above.
+	Round int
+	Time  string // timestamp as the source wrote it
+	Role  string // user, assistant, system, or the source's entry type
+	Note  string // a qualifier shown after the role ("compaction", "meta", ...)
+	// IDs are the identities of the source entries the item shows, in source
+	// order. The first one names the item (its anchor).
+	IDs []string
+	// Parent is set when the item's parent is not the item above it: the ID
+	// of the item it continues (a rewind, a compaction, a fork). "root" marks
+	// a second root.
+	Parent string
+	Blocks []Block
+}
+
+// BlockKind says what a block is.
+type BlockKind string
+
+// Block kinds.
+const (
+	KindText       BlockKind = "text"
+	KindThinking   BlockKind = "thinking"
+	KindToolUse    BlockKind = "tool_use"
+	KindToolResult BlockKind = "tool_result" // a result whose call is not in the same round
+	KindFile       BlockKind = "file"        // an image or document, stored as a file beside the document
+	KindReminder   BlockKind = "reminder"    // what the model was shown that no person typed
+	KindCompaction BlockKind = "compaction"
+	KindRaw        BlockKind = "raw" // a block or entry scribe does not model, shown as JSON
+)
+
+// Block is one part of an item. Which fields are used depends on Kind.
+type Block struct {
+	Kind BlockKind
+	// Text is the text of a text, thinking or reminder block, the summary of
+	// a compaction, or the JSON of a raw block.
+	Text string
+	// Label qualifies the block: the tool name of a tool_use, the type of a
+	// reminder, raw block or entry, the kind of thinking ("redacted").
+	Label string
+	// ID is the tool_use id of a call or result; Entry and Time identify the
+	// source entry of a block folded into an item from another entry.
+	ID    string
+	Entry string
+	Time  string
+	// Input is a tool call's input, compact JSON.
+	Input string
+	// Result is the result of a tool call, when it is in the same round.
+	Result *Result
+	// Sidechain is the path, relative to the document, of the sidechain
+	// document a call spawned.
+	Sidechain string
+	// File is an image or document block stored beside the document.
+	File *File
+	// Compaction holds the chain-patch fields of a compaction boundary.
+	Compaction *Compaction
+}
+
+// Result is a tool result.
+type Result struct {
+	Entry string // identity of the source entry that carried the result
+	Time  string
+	Error bool
+	Parts []Part
+}
+
+// Part is one part of a tool result: text, a file, or a raw block.
+type Part struct {
+	Kind BlockKind // KindText, KindFile or KindRaw
+	Text string
+	File *File
+}
+
+// File is binary content (an image, a PDF) written as a file beside the
+// document. Data is not part of the document; it is carried from the adapter
+// to the store.
+type File struct {
+	Type      string // the block type: image, document, ...
+	MediaType string
+	Path      string // relative to the document's directory
+	Data      []byte `yaml:"-"`
+}
+
+// Compaction is a compaction boundary: the conversation before it was
+// summarised; the chain-patch fields say how the client stitches the
+// preserved segment back on resume.
+type Compaction struct {
+	Trigger       string `json:"trigger,omitempty"`
+	PreTokens     int64  `json:"pre_tokens,omitempty"`
+	LogicalParent string `json:"logical_parent,omitempty"`
+	Head          string `json:"head,omitempty"`
+	Anchor        string `json:"anchor,omitempty"`
+	Tail          string `json:"tail,omitempty"`
+	Summary       string `json:"-"` // carried in Block.Text
+}
+
+// Entry is one line of a source, kept byte for byte.
+type Entry struct {
+	Line int    // 1-based line number in the source
+	Raw  []byte // the line without its newline
+	// NoNewline marks a final line that the source did not terminate.
+	NoNewline bool
+	// Invalid marks a line that is not valid JSON (kept, never shown).
+	Invalid bool
+}
+
+// Round is one round of the backing record.
+type Round struct {
+	N            int
+	Started      string
+	EngagementID *string
+	// Open marks the last round of a session, which may still grow while the
+	// session is live.
+	Open       bool
+	TokenCount int64
+	Entries    []Entry
+	// Items are the document items of the round.
+	Items []Item
+}
+
+// Ptr returns a pointer to a copy of v.
+func Ptr[T any](v T) *T { return &v }
+
+// Str returns *p, or "" when p is nil.
+func Str(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
