@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/scribe-archive/scribe/internal/atomicfile"
+	"github.com/scribe-archive/scribe/session"
 )
 
 // IndexRow is one session in an agent's index.
@@ -212,4 +213,14 @@ func day(ts string) string {
 		return "—"
 	}
 	return ts
+}
+
+// ReadMeta reads a document's frontmatter, reading no more of the file than
+// its head.
+func ReadMeta(md string) (*session.Meta, error) {
+	od, err := readOldDoc(md)
+	if err != nil {
+		return nil, err
+	}
+	return od.meta, nil
 }

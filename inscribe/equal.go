@@ -46,6 +46,7 @@ func normalizeBlocks(bs []session.Block) []session.Block {
 	}
 	out := make([]session.Block, len(bs))
 	for i, b := range bs {
+		b.Origin = nil
 		if b.File != nil {
 			f := *b.File
 			f.Data = nil
@@ -67,6 +68,7 @@ func normalizeParts(ps []session.Part) []session.Part {
 	}
 	out := make([]session.Part, len(ps))
 	for i, p := range ps {
+		p.Origin = nil
 		if p.File != nil {
 			f := *p.File
 			f.Data = nil

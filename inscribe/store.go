@@ -25,7 +25,7 @@ import (
 //	    rounds/NNN.json                        round files (the backing record)
 //	    files/<sha256>.<ext>                   images and documents the session showed
 //	    agent-<id>.md, agent-<id>/             sidechain documents and their folders
-//	    tool-results/...                       files Claude Code kept beside the session
+//	    source-files/...                       files Claude Code kept beside the session (tool-results/...)
 //	    state.json, graph.tsv                  where the source was read up to (for append)
 //
 // See docs/FORMAT.md for each file.
@@ -45,6 +45,10 @@ type Role struct {
 	// directory (the session's working directory).
 	Projects []string `yaml:"projects"`
 }
+
+// SourceFilesDir is the folder, in a document's folder, that keeps the files
+// the source client kept beside the transcript, byte for byte.
+const SourceFilesDir = "source-files"
 
 // RolesFile is the roles registry's file name in the store root.
 const RolesFile = "roles.yaml"

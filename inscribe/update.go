@@ -134,7 +134,7 @@ func (s *Store) Update(t claude.Transcript, opts Options) []Result {
 	for _, rel := range t.Files {
 		spec.files = append(spec.files, fileCopy{
 			from: filepath.Join(strings.TrimSuffix(t.Path, ".jsonl"), filepath.FromSlash(rel)),
-			to:   filepath.Join(folder, filepath.FromSlash(rel)),
+			to:   filepath.Join(folder, SourceFilesDir, filepath.FromSlash(rel)),
 		})
 	}
 	results = append(results, s.updateDoc(spec, opts))

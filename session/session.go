@@ -155,6 +155,17 @@ type Block struct {
 	File *File
 	// Compaction holds the chain-patch fields of a compaction boundary.
 	Compaction *Compaction
+	// Origin says where the block's editable value (Text, or Input for a
+	// tool call) lies in the source. It is not part of the document: an
+	// exporter uses it to carry a person's edit back into the source format.
+	Origin *Origin
+}
+
+// Origin locates a value in a source entry: the entry's line, and the path
+// to the value within it ("message.content.0.text"; "" for the whole entry).
+type Origin struct {
+	Line int
+	Path string
 }
 
 // Result is a tool result.
@@ -167,9 +178,10 @@ type Result struct {
 
 // Part is one part of a tool result: text, a file, or a raw block.
 type Part struct {
-	Kind BlockKind // KindText, KindFile or KindRaw
-	Text string
-	File *File
+	Kind   BlockKind // KindText, KindFile or KindRaw
+	Text   string
+	File   *File
+	Origin *Origin // see Block.Origin
 }
 
 // File is binary content (an image, a PDF) written as a file beside the

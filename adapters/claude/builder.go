@@ -526,7 +526,7 @@ func (it *itemizer) entry(p parsed) {
 	default:
 		// A type scribe does not know (or a message entry it cannot read):
 		// kept, and shown as JSON.
-		blk := session.Block{Kind: session.KindRaw, Label: rawLabel(env.Type), Text: validText(p.e.Raw), Entry: env.UUID, Time: env.Timestamp}
+		blk := session.Block{Kind: session.KindRaw, Label: rawLabel(env.Type), Text: validText(p.e.Raw), Entry: env.UUID, Time: env.Timestamp, Origin: at(p, "")}
 		if i := it.last(); i >= 0 && env.UUID == "" {
 			it.fold(i, p, blk)
 			return
@@ -583,7 +583,7 @@ func (it *itemizer) user(p parsed) {
 		if i, ok := it.boundary[*env.ParentUUID]; ok {
 			c := &it.items[i].Blocks[0]
 			if c.Text == "" && c.Entry == "" {
-				c.Text, c.Entry, c.Time = *p.str, env.UUID, env.Timestamp
+				c.Text, c.Entry, c.Time, c.Origin = *p.str, env.UUID, env.Timestamp, at(p, "message.content")
 				it.attach(i, p)
 				return
 			}
@@ -603,7 +603,11 @@ func (it *itemizer) user(p parsed) {
 	if env.IsMeta {
 		if p.str != nil || (len(p.blocks) == 1 && blockType(p.blocks[0]) == "text") {
 			if i := it.last(); i >= 0 {
-				it.fold(i, p, session.Block{Kind: session.KindReminder, Label: "meta", Text: it.plainText(p), Entry: env.UUID, Time: env.Timestamp})
+				path := "message.content"
+				if p.str == nil {
+					path = "message.content.0.text"
+				}
+				it.fold(i, p, session.Block{Kind: session.KindReminder, Label: "meta", Text: it.plainText(p), Entry: env.UUID, Time: env.Timestamp, Origin: at(p, path)})
 				return
 			}
 		}
@@ -662,7 +666,7 @@ func (it *itemizer) toolResults(p parsed) ([]foldedResult, bool) {
 		return nil, false
 	}
 	var out []foldedResult
-	for _, raw := range p.blocks {
+	for i, raw := range p.blocks {
 		var blk Block
 		if json.Unmarshal(raw, &blk) != nil || blk.Type != "tool_result" {
 			return nil, false
@@ -676,7 +680,7 @@ func (it *itemizer) toolResults(p parsed) ([]foldedResult, bool) {
 				return nil, false
 			}
 		}
-		res := it.result(blk, p.env)
+		res := it.result(blk, p, fmt.Sprintf("message.content.%d.content", i))
 		out = append(out, foldedResult{blk.ToolUseID, res})
 	}
 	// Link an Agent call to the sidechain it started.
@@ -706,13 +710,17 @@ func isSafeName(s string) bool {
 	return true
 }
 
-func (it *itemizer) result(blk Block, env *Entry) *session.Result {
-	res := &session.Result{Entry: env.UUID, Time: env.Timestamp, Error: blk.IsError != nil && *blk.IsError}
-	res.Parts = it.resultParts(blk.Content)
+// result converts a tool_result block of entry p found at path.
+func (it *itemizer) result(blk Block, p parsed, path string) *session.Result {
+	res := &session.Result{Entry: p.env.UUID, Time: p.env.Timestamp, Error: blk.IsError != nil && *blk.IsError}
+	res.Parts = it.resultParts(blk.Content, p, path)
 	return res
 }
 
-func (it *itemizer) resultParts(content json.RawMessage) []session.Part {
+// at returns the origin of a value at path in entry p.
+func at(p parsed, path string) *session.Origin { return &session.Origin{Line: p.e.Line, Path: path} }
+
+func (it *itemizer) resultParts(content json.RawMessage, p parsed, path string) []session.Part {
 	c := bytes.TrimSpace(content)
 	if len(c) == 0 || string(c) == "null" {
 		return nil
@@ -720,27 +728,28 @@ func (it *itemizer) resultParts(content json.RawMessage) []session.Part {
 	if c[0] == '"' {
 		var s string
 		if json.Unmarshal(c, &s) == nil {
-			return []session.Part{{Kind: session.KindText, Text: s}}
+			return []session.Part{{Kind: session.KindText, Text: s, Origin: at(p, path)}}
 		}
 	}
 	var list []json.RawMessage
 	if c[0] != '[' || json.Unmarshal(c, &list) != nil {
-		return []session.Part{{Kind: session.KindRaw, Text: validText(c)}}
+		return []session.Part{{Kind: session.KindRaw, Text: validText(c), Origin: at(p, path)}}
 	}
 	var parts []session.Part
-	for _, raw := range list {
+	for j, raw := range list {
 		var blk Block
+		sub := fmt.Sprintf("%s.%d", path, j)
 		if json.Unmarshal(raw, &blk) != nil {
-			parts = append(parts, session.Part{Kind: session.KindRaw, Text: validText(raw)})
+			parts = append(parts, session.Part{Kind: session.KindRaw, Text: validText(raw), Origin: at(p, sub)})
 			continue
 		}
 		switch {
 		case blk.Type == "text" && blk.Text != nil:
-			parts = append(parts, session.Part{Kind: session.KindText, Text: *blk.Text})
+			parts = append(parts, session.Part{Kind: session.KindText, Text: *blk.Text, Origin: at(p, sub+".text")})
 		case it.isFile(blk):
 			parts = append(parts, session.Part{Kind: session.KindFile, File: it.file(blk)})
 		default:
-			parts = append(parts, session.Part{Kind: session.KindRaw, Text: validText(raw)})
+			parts = append(parts, session.Part{Kind: session.KindRaw, Text: validText(raw), Origin: at(p, sub)})
 		}
 	}
 	return parts
@@ -790,32 +799,33 @@ func blockType(raw json.RawMessage) string {
 // contentBlocks converts the content of a user or assistant message.
 func (it *itemizer) contentBlocks(p parsed, user bool) []session.Block {
 	if p.str != nil {
-		return []session.Block{{Kind: session.KindText, Text: *p.str}}
+		return []session.Block{{Kind: session.KindText, Text: *p.str, Origin: at(p, "message.content")}}
 	}
 	if p.blocks == nil {
 		// Content that is neither a string nor a list: show the message.
-		return []session.Block{{Kind: session.KindRaw, Label: "message", Text: validText(p.env.Message)}}
+		return []session.Block{{Kind: session.KindRaw, Label: "message", Text: validText(p.env.Message), Origin: at(p, "message")}}
 	}
 	var out []session.Block
-	for _, raw := range p.blocks {
+	for i, raw := range p.blocks {
 		var blk Block
+		path := fmt.Sprintf("message.content.%d", i)
 		if json.Unmarshal(raw, &blk) != nil {
-			out = append(out, session.Block{Kind: session.KindRaw, Label: "block", Text: validText(raw)})
+			out = append(out, session.Block{Kind: session.KindRaw, Label: "block", Text: validText(raw), Origin: at(p, path)})
 			continue
 		}
 		switch {
 		case blk.Type == "text" && blk.Text != nil:
-			out = append(out, session.Block{Kind: session.KindText, Text: *blk.Text})
+			out = append(out, session.Block{Kind: session.KindText, Text: *blk.Text, Origin: at(p, path+".text")})
 		case blk.Type == "thinking" && blk.Thinking != nil:
-			out = append(out, session.Block{Kind: session.KindThinking, Text: *blk.Thinking})
+			out = append(out, session.Block{Kind: session.KindThinking, Text: *blk.Thinking, Origin: at(p, path+".thinking")})
 		case blk.Type == "tool_use" && !user:
-			out = append(out, session.Block{Kind: session.KindToolUse, Label: blk.Name, ID: blk.ID, Input: compactJSON(blk.Input)})
+			out = append(out, session.Block{Kind: session.KindToolUse, Label: blk.Name, ID: blk.ID, Input: compactJSON(blk.Input), Origin: at(p, path+".input")})
 		case blk.Type == "tool_result":
-			out = append(out, session.Block{Kind: session.KindToolResult, ID: blk.ToolUseID, Result: it.result(blk, p.env)})
+			out = append(out, session.Block{Kind: session.KindToolResult, ID: blk.ToolUseID, Result: it.result(blk, p, path+".content")})
 		case it.isFile(blk):
 			out = append(out, session.Block{Kind: session.KindFile, File: it.file(blk)})
 		default:
-			out = append(out, session.Block{Kind: session.KindRaw, Label: rawLabel(blk.Type), Text: validText(raw)})
+			out = append(out, session.Block{Kind: session.KindRaw, Label: rawLabel(blk.Type), Text: validText(raw), Origin: at(p, path)})
 		}
 	}
 	return out
@@ -843,9 +853,9 @@ func (it *itemizer) system(p parsed) {
 	var text string
 	blk := session.Block{Kind: session.KindText}
 	if c := bytes.TrimSpace(env.Content); len(c) > 0 && c[0] == '"' && json.Unmarshal(c, &text) == nil {
-		blk.Text = text
+		blk.Text, blk.Origin = text, at(p, "content")
 	} else {
-		blk = session.Block{Kind: session.KindRaw, Label: "system", Text: validText(p.e.Raw)}
+		blk = session.Block{Kind: session.KindRaw, Label: "system", Text: validText(p.e.Raw), Origin: at(p, "")}
 	}
 	it.newItem(p, "system", env.Subtype, []session.Block{blk})
 }
@@ -868,10 +878,10 @@ func (it *itemizer) attachment(p parsed) {
 	var rendered []Rendered
 	var s string
 	if json.Unmarshal(env.Rendered, &rendered) == nil && len(rendered) == 1 && json.Unmarshal(rendered[0].Content, &s) == nil {
-		blk.Text = s
+		blk.Text, blk.Origin = s, at(p, "rendered.0.content")
 	} else {
 		blk.Kind = session.KindRaw
-		blk.Text = validText(env.Rendered)
+		blk.Text, blk.Origin = validText(env.Rendered), at(p, "rendered")
 	}
 	if i := it.last(); i >= 0 {
 		it.fold(i, p, blk)

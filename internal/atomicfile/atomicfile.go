@@ -112,3 +112,99 @@ func MkdirAll(dir string, perm fs.FileMode) error {
 	}
 	return SyncDir(parent)
 }
+
+// Pending is a file being written beside its target. Nothing is visible at
+// the target until Commit.
+type Pending struct {
+	f      *os.File
+	target string
+	done   bool
+}
+
+// Create starts writing a new version of name.
+func Create(name string) (*Pending, error) {
+	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp-*")
+	if err != nil {
+		return nil, err
+	}
+	return &Pending{f: f, target: name}, nil
+}
+
+func (p *Pending) Write(b []byte) (int, error) { return p.f.Write(b) }
+
+// Same reports whether the target already holds exactly what was written.
+func (p *Pending) Same() (bool, error) {
+	fi, err := os.Stat(p.target)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	mine, err := p.f.Stat()
+	if err != nil {
+		return false, err
+	}
+	if fi.Size() != mine.Size() {
+		return false, nil
+	}
+	old, err := os.Open(p.target)
+	if err != nil {
+		return false, err
+	}
+	defer old.Close()
+	return sameReader(old, io.NewSectionReader(p.f, 0, mine.Size()))
+}
+
+func sameReader(a, b io.Reader) (bool, error) {
+	ab, bb := make([]byte, 1<<16), make([]byte, 1<<16)
+	for {
+		n, errA := io.ReadFull(a, ab)
+		m, errB := io.ReadFull(b, bb)
+		if n != m || !bytes.Equal(ab[:n], bb[:m]) {
+			return false, nil
+		}
+		endA := errA == io.EOF || errA == io.ErrUnexpectedEOF
+		endB := errB == io.EOF || errB == io.ErrUnexpectedEOF
+		if endA || endB {
+			return endA && endB, nil
+		}
+		if errA != nil {
+			return false, errA
+		}
+		if errB != nil {
+			return false, errB
+		}
+	}
+}
+
+// Commit makes what was written the target's contents, atomically.
+func (p *Pending) Commit(perm fs.FileMode) error {
+	p.done = true
+	err := p.f.Chmod(perm)
+	if err == nil {
+		err = p.f.Sync()
+	}
+	if cerr := p.f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(p.f.Name(), p.target)
+	}
+	if err != nil {
+		os.Remove(p.f.Name())
+		return err
+	}
+	return SyncDir(filepath.Dir(p.target))
+}
+
+// Abort discards what was written. It is safe after Commit (it does
+// nothing then), so it can be deferred.
+func (p *Pending) Abort() {
+	if p.done {
+		return
+	}
+	p.done = true
+	p.f.Close()
+	os.Remove(p.f.Name())
+}
