@@ -55,8 +55,11 @@ func Transcript(md string, w io.Writer) ([]error, error) {
 	}
 	folder := inscribe.Folder(md)
 	rounds, err := inscribe.RoundNumbers(inscribe.RoundsDir(folder))
+	if err == nil && len(rounds) == 0 && len(doc.Items) > 0 {
+		err = errors.New("the folder holds none")
+	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: no round files: %w", md, err)
+		return nil, fmt.Errorf("%s: no round files: %w: the backing store is damaged", md, err)
 	}
 	x := &exporter{md: md, doc: doc, bw: bufio.NewWriterSize(w, 1<<16)}
 	base := strings.TrimSuffix(filepath.Base(md), ".md")

@@ -114,4 +114,3 @@ func printWarnings(e *env, ws []error) {
 		fmt.Fprintf(e.stderr, "scribe: warning: %v\n", w)
 	}
 }
-

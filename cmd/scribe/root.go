@@ -118,6 +118,6 @@ EXIT STATUS
 	}
 	root.PersistentFlags().StringVar(&e.root, "root", "", "store root (default $SCRIBE_ROOT, else ./data)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &flagError{err} })
-	root.AddCommand(newInscribeCmd(e), newAppendCmd(e), newExportCmd(e))
+	root.AddCommand(newInscribeCmd(e), newAppendCmd(e), newExportCmd(e), newCheckCmd(e))
 	return root
 }

@@ -1,0 +1,622 @@
+// Package check proves, or disproves, that the store keeps a session
+// exactly: it inscribes a source into a scratch store, exports it back,
+// compares the export with the source line by line and entry by entry, then
+// inscribes the export and compares the two documents. Every difference is
+// a [Finding]: data, classified and located, never a printed message. check
+// never writes to the store it is given.
+package check
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/sergi/go-diff/diffmatchpatch"
+
+	"github.com/scribe-archive/scribe/adapters/claude"
+	"github.com/scribe-archive/scribe/exportclaude"
+	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/session"
+)
+
+// Kind classifies a finding.
+type Kind string
+
+// Kinds of findings. Lost, Added and Transformed compare the source with the
+// export, in both directions; Document compares the document inscribed from
+// the source with the one inscribed from the export; Torn and Gone are
+// explained differences, not failures.
+const (
+	Lost        Kind = "lost"        // a source line the export does not have
+	Added       Kind = "added"       // an export line the source does not have
+	Transformed Kind = "transformed" // the same entry, other bytes
+	Document    Kind = "document"    // the re-inscribed document differs
+	Error       Kind = "error"       // the check could not go on
+	Torn        Kind = "torn"        // the source ends in a torn line, which is never inscribed
+	Gone        Kind = "gone"        // the source no longer exists: the archive holds the only copy
+)
+
+// Finding is one difference.
+type Finding struct {
+	Kind Kind   `json:"kind"`
+	File string `json:"file"`           // the file the line is in
+	Line int    `json:"line,omitempty"` // 1-based
+	UUID string `json:"uuid,omitempty"` // the entry's identity
+	// Field is the JSON path of the first field that differs, for a
+	// transformed entry; Semantic reports that the two entries hold the
+	// same JSON value in other bytes.
+	Field    string `json:"field,omitempty"`
+	Semantic bool   `json:"semantic,omitempty"`
+	Diff     string `json:"diff,omitempty"`
+	Msg      string `json:"msg"`
+}
+
+// Explained reports whether the finding is expected rather than a loss.
+func (f Finding) Explained() bool { return f.Kind == Torn || f.Kind == Gone }
+
+// Report is the check of one transcript (a session or a sidechain).
+type Report struct {
+	Source   string    `json:"source"`
+	Doc      string    `json:"doc,omitempty"`
+	Findings []Finding `json:"findings"`
+}
+
+// OK reports whether the round trip lost nothing unexplained.
+func (r *Report) OK() bool {
+	for _, f := range r.Findings {
+		if !f.Explained() {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *Report) add(f Finding) { r.Findings = append(r.Findings, f) }
+
+// Transcript checks the round trip of a transcript and its sidechains: one
+// report per file.
+func Transcript(t claude.Transcript) ([]*Report, error) {
+	tmp, err := os.MkdirTemp("", "scribe-check-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	store, err := inscribe.OpenStore(filepath.Join(tmp, "first"))
+	if err != nil {
+		return nil, err
+	}
+	var reports []*Report
+	results := store.Update(t, inscribe.Options{Agent: inscribe.DefaultAgent, Verify: true})
+	for _, res := range results {
+		rep := &Report{Source: res.Source, Doc: res.Doc}
+		reports = append(reports, rep)
+		if res.Err != nil {
+			rep.add(Finding{Kind: Error, File: res.Source, Msg: "inscribe: " + res.Err.Error()})
+			continue
+		}
+		for _, w := range res.Warnings {
+			var le *claude.LineError
+			if errors.As(w, &le) && strings.HasPrefix(le.Msg, "torn last line") {
+				rep.add(Finding{Kind: Torn, File: le.File, Line: le.Line, Msg: "the source ends in a torn line (a crash mid-write): it is not inscribed, so the export ends before it"})
+			}
+		}
+	}
+	if len(results) == 0 {
+		return nil, nil
+	}
+	main := results[len(results)-1]
+	if main.Err != nil || t.Path == "" {
+		return reports, nil
+	}
+	out := filepath.Join(tmp, "export")
+	if _, _, err := exportclaude.Session(main.Doc, out, exportclaude.Options{}); err != nil {
+		reports[len(reports)-1].add(Finding{Kind: Error, File: main.Doc, Msg: "export: " + err.Error()})
+		return reports, nil
+	}
+	return reports, compareAll(t, out, filepath.Join(tmp, "second"), reports)
+}
+
+// compareAll compares each source of t with its export in out, then
+// inscribes the export and compares the documents.
+func compareAll(t claude.Transcript, out, secondRoot string, reports []*Report) error {
+	exported := map[string]string{} // source path -> exported path
+	exported[t.Path] = filepath.Join(out, t.ID+".jsonl")
+	for _, sa := range t.Subagents {
+		exported[sa.Path] = filepath.Join(out, sa.Rel)
+	}
+	for _, rep := range reports {
+		if exp, ok := exported[rep.Source]; ok && rep.OKSoFar() {
+			if err := compareFiles(rep, rep.Source, exp); err != nil {
+				return err
+			}
+		}
+	}
+	second, err := inscribe.OpenStore(secondRoot)
+	if err != nil {
+		return err
+	}
+	ets, err := claude.Discover(out)
+	if err != nil {
+		return err
+	}
+	byExport := map[string]*Report{}
+	for src, exp := range exported {
+		for _, rep := range reports {
+			if rep.Source == src {
+				byExport[exp] = rep
+			}
+		}
+	}
+	for _, et := range ets {
+		for _, res := range second.Update(et, inscribe.Options{Agent: inscribe.DefaultAgent, Verify: true}) {
+			rep := byExport[res.Source]
+			if rep == nil {
+				continue
+			}
+			if res.Err != nil {
+				rep.add(Finding{Kind: Error, File: res.Source, Msg: "inscribe the export: " + res.Err.Error()})
+				continue
+			}
+			compareDocs(rep, rep.Doc, res.Doc)
+		}
+	}
+	return nil
+}
+
+// OKSoFar reports whether no error stopped the check of this report.
+func (r *Report) OKSoFar() bool {
+	for _, f := range r.Findings {
+		if f.Kind == Error {
+			return false
+		}
+	}
+	return true
+}
+
+// lineInfo is what the comparison keeps of a line: where it is, and a
+// digest. Lines themselves are read back only when they differ, so a check
+// holds no file in memory.
+type lineInfo struct {
+	offset int64
+	length int
+	sum    string
+}
+
+func scanLines(path string) ([]lineInfo, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	lr := claude.NewLineReader(f, 1, 0)
+	var out []lineInfo
+	for {
+		l, err := lr.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		h := sha256.Sum256(l.Raw)
+		term := "n"
+		if !l.Terminated {
+			term = "x"
+		}
+		out = append(out, lineInfo{offset: l.Offset, length: len(l.Raw), sum: hex.EncodeToString(h[:12]) + term})
+	}
+}
+
+func readLine(path string, li lineInfo) []byte {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	buf := make([]byte, li.length)
+	f.ReadAt(buf, li.offset)
+	return buf
+}
+
+// compareFiles compares a source with its export, line by line.
+func compareFiles(rep *Report, src, exp string) error {
+	a, err := scanLines(src)
+	if err != nil {
+		return err
+	}
+	b, err := scanLines(exp)
+	if err != nil {
+		rep.add(Finding{Kind: Error, File: exp, Msg: "read the export: " + err.Error()})
+		return nil
+	}
+	// A torn last line is never inscribed; it is not a loss.
+	if rep.hasTorn() && len(a) > 0 {
+		a = a[:len(a)-1]
+	}
+	if equalInfos(a, b) {
+		return nil
+	}
+	var ta, tb strings.Builder
+	for _, l := range a {
+		ta.WriteString(l.sum + "\n")
+	}
+	for _, l := range b {
+		tb.WriteString(l.sum + "\n")
+	}
+	dmp := diffmatchpatch.New()
+	ca, cb, lines := dmp.DiffLinesToChars(ta.String(), tb.String())
+	diffs := dmp.DiffCharsToLines(dmp.DiffMain(ca, cb, false), lines)
+	// Walk the line diff. A run of source lines replaced by a run of export
+	// lines is paired entry by entry where the identities agree (the same
+	// uuid, or neither has one and they have the same type): such an entry
+	// was transformed, not lost and added.
+	ia, ib := 0, 0
+	var lost, added []int
+	settle := func() {
+		k := 0
+		for ; k < len(lost) && k < len(added); k++ {
+			la, lb := readLine(src, a[lost[k]]), readLine(exp, b[added[k]])
+			if !sameEntry(la, lb) {
+				break
+			}
+			rep.add(transformed(src, lost[k]+1, entryID(la), la, lb, a[lost[k]].sum, b[added[k]].sum))
+		}
+		for _, i := range lost[k:] {
+			rep.add(Finding{Kind: Lost, File: src, Line: i + 1, UUID: entryID(readLine(src, a[i])), Msg: "in the source, missing from the export"})
+		}
+		for _, j := range added[k:] {
+			rep.add(Finding{Kind: Added, File: src, Line: ia + 1, UUID: entryID(readLine(exp, b[j])),
+				Msg: fmt.Sprintf("the export has an entry here (its line %d) that the source does not", j+1)})
+		}
+		lost, added = lost[:0], added[:0]
+	}
+	for _, d := range diffs {
+		n := strings.Count(d.Text, "\n")
+		switch d.Type {
+		case diffmatchpatch.DiffEqual:
+			settle()
+			ia, ib = ia+n, ib+n
+		case diffmatchpatch.DiffDelete:
+			for k := 0; k < n; k++ {
+				lost = append(lost, ia+k)
+			}
+			ia += n
+		case diffmatchpatch.DiffInsert:
+			for k := 0; k < n; k++ {
+				added = append(added, ib+k)
+			}
+			ib += n
+		}
+	}
+	settle()
+	sort.SliceStable(rep.Findings, func(x, y int) bool { return rep.Findings[x].Line < rep.Findings[y].Line })
+	return nil
+}
+
+// sameEntry reports whether two lines are versions of one entry: the same
+// uuid, or no uuid and the same type.
+func sameEntry(a, b []byte) bool {
+	var x, y struct {
+		UUID string `json:"uuid"`
+		Type string `json:"type"`
+	}
+	errA, errB := json.Unmarshal(a, &x), json.Unmarshal(b, &y)
+	if errA != nil || errB != nil {
+		return errA != nil && errB != nil // two lines that are not JSON: compare as text
+	}
+	if x.UUID != "" || y.UUID != "" {
+		return x.UUID == y.UUID
+	}
+	return x.Type == y.Type
+}
+
+func (r *Report) hasTorn() bool {
+	for _, f := range r.Findings {
+		if f.Kind == Torn {
+			return true
+		}
+	}
+	return false
+}
+
+func equalInfos(a, b []lineInfo) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].sum != b[i].sum {
+			return false
+		}
+	}
+	return true
+}
+
+// entryID returns an entry's identity: its uuid, or for bookkeeping entries
+// without one, its type and line content digest is not stable enough, so
+// only uuids pair entries.
+func entryID(line []byte) string {
+	var e struct {
+		UUID string `json:"uuid"`
+	}
+	json.Unmarshal(line, &e)
+	return e.UUID
+}
+
+// transformed describes an entry whose bytes changed.
+func transformed(file string, line int, id string, a, b []byte, sumA, sumB string) Finding {
+	f := Finding{Kind: Transformed, File: file, Line: line, UUID: id}
+	var va, vb any
+	if json.Unmarshal(a, &va) == nil && json.Unmarshal(b, &vb) == nil {
+		if reflect.DeepEqual(va, vb) {
+			f.Semantic = true
+			f.Msg = "the same JSON value in other bytes"
+			if sumA[len(sumA)-1] != sumB[len(sumB)-1] {
+				f.Msg = "the same entry, but the line's newline differs"
+			}
+			return f
+		}
+		path, x, y := firstDifference(va, vb, "")
+		f.Field = path
+		f.Diff = textDiff(render(x), render(y))
+		f.Msg = "the entry's " + path + " differs"
+		return f
+	}
+	f.Diff = textDiff(string(a), string(b))
+	f.Msg = "the line differs"
+	return f
+}
+
+// firstDifference finds the first differing value of two JSON values.
+func firstDifference(a, b any, path string) (string, any, any) {
+	switch x := a.(type) {
+	case map[string]any:
+		if y, ok := b.(map[string]any); ok {
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			for k := range y {
+				if _, ok := x[k]; !ok {
+					keys = append(keys, k)
+				}
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				if !reflect.DeepEqual(x[k], y[k]) {
+					return firstDifference(x[k], y[k], join(path, k))
+				}
+			}
+		}
+	case []any:
+		if y, ok := b.([]any); ok && len(x) == len(y) {
+			for i := range x {
+				if !reflect.DeepEqual(x[i], y[i]) {
+					return firstDifference(x[i], y[i], join(path, fmt.Sprint(i)))
+				}
+			}
+		}
+	}
+	if path == "" {
+		path = "(entry)"
+	}
+	return path, a, b
+}
+
+func join(path, k string) string {
+	if path == "" {
+		return k
+	}
+	return path + "." + k
+}
+
+func render(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// textDiff is a short line diff of two texts ("-" old, "+" new), with at
+// most a few lines of context around each change.
+func textDiff(a, b string) string {
+	dmp := diffmatchpatch.New()
+	ca, cb, lines := dmp.DiffLinesToChars(a, b)
+	diffs := dmp.DiffCharsToLines(dmp.DiffMain(ca, cb, false), lines)
+	var out strings.Builder
+	const context, limit = 2, 40
+	written := 0
+	for i, d := range diffs {
+		ls := strings.SplitAfter(d.Text, "\n")
+		if ls[len(ls)-1] == "" {
+			ls = ls[:len(ls)-1]
+		}
+		prefix := " "
+		switch d.Type {
+		case diffmatchpatch.DiffDelete:
+			prefix = "-"
+		case diffmatchpatch.DiffInsert:
+			prefix = "+"
+		case diffmatchpatch.DiffEqual:
+			if len(ls) > 2*context {
+				keep := ls[:0:0]
+				if i > 0 {
+					keep = append(keep, ls[:context]...)
+				}
+				keep = append(keep, "…\n")
+				if i < len(diffs)-1 {
+					keep = append(keep, ls[len(ls)-context:]...)
+				}
+				ls = keep
+			}
+		}
+		for _, l := range ls {
+			if written == limit {
+				out.WriteString("…\n")
+				return out.String()
+			}
+			out.WriteString(prefix + strings.TrimSuffix(l, "\n") + "\n")
+			written++
+		}
+	}
+	return out.String()
+}
+
+// compareDocs compares the document inscribed from the source with the one
+// inscribed from the export. Only the recorded source path may differ.
+func compareDocs(rep *Report, first, second string) {
+	a, errA := readDoc(first)
+	b, errB := readDoc(second)
+	if errA != nil || errB != nil {
+		rep.add(Finding{Kind: Error, File: first, Msg: fmt.Sprintf("read the documents: %v", errors.Join(errA, errB))})
+		return
+	}
+	// The recorded source path differs by construction; a fork's origin is
+	// found among the source's sibling files, which the export lacks.
+	for _, d := range []*session.Document{a.doc, b.doc} {
+		d.Meta.Source, d.Meta.ForkedFrom = "", nil
+	}
+	if inscribe.Equal(a.doc, b.doc) {
+		return
+	}
+	rep.add(Finding{Kind: Document, File: first, Msg: "inscribing the export gives another document", Diff: textDiff(string(a.src), string(b.src))})
+}
+
+type parsedDoc struct {
+	src []byte
+	doc *session.Document
+}
+
+func readDoc(p string) (*parsedDoc, error) {
+	src, err := os.ReadFile(p)
+	if err != nil {
+		return nil, err
+	}
+	d, err := inscribe.Parse(src, p)
+	if err != nil {
+		return nil, err
+	}
+	return &parsedDoc{src: src, doc: d}, nil
+}
+
+// Stored checks documents already in a store against their sources: the
+// export from the store must equal the source, and inscribing the export
+// must give the stored document back (its summary and engagements, which a
+// person owns, aside). A document whose source is gone is reported as such:
+// the archive now holds the only copy.
+func Stored(store *inscribe.Store, md string) (*Report, error) {
+	m, err := inscribe.ReadMeta(md)
+	if err != nil {
+		return &Report{Doc: md, Findings: []Finding{{Kind: Error, File: md, Msg: err.Error()}}}, nil
+	}
+	rep := &Report{Doc: md, Source: store.ResolveSource(m.Source)}
+	if _, err := os.Stat(rep.Source); errors.Is(err, fs.ErrNotExist) {
+		rep.add(Finding{Kind: Gone, File: rep.Source, Msg: "the source is gone: the archive holds the only copy"})
+		return rep, nil
+	}
+	tmp, err := os.MkdirTemp("", "scribe-check-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	exp := filepath.Join(tmp, "export.jsonl")
+	f, err := os.Create(exp)
+	if err != nil {
+		return nil, err
+	}
+	bw := bufio.NewWriter(f)
+	_, xerr := exportclaude.Transcript(md, bw)
+	bw.Flush()
+	f.Close()
+	if xerr != nil {
+		rep.add(Finding{Kind: Error, File: md, Msg: "export: " + xerr.Error()})
+		return rep, nil
+	}
+	if last, ok := tornTail(rep.Source); ok {
+		rep.add(Finding{Kind: Torn, File: rep.Source, Line: last, Msg: "the source ends in a torn line (a crash mid-write): it is not inscribed, so the export ends before it"})
+	}
+	if err := compareFiles(rep, rep.Source, exp); err != nil {
+		return nil, err
+	}
+	return rep, compareStoredDoc(rep, md, exp, m, filepath.Join(tmp, "second"))
+}
+
+// tornTail reports whether a file ends in an unterminated line that is not
+// JSON (a torn write), and that line's number.
+func tornTail(p string) (int, bool) {
+	infos, err := scanLines(p)
+	if err != nil || len(infos) == 0 {
+		return 0, false
+	}
+	last := infos[len(infos)-1]
+	if !strings.HasSuffix(last.sum, "x") {
+		return 0, false
+	}
+	return len(infos), !json.Valid(readLine(p, last))
+}
+
+// compareStoredDoc inscribes an export and compares the result with the
+// stored document.
+func compareStoredDoc(rep *Report, md, exp string, m *session.Meta, root string) error {
+	second, err := inscribe.OpenStore(root)
+	if err != nil {
+		return err
+	}
+	id := m.SessionID
+	if m.SidechainOf != nil {
+		id = "agent-" + m.SidechainOf.AgentID
+	}
+	dir := filepath.Join(filepath.Dir(exp), "t")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	p := filepath.Join(dir, id+".jsonl")
+	if err := os.Rename(exp, p); err != nil {
+		return err
+	}
+	t := claude.Transcript{Path: p, ID: m.SessionID, ProjectDir: dir}
+	var res []inscribe.Result
+	if m.SidechainOf != nil {
+		t.Path = ""
+		t.Subagents = []claude.Subagent{{Path: p, AgentID: m.SidechainOf.AgentID, ParentID: m.SessionID, Rel: filepath.Base(p)}}
+	}
+	res = second.Update(t, inscribe.Options{Agent: m.AgentID, Verify: true})
+	for _, r := range res {
+		if r.Err != nil {
+			rep.add(Finding{Kind: Error, File: exp, Msg: "inscribe the export: " + r.Err.Error()})
+			return nil
+		}
+		if r.Source != p {
+			continue
+		}
+		a, errA := readDoc(md)
+		b, errB := readDoc(r.Doc)
+		if errA != nil || errB != nil {
+			rep.add(Finding{Kind: Error, File: md, Msg: fmt.Sprintf("read the documents: %v", errors.Join(errA, errB))})
+			return nil
+		}
+		// What a person owns, where the source was, and what lay beside it
+		// (sibling sessions, a sidechain's meta file) may differ.
+		for _, d := range []*session.Document{a.doc, b.doc} {
+			d.Meta.Source, d.Summary, d.Meta.Engagements = "", "", nil
+			d.Meta.Sidechains, d.Meta.ForkedFrom = nil, nil
+			if of := d.Meta.SidechainOf; of != nil {
+				d.Meta.SidechainOf = &session.SidechainOf{SessionID: of.SessionID, AgentID: of.AgentID}
+			}
+		}
+		if !inscribe.Equal(a.doc, b.doc) {
+			rep.add(Finding{Kind: Document, File: md, Msg: "inscribing the export gives another document than the stored one", Diff: textDiff(string(a.src), string(b.src))})
+		}
+	}
+	return nil
+}

@@ -1,0 +1,235 @@
+package exportclaude_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/scribe-archive/scribe/adapters/claude"
+	"github.com/scribe-archive/scribe/exportclaude"
+	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/internal/storetest"
+	"github.com/scribe-archive/scribe/internal/testenv"
+)
+
+// sourceBytes returns what a lossless export must give: the source, less a
+// torn last line.
+func sourceBytes(t *testing.T, p string) []byte {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i := bytes.LastIndexByte(data, '\n'); i < len(data)-1 {
+		if tail := data[i+1:]; !json.Valid(tail) {
+			data = data[:i+1]
+		}
+	}
+	return data
+}
+
+// TestExportIsLossless: for every sample session, the export of its
+// inscription is the source, byte for byte (its sidechains and kept files
+// too), except a torn last line.
+func TestExportIsLossless(t *testing.T) {
+	s, projects := storetest.Samples(t)
+	ts, err := claude.Discover(projects)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range ts {
+		t.Run(tr.ID, func(t *testing.T) {
+			md, ok := s.FindDoc(tr.ID)
+			if !ok {
+				t.Fatal("not in the store")
+			}
+			out := t.TempDir()
+			files, warnings, err := exportclaude.Session(md, out, exportclaude.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(warnings) > 0 {
+				t.Errorf("warnings exporting an unedited document: %v", warnings)
+			}
+			want := map[string]string{tr.ID + ".jsonl": tr.Path}
+			for _, sa := range tr.Subagents {
+				want[sa.Rel] = sa.Path
+				if sa.Meta != "" {
+					want[strings.TrimSuffix(sa.Rel, ".jsonl")+".meta.json"] = sa.Meta
+				}
+			}
+			for _, f := range tr.Files {
+				want[filepath.Join(tr.ID, f)] = filepath.Join(strings.TrimSuffix(tr.Path, ".jsonl"), f)
+			}
+			if len(files) != len(want) {
+				t.Errorf("exported %d files, want %d", len(files), len(want))
+			}
+			for rel, src := range want {
+				got, err := os.ReadFile(filepath.Join(out, rel))
+				if err != nil {
+					t.Errorf("%s: %v", rel, err)
+					continue
+				}
+				if !bytes.Equal(got, sourceBytes(t, src)) {
+					t.Errorf("%s differs from %s", rel, src)
+				}
+			}
+		})
+	}
+}
+
+// TestExportPublicCorpus: the same over the public corpus in ../shared.
+func TestExportPublicCorpus(t *testing.T) {
+	dir := t.TempDir()
+	s, err := inscribe.OpenStore(filepath.Join(dir, "data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range testenv.PublicTranscripts(t) {
+		tr := claude.Transcript{Path: p, ID: strings.TrimSuffix(filepath.Base(p), ".jsonl"), ProjectDir: filepath.Dir(p)}
+		for _, r := range s.Update(tr, inscribe.Options{}) {
+			if r.Err != nil {
+				t.Fatalf("%s: %v", p, r.Err)
+			}
+		}
+		var buf bytes.Buffer
+		md, _ := s.FindDoc(tr.ID)
+		if _, err := exportclaude.Transcript(md, &buf); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if !bytes.Equal(buf.Bytes(), sourceBytes(t, p)) {
+			t.Errorf("%s: export differs from the source", filepath.Base(p))
+		}
+	}
+}
+
+// TestExportCarriesEdits: an edit of a message in the markdown is in the
+// export, in that message only; everything else stays byte for byte.
+func TestExportCarriesEdits(t *testing.T) {
+	s, projects := storetest.Samples(t)
+	id := "11111111-1111-4111-8111-111111111111"
+	md, _ := s.FindDoc(id)
+	doc, _ := os.ReadFile(md)
+	edits := []struct{ old, new string }{
+		{"\ncreate hello.py please\n", "\ncreate hello.py please [redacted]\n"},                                       // a prompt (string content)
+		{"\nDone. I created `hello.py`.\n", "\nDone. I created `hello.py`, with \"quotes\".\n"},                       // an assistant text
+		{"\nBoth failed as expected.\n", "\nBoth failed, as expected.\n"},                                             // thinking
+		{"\"command\": \"ls -la\",", "\"command\": \"ls -l\","},                                                       // a tool input
+		{"drwxr-xr-x 3 root root 4096 Nov 22 09:26 ..\n", "drwxr-xr-x 3 root root 4096 Nov 22 09:26 ..\n(trimmed)\n"}, // a tool result
+	}
+	edited := string(doc)
+	for _, e := range edits {
+		if strings.Count(edited, e.old) != 1 {
+			t.Fatalf("%q is not in the document exactly once", e.old)
+		}
+		edited = strings.Replace(edited, e.old, e.new, 1)
+	}
+	if err := os.WriteFile(md, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	warnings, err := exportclaude.Transcript(md, &buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) > 0 {
+		t.Errorf("warnings: %v", warnings)
+	}
+	src := sourceBytes(t, filepath.Join(projects, "-home-dev-src-tools-thinking", id+".jsonl"))
+	gotLines, srcLines := strings.Split(buf.String(), "\n"), strings.Split(string(src), "\n")
+	if len(gotLines) != len(srcLines) {
+		t.Fatalf("export has %d lines, source %d", len(gotLines), len(srcLines))
+	}
+	changed := 0
+	for i := range srcLines {
+		if gotLines[i] != srcLines[i] {
+			changed++
+		}
+	}
+	if changed != len(edits) {
+		t.Errorf("%d lines changed, want %d (one per edit)", changed, len(edits))
+	}
+	for _, want := range []string{
+		`"content":"create hello.py please [redacted]"`,
+		`"text":"Done. I created ` + "`hello.py`" + `, with \"quotes\"."`,
+		`"thinking":"Both failed, as expected."`,
+		`"command":"ls -l"`,
+		`09:26 ..\n(trimmed)"`,
+	} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("export lacks %s", want)
+		}
+	}
+	// Inscribing the export gives the edited document back.
+	out := t.TempDir()
+	p := filepath.Join(out, id+".jsonl")
+	os.WriteFile(p, buf.Bytes(), 0o644)
+	s2, _ := inscribe.OpenStore(filepath.Join(out, "data"))
+	for _, r := range s2.Update(claude.Transcript{Path: p, ID: id, ProjectDir: out}, inscribe.Options{}) {
+		if r.Err != nil {
+			t.Fatal(r.Err)
+		}
+		a, _ := inscribe.Parse([]byte(edited), md)
+		got, _ := os.ReadFile(r.Doc)
+		b, err := inscribe.Parse(got, r.Doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The summary placeholder quotes the first prompt, which was edited.
+		a.Meta.Source, b.Meta.Source, a.Summary, b.Summary = "", "", "", ""
+		if !inscribe.Equal(a, b) {
+			t.Error("inscribing the export does not give the edited document")
+		}
+	}
+}
+
+// TestExportWarnsOnStructuralEdits: what the transcript cannot express is
+// reported, not silently dropped.
+func TestExportWarnsOnStructuralEdits(t *testing.T) {
+	s, _ := storetest.Samples(t)
+	md, _ := s.FindDoc("22222222-2222-4222-8222-222222222222")
+	doc, _ := os.ReadFile(md)
+	edited := strings.Replace(string(doc), `"time":"2026-11-22T09:26:19.`, `"time":"2027-11-22T09:26:19.`, 1)
+	if edited == string(doc) {
+		t.Fatal("no timestamp to edit")
+	}
+	os.WriteFile(md, []byte(edited), 0o644)
+	var buf bytes.Buffer
+	warnings, err := exportclaude.Transcript(md, &buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0].Error(), "not carried") {
+		t.Errorf("warnings = %v, want one about the timestamp", warnings)
+	}
+}
+
+// TestExportRefusesToOverwrite: a different existing file stays unless
+// forced; an identical one is left alone.
+func TestExportRefusesToOverwrite(t *testing.T) {
+	s, _ := storetest.Samples(t)
+	md, _ := s.FindDoc("22222222-2222-4222-8222-222222222222")
+	out := t.TempDir()
+	target := filepath.Join(out, "22222222-2222-4222-8222-222222222222.jsonl")
+	os.WriteFile(target, []byte("someone else's\n"), 0o644)
+	if _, _, err := exportclaude.Session(md, out, exportclaude.Options{}); err == nil {
+		t.Fatal("overwrote a different file")
+	}
+	if b, _ := os.ReadFile(target); string(b) != "someone else's\n" {
+		t.Fatal("the existing file changed")
+	}
+	files, _, err := exportclaude.Session(md, out, exportclaude.Options{Force: true})
+	if err != nil || !files[0].Written {
+		t.Fatalf("forced export: %v %v", files, err)
+	}
+	fi, _ := os.Stat(target)
+	files, _, err = exportclaude.Session(md, out, exportclaude.Options{})
+	if err != nil || files[0].Written {
+		t.Fatalf("identical export: written=%v err=%v", files[0].Written, err)
+	}
+	if fi2, _ := os.Stat(target); !fi2.ModTime().Equal(fi.ModTime()) {
+		t.Error("an identical file was rewritten")
+	}
+}

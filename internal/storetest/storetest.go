@@ -1,0 +1,75 @@
+// Package storetest builds stores for tests: the bundled samples inscribed
+// into a scratch directory laid out as the repository is.
+package storetest
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/scribe-archive/scribe/adapters/claude"
+	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/internal/testenv"
+)
+
+// CopyTree copies a directory tree.
+func CopyTree(t testing.TB, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		dst := filepath.Join(to, rel)
+		if d.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Inscribe inscribes every transcript under projects into s.
+func Inscribe(t testing.TB, s *inscribe.Store, projects string, opts inscribe.Options) []inscribe.Result {
+	t.Helper()
+	ts, err := claude.Discover(projects)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []inscribe.Result
+	for _, tr := range ts {
+		for _, r := range s.Update(tr, opts) {
+			if r.Err != nil {
+				t.Fatalf("%s: %v", r.Source, r.Err)
+			}
+			all = append(all, r)
+		}
+	}
+	if err := s.RefreshIndexes(); err != nil {
+		t.Fatal(err)
+	}
+	return all
+}
+
+// Samples inscribes a copy of the bundled samples into a fresh store (store
+// at <dir>/data, samples at <dir>/testdata/claude/projects) and returns the
+// store and the samples' directory.
+func Samples(t testing.TB) (*inscribe.Store, string) {
+	t.Helper()
+	dir := t.TempDir()
+	projects := filepath.Join(dir, "testdata", "claude", "projects")
+	CopyTree(t, testenv.Projects(t), projects)
+	s, err := inscribe.OpenStore(filepath.Join(dir, "data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	Inscribe(t, s, projects, inscribe.Options{Verify: true})
+	return s, projects
+}
