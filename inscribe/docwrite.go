@@ -219,10 +219,11 @@ func (u *update) writeDoc(head []byte, keepFrom, keepTo int64, open []byte) (boo
 			return false, nil
 		}
 	}
-	err := atomicfile.Write(u.spec.md, 0o644, func(w io.Writer) error {
-		_, err := io.Copy(w, content())
-		return err
-	})
+	p, err := u.batch.Create(u.spec.md, 0o644)
+	if err != nil {
+		return false, err
+	}
+	_, err = io.Copy(p, content())
 	return err == nil, err
 }
 
@@ -264,10 +265,8 @@ func (u *update) writeRound(r *session.Round) error {
 		return &FormatError{File: p, Msg: "this closed round differs from what the source now gives: the store and the source disagree; nothing was overwritten"}
 	}
 	u.wrote = true
-	return atomicfile.Write(p, 0o644, func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
-	})
+	_, err = u.batch.WriteIfChanged(p, data, 0o644)
+	return err
 }
 
 // collectFiles gathers the images and documents a round shows.
@@ -308,14 +307,14 @@ func (u *update) writeFiles() error {
 		if err := atomicfile.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return err
 		}
-		if err := atomicfile.Write(p, 0o644, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
+		if _, err := u.batch.WriteIfChanged(p, data, 0o644); err != nil {
 			return err
 		}
 		u.wrote = true
 	}
 	u.files = nil
 	for _, c := range u.spec.files {
-		changed, err := copyIfChanged(c.from, c.to)
+		changed, err := copyIfChanged(&u.batch, c.from, c.to)
 		if err != nil {
 			u.res.Warnings = append(u.res.Warnings, fmt.Errorf("%s: not kept: %w", c.from, err))
 			continue
@@ -326,7 +325,7 @@ func (u *update) writeFiles() error {
 }
 
 // copyIfChanged copies a file unless the target already holds its bytes.
-func copyIfChanged(from, to string) (bool, error) {
+func copyIfChanged(b *atomicfile.Batch, from, to string) (bool, error) {
 	src, err := os.Open(from)
 	if err != nil {
 		return false, err
@@ -350,10 +349,12 @@ func copyIfChanged(from, to string) (bool, error) {
 	if err := atomicfile.MkdirAll(filepath.Dir(to), 0o755); err != nil {
 		return false, err
 	}
-	return true, atomicfile.Write(to, 0o644, func(w io.Writer) error {
-		_, err := io.Copy(w, io.NewSectionReader(src, 0, fi.Size()))
-		return err
-	})
+	p, err := b.Create(to, 0o644)
+	if err != nil {
+		return false, err
+	}
+	_, err = io.Copy(p, io.NewSectionReader(src, 0, fi.Size()))
+	return true, err
 }
 
 // forks caches, per project directory, the first message and first

@@ -113,7 +113,7 @@ func encodeRound(r *session.Round) []byte {
 			buf.WriteString(", \"no_newline\": true")
 		}
 		switch {
-		case utf8.Valid(e.Raw) && !e.Invalid && json.Valid(e.Raw):
+		case !e.Invalid && utf8.Valid(e.Raw): // the adapter validated the JSON
 			buf.WriteString(", \"json\": ")
 			buf.Write(e.Raw)
 		case utf8.Valid(e.Raw):

@@ -73,13 +73,13 @@ func readState(folder string) (*docState, error) {
 	return &st, nil
 }
 
-func writeState(folder string, st *docState) error {
+func writeState(b *atomicfile.Batch, folder string, st *docState) error {
 	st.Version = stateVersion
 	data, err := json.MarshalIndent(st, "", "  ")
 	if err != nil {
 		return err
 	}
-	_, err = atomicfile.WriteIfChanged(filepath.Join(folder, stateFile), append(data, '\n'), 0o644)
+	_, err = b.WriteIfChanged(filepath.Join(folder, stateFile), append(data, '\n'), 0o644)
 	return err
 }
 

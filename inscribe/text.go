@@ -71,10 +71,14 @@ func plainSafe(s string) bool {
 	if strings.TrimSpace(s) == "" {
 		return false
 	}
-	if !strings.ContainsAny(s, "<`~[") {
-		// Without these characters no HTML block, fence or link reference
-		// definition can start: the common case needs no parse.
+	switch lineStarts(s) {
+	case startsPlain:
+		// No line can open an HTML block, a fence or a link reference
+		// definition: the common case needs no parse.
 		return true
+	case startsHTML:
+		// Almost surely an HTML block (a system reminder, say): not plain.
+		return false
 	}
 	const probe = "<!-- scribe probe -->"
 	src := []byte(s + "\n\n" + probe + "\n")
@@ -99,6 +103,44 @@ func plainSafe(s string) bool {
 	}
 	return true
 }
+
+const (
+	startsPlain = iota // no line starts a construct that needs a closer look
+	startsHTML         // some line starts with a tag or a comment
+	startsOther        // some line starts a fence or a link reference definition
+)
+
+// lineStarts looks at what each line of s starts with, after at most three
+// spaces: only those positions can open a top-level HTML block, fence or
+// link reference definition.
+func lineStarts(s string) int {
+	verdict := startsPlain
+	for i := 0; i < len(s); {
+		j := i
+		for j < len(s) && j-i < 3 && s[j] == ' ' {
+			j++
+		}
+		if j < len(s) {
+			switch s[j] {
+			case '<':
+				if j+1 < len(s) && (isLetter(s[j+1]) || s[j+1] == '/' || s[j+1] == '!' || s[j+1] == '?') {
+					return startsHTML
+				}
+				verdict = startsOther
+			case '`', '~', '[':
+				verdict = startsOther
+			}
+		}
+		nl := strings.IndexByte(s[i:], '\n')
+		if nl < 0 {
+			break
+		}
+		i += nl + 1
+	}
+	return verdict
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 // lineStart returns the offset of the start of the line holding offset pos.
 func lineStart(src []byte, pos int) int {

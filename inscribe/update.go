@@ -279,6 +279,7 @@ func (s *Store) updateDoc(spec docSpec, opts Options) (res Result) {
 	}
 	defer unlock()
 	u := &update{store: s, spec: spec, opts: opts, folder: folder, res: &res}
+	defer u.batch.Abort()
 	if err := u.run(); err != nil {
 		res.Outcome, res.Err = Failed, err
 	}
@@ -300,6 +301,9 @@ type update struct {
 	closed  hash.Hash // running hash of the closed rounds' bytes
 	files   map[string][]byte
 	wrote   bool
+	// batch holds every file this update writes, committed together at its
+	// end in a safe order: round files, the document, the read note.
+	batch atomicfile.Batch
 	// lastEnd is the source offset just past the last closed round.
 	lastEnd int64
 }
@@ -532,7 +536,10 @@ func (u *update) build() error {
 		return err
 	}
 	next.ClosedHash = marshalHash(u.closed)
-	if err := writeState(u.folder, &next); err != nil {
+	if err := writeState(&u.batch, u.folder, &next); err != nil {
+		return err
+	}
+	if err := u.batch.Commit(); err != nil {
 		return err
 	}
 	switch {

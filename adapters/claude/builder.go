@@ -131,9 +131,11 @@ type parsed struct {
 	e   session.Entry
 	env *Entry // nil for a line that is not a JSON object
 	msg *Message
-	// blocks are the content blocks of msg, as raw JSON; str is set instead
-	// when the content is a string.
-	blocks []json.RawMessage
+	// raws are the content blocks of msg as raw JSON, and blocks the same
+	// decoded (Type is "" where a block would not decode); str is set
+	// instead when the content is a string.
+	raws   []json.RawMessage
+	blocks []Block
 	str    *string
 }
 
@@ -170,8 +172,8 @@ func (b *Builder) parse(e session.Entry) parsed {
 		p.e.Invalid = true
 		return p
 	}
-	var env Entry
-	if err := json.Unmarshal(raw, &env); err != nil {
+	env, err := decodeEntry(raw)
+	if err != nil {
 		p.e.Invalid = true
 		b.warnf(e.Line, "not a JSON object (%v): kept in the backing store, not shown", shortErr(err))
 		return p
@@ -179,24 +181,27 @@ func (b *Builder) parse(e session.Entry) parsed {
 	if !utf8.Valid(raw) {
 		b.warnf(e.Line, "invalid UTF-8: kept byte for byte in the backing store, shown with U+FFFD")
 	}
-	p.env = &env
+	p.env = env
 	if len(env.Message) > 0 && (env.Type == "user" || env.Type == "assistant") {
-		var m Message
-		if err := json.Unmarshal(env.Message, &m); err == nil {
-			p.msg = &m
-			switch c := bytes.TrimSpace(m.Content); {
+		if m, ok := decodeMessage(env.Message); ok {
+			p.msg = m
+			switch c := m.Content; {
 			case len(c) > 0 && c[0] == '"':
-				var s string
-				if json.Unmarshal(c, &s) == nil {
-					p.str = &s
-				}
+				p.str = session.Ptr(unquote(c, span{0, len(c)}))
 			case len(c) > 0 && c[0] == '[':
-				if err := json.Unmarshal(c, &p.blocks); err != nil {
+				raws, err := splitArray(c)
+				if err != nil {
 					b.warnf(e.Line, "message content is not a list of blocks (%v): shown as JSON", shortErr(err))
+					break
+				}
+				p.raws = raws
+				p.blocks = make([]Block, len(raws))
+				for i, r := range raws {
+					p.blocks[i], _ = decodeBlock(r)
 				}
 			}
 		} else {
-			b.warnf(e.Line, "message is not an object (%v): shown as JSON", shortErr(err))
+			b.warnf(e.Line, "message is not an object: shown as JSON")
 		}
 	}
 	return p
@@ -225,12 +230,10 @@ func (b *Builder) isPrompt(p parsed) bool {
 	if len(p.blocks) == 0 {
 		return false
 	}
-	for _, raw := range p.blocks {
-		var blk Block
-		if json.Unmarshal(raw, &blk) != nil {
-			return false
-		}
+	for _, blk := range p.blocks {
 		switch blk.Type {
+		case "":
+			return false
 		case "tool_result":
 			return false
 		case "text":
@@ -601,7 +604,7 @@ func (it *itemizer) user(p parsed) {
 		return
 	}
 	if env.IsMeta {
-		if p.str != nil || (len(p.blocks) == 1 && blockType(p.blocks[0]) == "text") {
+		if p.str != nil || (len(p.blocks) == 1 && p.blocks[0].Type == "text" && p.blocks[0].Text != nil) {
 			if i := it.last(); i >= 0 {
 				path := "message.content"
 				if p.str == nil {
@@ -634,9 +637,8 @@ func (it *itemizer) plainText(p parsed) string {
 		return *p.str
 	}
 	var sb strings.Builder
-	for _, raw := range p.blocks {
-		var blk Block
-		if json.Unmarshal(raw, &blk) == nil && blk.Type == "text" && blk.Text != nil {
+	for _, blk := range p.blocks {
+		if blk.Type == "text" && blk.Text != nil {
 			if sb.Len() > 0 {
 				sb.WriteString("\n")
 			}
@@ -666,9 +668,8 @@ func (it *itemizer) toolResults(p parsed) ([]foldedResult, bool) {
 		return nil, false
 	}
 	var out []foldedResult
-	for i, raw := range p.blocks {
-		var blk Block
-		if json.Unmarshal(raw, &blk) != nil || blk.Type != "tool_result" {
+	for i, blk := range p.blocks {
+		if blk.Type != "tool_result" {
 			return nil, false
 		}
 		ref, ok := it.toolUse[blk.ToolUseID]
@@ -726,20 +727,21 @@ func (it *itemizer) resultParts(content json.RawMessage, p parsed, path string) 
 		return nil
 	}
 	if c[0] == '"' {
-		var s string
-		if json.Unmarshal(c, &s) == nil {
-			return []session.Part{{Kind: session.KindText, Text: s, Origin: at(p, path)}}
-		}
+		return []session.Part{{Kind: session.KindText, Text: unquote(c, span{0, len(c)}), Origin: at(p, path)}}
 	}
 	var list []json.RawMessage
-	if c[0] != '[' || json.Unmarshal(c, &list) != nil {
+	var err error
+	if c[0] == '[' {
+		list, err = splitArray(c)
+	}
+	if c[0] != '[' || err != nil {
 		return []session.Part{{Kind: session.KindRaw, Text: validText(c), Origin: at(p, path)}}
 	}
 	var parts []session.Part
 	for j, raw := range list {
-		var blk Block
 		sub := fmt.Sprintf("%s.%d", path, j)
-		if json.Unmarshal(raw, &blk) != nil {
+		blk, ok := decodeBlock(raw)
+		if !ok {
 			parts = append(parts, session.Part{Kind: session.KindRaw, Text: validText(raw), Origin: at(p, sub)})
 			continue
 		}
@@ -788,32 +790,22 @@ func extension(mediaType string) string {
 	return "bin"
 }
 
-func blockType(raw json.RawMessage) string {
-	var blk struct {
-		Type string `json:"type"`
-	}
-	json.Unmarshal(raw, &blk)
-	return blk.Type
-}
-
 // contentBlocks converts the content of a user or assistant message.
 func (it *itemizer) contentBlocks(p parsed, user bool) []session.Block {
 	if p.str != nil {
 		return []session.Block{{Kind: session.KindText, Text: *p.str, Origin: at(p, "message.content")}}
 	}
-	if p.blocks == nil {
+	if p.raws == nil {
 		// Content that is neither a string nor a list: show the message.
 		return []session.Block{{Kind: session.KindRaw, Label: "message", Text: validText(p.env.Message), Origin: at(p, "message")}}
 	}
 	var out []session.Block
-	for i, raw := range p.blocks {
-		var blk Block
+	for i, blk := range p.blocks {
+		raw := p.raws[i]
 		path := fmt.Sprintf("message.content.%d", i)
-		if json.Unmarshal(raw, &blk) != nil {
-			out = append(out, session.Block{Kind: session.KindRaw, Label: "block", Text: validText(raw), Origin: at(p, path)})
-			continue
-		}
 		switch {
+		case blk.Type == "":
+			out = append(out, session.Block{Kind: session.KindRaw, Label: "block", Text: validText(raw), Origin: at(p, path)})
 		case blk.Type == "text" && blk.Text != nil:
 			out = append(out, session.Block{Kind: session.KindText, Text: *blk.Text, Origin: at(p, path+".text")})
 		case blk.Type == "thinking" && blk.Thinking != nil:
@@ -866,18 +858,15 @@ func (it *itemizer) attachment(p parsed) {
 		it.hide(p)
 		return
 	}
-	var kind struct {
-		Type string `json:"type"`
+	label := ""
+	if st, en, err := locate(env.Attachment, []string{"type"}); err == nil {
+		label = unquote(env.Attachment, span{st, en})
 	}
-	json.Unmarshal(env.Attachment, &kind)
-	label := kind.Type
 	if label == "" {
 		label = "attachment"
 	}
 	blk := session.Block{Kind: session.KindReminder, Label: label, Entry: env.UUID, Time: env.Timestamp}
-	var rendered []Rendered
-	var s string
-	if json.Unmarshal(env.Rendered, &rendered) == nil && len(rendered) == 1 && json.Unmarshal(rendered[0].Content, &s) == nil {
+	if s, ok := renderedText(env.Rendered); ok {
 		blk.Text, blk.Origin = s, at(p, "rendered.0.content")
 	} else {
 		blk.Kind = session.KindRaw

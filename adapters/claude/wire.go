@@ -86,12 +86,6 @@ type Source struct {
 	Data      string `json:"data,omitempty"`
 }
 
-// Rendered is one element of an attachment's "rendered" list: the text the
-// model was shown for the attachment.
-type Rendered struct {
-	Content json.RawMessage `json:"content"`
-}
-
 // CompactMeta is the metadata of a compact_boundary system entry.
 type CompactMeta struct {
 	Trigger          string `json:"trigger,omitempty"`

@@ -1,0 +1,123 @@
+package atomicfile
+
+import (
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Batch writes a group of files that belong together (a document, its
+// round files, its read note) with one flush to disk instead of one per
+// file. Each file is written beside its target; Commit makes all the data
+// durable at once, then renames the files into place in the order they were
+// added, then syncs their directories. A kill at any moment leaves every
+// target with its old contents or its new ones; files renamed earlier in the
+// order are never older than files renamed later.
+type Batch struct {
+	files []*Pending
+	perm  []fs.FileMode
+}
+
+// Create starts a file of the batch.
+func (b *Batch) Create(name string, perm fs.FileMode) (*Pending, error) {
+	p, err := Create(name)
+	if err != nil {
+		return nil, err
+	}
+	b.files = append(b.files, p)
+	b.perm = append(b.perm, perm)
+	return p, nil
+}
+
+// WriteIfChanged adds a file to the batch unless name already holds data.
+// It reports whether the file will be written.
+func (b *Batch) WriteIfChanged(name string, data []byte, perm fs.FileMode) (bool, error) {
+	if same, err := Equal(name, data); err != nil || same {
+		return false, err
+	}
+	p, err := b.Create(name, perm)
+	if err != nil {
+		return false, err
+	}
+	_, err = p.Write(data)
+	return true, err
+}
+
+// Drop removes a file from the batch, discarding what was written.
+func (b *Batch) Drop(p *Pending) {
+	for i, q := range b.files {
+		if q == p {
+			b.files = append(b.files[:i], b.files[i+1:]...)
+			b.perm = append(b.perm[:i], b.perm[i+1:]...)
+			break
+		}
+	}
+	p.Abort()
+}
+
+// Len is the number of files in the batch.
+func (b *Batch) Len() int { return len(b.files) }
+
+// Commit makes the batch's files durable and puts them in place.
+func (b *Batch) Commit() error {
+	if len(b.files) == 0 {
+		return nil
+	}
+	defer b.Abort()
+	if err := syncAll(b.files); err != nil {
+		return err
+	}
+	dirs := map[string]bool{}
+	var order []string
+	for i, p := range b.files {
+		if err := p.f.Chmod(b.perm[i]); err != nil {
+			return err
+		}
+		if err := p.f.Close(); err != nil {
+			return err
+		}
+		p.done = true
+		if err := os.Rename(p.f.Name(), p.target); err != nil {
+			os.Remove(p.f.Name())
+			return err
+		}
+		if d := filepath.Dir(p.target); !dirs[d] {
+			dirs[d] = true
+			order = append(order, d)
+		}
+	}
+	for _, d := range order {
+		if err := SyncDir(d); err != nil {
+			return err
+		}
+	}
+	b.files, b.perm = nil, nil
+	return nil
+}
+
+// Abort discards every file not yet committed.
+func (b *Batch) Abort() {
+	for _, p := range b.files {
+		p.Abort()
+	}
+	b.files, b.perm = nil, nil
+}
+
+// syncAll makes the data of files durable: with one syncfs(2) of their file
+// system where the platform has it, else with an fsync of each.
+func syncAll(files []*Pending) error {
+	if len(files) > 1 {
+		if ok, err := syncfs(files[0].f); ok {
+			return err
+		}
+	}
+	for _, p := range files {
+		if err := p.f.Sync(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var _ io.Writer = (*Pending)(nil)
