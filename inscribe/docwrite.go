@@ -256,17 +256,29 @@ func (u *update) writeRound(r *session.Round) error {
 		return err
 	}
 	p := filepath.Join(dir, roundName(r.N))
-	data := encodeRound(r)
-	same, err := atomicfile.Equal(p, data)
-	if err != nil || same {
+	f, err := u.batch.Create(p, 0o644)
+	if err != nil {
 		return err
 	}
-	if old, err := ReadRound(p); err == nil && !old.Open {
-		return &FormatError{File: p, Msg: "this closed round differs from what the source now gives: the store and the source disagree; nothing was overwritten"}
+	if err := writeRoundTo(f, r); err != nil {
+		return err
+	}
+	if _, err := os.Stat(p); err == nil {
+		same, err := f.Same()
+		if err != nil {
+			return err
+		}
+		if same {
+			u.batch.Drop(f)
+			return nil
+		}
+		if old, err := ReadRound(p); err == nil && !old.Open {
+			u.batch.Drop(f)
+			return &FormatError{File: p, Msg: "this closed round differs from what the source now gives: the store and the source disagree; nothing was overwritten"}
+		}
 	}
 	u.wrote = true
-	_, err = u.batch.WriteIfChanged(p, data, 0o644)
-	return err
+	return nil
 }
 
 // collectFiles gathers the images and documents a round shows.

@@ -84,6 +84,14 @@ func RoundsDir(folder string) string { return filepath.Join(folder, "rounds") }
 
 // encodeRound returns the bytes of a round file.
 func encodeRound(r *session.Round) []byte {
+	var buf bytes.Buffer
+	writeRoundTo(&buf, r)
+	return buf.Bytes()
+}
+
+// writeRoundTo writes a round file to w, streaming the entries: a round
+// with a 100 MB line is not copied again in memory.
+func writeRoundTo(w io.Writer, r *session.Round) error {
 	rf := RoundFile{Round: r.N, Started: r.Started, EngagementID: r.EngagementID, Open: r.Open, TokenCount: r.TokenCount}
 	if len(r.Entries) > 0 {
 		rf.Lines = [2]int{r.Entries[0].Line, r.Entries[len(r.Entries)-1].Line}
@@ -99,8 +107,7 @@ func encodeRound(r *session.Round) []byte {
 	// Replace the empty entries list with the entries, one per line, each
 	// embedding its source line verbatim.
 	head = bytes.TrimSuffix(head, []byte("\"entries\": null\n}"))
-	var buf bytes.Buffer
-	buf.Grow(len(head) + entriesSize(r.Entries) + 64)
+	buf := bufio.NewWriterSize(w, 1<<16)
 	buf.Write(head)
 	buf.WriteString("\"entries\": [")
 	for i, e := range r.Entries {
@@ -113,7 +120,9 @@ func encodeRound(r *session.Round) []byte {
 			buf.WriteString(", \"no_newline\": true")
 		}
 		switch {
-		case !e.Invalid && utf8.Valid(e.Raw): // the adapter validated the JSON
+		// A valid JSON line is embedded as is, unless white space surrounds
+		// it (a CRLF line end, say): a JSON reader would drop that.
+		case !e.Invalid && utf8.Valid(e.Raw) && len(bytes.TrimSpace(e.Raw)) == len(e.Raw):
 			buf.WriteString(", \"json\": ")
 			buf.Write(e.Raw)
 		case utf8.Valid(e.Raw):
@@ -121,7 +130,9 @@ func encodeRound(r *session.Round) []byte {
 			buf.WriteString(quote(string(e.Raw)))
 		default:
 			buf.WriteString(", \"base64\": \"")
-			buf.WriteString(base64.StdEncoding.EncodeToString(e.Raw))
+			enc := base64.NewEncoder(base64.StdEncoding, buf)
+			enc.Write(e.Raw)
+			enc.Close()
 			buf.WriteByte('"')
 		}
 		buf.WriteByte('}')
@@ -130,15 +141,7 @@ func encodeRound(r *session.Round) []byte {
 		buf.WriteString("\n  ")
 	}
 	buf.WriteString("]\n}\n")
-	return buf.Bytes()
-}
-
-func entriesSize(es []session.Entry) int {
-	n := 0
-	for _, e := range es {
-		n += len(e.Raw) + 32
-	}
-	return n
+	return buf.Flush()
 }
 
 // roundBlocks derives the typed blocks of a round from its items: the
