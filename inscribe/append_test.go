@@ -2,14 +2,17 @@ package inscribe
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/scribe-archive/scribe/adapters/claude"
+	"github.com/scribe-archive/scribe/internal/atomicfile"
 	"github.com/scribe-archive/scribe/internal/testenv"
 )
 
@@ -182,5 +185,217 @@ func TestPrefixThenAppend(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// sample returns a sample transcript's bytes and its path relative to the
+// projects directory.
+func sample(t *testing.T, dir, id string) ([]byte, string) {
+	t.Helper()
+	p := filepath.Join(testenv.Projects(t), dir, id+".jsonl")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, filepath.Join(dir, id+".jsonl")
+}
+
+// prefixLines returns the first n lines of data.
+func prefixLines(data []byte, n int) []byte {
+	off := 0
+	for i := 0; i < n; i++ {
+		off += bytes.IndexByte(data[off:], '\n') + 1
+	}
+	return data[:off]
+}
+
+func updateErr(t *testing.T, l *liveDir, opts Options) error {
+	t.Helper()
+	ts, err := claude.Discover(l.projects)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errs []error
+	for _, tr := range ts {
+		for _, r := range l.store().Update(tr, opts) {
+			if r.Err != nil {
+				errs = append(errs, r.Err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// TestSourceShrankOrReplaced: a source that no longer holds what was
+// inscribed from it is an error naming both files, and nothing is
+// overwritten.
+func TestSourceShrankOrReplaced(t *testing.T) {
+	whole, rel := sample(t, "-home-dev-src-multiturn", "22222222-2222-4222-8222-222222222222")
+	other, _ := sample(t, "-home-dev-src-long", "99999999-9999-4999-8999-999999999999")
+	for _, c := range []struct {
+		name    string
+		content []byte
+		want    string
+	}{
+		{"shrank", prefixLines(whole, 10), "shrank"},
+		{"replaced", other, "another file took its place"},
+	} {
+		for _, verify := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/verify=%v", c.name, verify), func(t *testing.T) {
+				l := newLive(t)
+				l.put(rel, whole)
+				l.update(true)
+				before := l.snapshot()
+				l.put(rel, c.content)
+				err := updateErr(t, l, Options{Verify: verify})
+				var se *SourceError
+				if !errors.As(err, &se) || !strings.Contains(err.Error(), c.want) ||
+					!strings.Contains(err.Error(), "22222222-2222-4222-8222-222222222222.jsonl") || !strings.Contains(err.Error(), "22222222-2222-4222-8222-222222222222.md") {
+					t.Fatalf("error %v, want a SourceError naming both files and saying %q", err, c.want)
+				}
+				sameSnapshot(t, "after the refused update", l.snapshot(), before)
+			})
+		}
+	}
+}
+
+// TestPersonEditsSurvive: a person's summary, engagements and edits of
+// closed rounds survive every append; the rest is what a whole inscription
+// gives.
+func TestPersonEditsSurvive(t *testing.T) {
+	whole, rel := sample(t, "-home-dev-src-multiturn", "22222222-2222-4222-8222-222222222222")
+	ref := newLive(t)
+	ref.put(rel, whole)
+	ref.update(true)
+	want, _ := os.ReadFile(filepath.Join(ref.root, "data", "sessions", "claude", "22222222-2222-4222-8222-222222222222.md"))
+
+	l := newLive(t)
+	l.put(rel, prefixLines(whole, 30)) // two rounds and a bit
+	l.update(false)
+	md := filepath.Join(l.root, "data", "sessions", "claude", "22222222-2222-4222-8222-222222222222.md")
+	doc, _ := os.ReadFile(md)
+	edits := []struct{ old, new string }{
+		{"_Summary pending. First prompt:_ first question", "Asked three questions, got three answers."},
+		{"engagements: []", "engagements:\n  - id: console-work\n    phase_at_start: design\n    phase_at_end: \"\""},
+		{"\nfirst question\n", "\nfirst question (asked twice)\n"},
+	}
+	edited := string(doc)
+	for _, e := range edits {
+		if !strings.Contains(edited, e.old) {
+			t.Fatalf("%q is not in the document", e.old)
+		}
+		edited = strings.Replace(edited, e.old, e.new, 1)
+	}
+	os.WriteFile(md, []byte(edited), 0o644)
+	l.put(rel, whole)
+	l.update(false)
+	got, _ := os.ReadFile(md)
+	expect := string(want)
+	for _, e := range edits {
+		expect = strings.Replace(expect, e.old, e.new, 1)
+	}
+	if string(got) != expect {
+		t.Errorf("after append, the document is not the whole inscription with the person's edits")
+	}
+	for _, r := range l.update(false) {
+		if r.Outcome != Unchanged {
+			t.Errorf("a second append gave %s", r.Outcome)
+		}
+	}
+}
+
+// TestEditedOpenRound: the last round is provisional; an append refuses to
+// replace a person's edit there, unless forced.
+func TestEditedOpenRound(t *testing.T) {
+	whole, rel := sample(t, "-home-dev-src-multiturn", "22222222-2222-4222-8222-222222222222")
+	l := newLive(t)
+	l.put(rel, prefixLines(whole, 30))
+	l.update(false)
+	md := filepath.Join(l.root, "data", "sessions", "claude", "22222222-2222-4222-8222-222222222222.md")
+	doc, _ := os.ReadFile(md)
+	// The last item belongs to the open round: add a paragraph to it.
+	edited := append(append([]byte{}, doc...), "\nthird question?\n"...)
+	os.WriteFile(md, edited, 0o644)
+	l.put(rel, whole)
+	var ee *EditedError
+	if err := updateErr(t, l, Options{}); !errors.As(err, &ee) {
+		t.Fatalf("error %v, want EditedError", err)
+	}
+	if got, _ := os.ReadFile(md); !bytes.Equal(got, edited) {
+		t.Fatal("the edited document was changed")
+	}
+	if err := updateErr(t, l, Options{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(md); bytes.Contains(got, []byte("third question?")) {
+		t.Error("--force did not replace the provisional round")
+	}
+}
+
+// TestStoreFaults: a full disk or a read-only store is a clear error, and
+// the previous document stays intact.
+func TestStoreFaults(t *testing.T) {
+	whole, rel := sample(t, "-home-dev-src-multiturn", "22222222-2222-4222-8222-222222222222")
+	for _, c := range []struct {
+		name string
+		op   string
+		err  error
+	}{
+		{"disk-full", "write", syscall.ENOSPC},
+		{"read-only", "open", syscall.EROFS},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l := newLive(t)
+			l.put(rel, prefixLines(whole, 30))
+			l.update(false)
+			before := l.snapshot()
+			l.put(rel, whole)
+			atomicfile.TestOnlyFault = func(op, name string) error {
+				if op == c.op {
+					return c.err
+				}
+				return nil
+			}
+			err := updateErr(t, l, Options{})
+			atomicfile.TestOnlyFault = nil
+			if !errors.Is(err, c.err) {
+				t.Fatalf("error %v, want %v", err, c.err)
+			}
+			sameSnapshot(t, "after the failed append", l.snapshot(), before)
+			// Once the fault is gone, the append completes.
+			l.update(false)
+			ref := newLive(t)
+			ref.put(rel, whole)
+			ref.update(true)
+			sameSnapshot(t, "after the fault cleared", l.snapshot(), ref.snapshot())
+		})
+	}
+}
+
+// TestSidechainGrows: a subagent transcript that appears, or grows, after
+// its session was inscribed ends up as if inscribed whole.
+func TestSidechainGrows(t *testing.T) {
+	main, rel := sample(t, "-home-dev-src-subagent", "33333333-3333-4333-8333-333333333333")
+	subRel := filepath.Join("-home-dev-src-subagent", "33333333-3333-4333-8333-333333333333", "subagents", "agent-a851eb1970e603fa2")
+	sub, _ := os.ReadFile(filepath.Join(testenv.Projects(t), subRel+".jsonl"))
+	meta, _ := os.ReadFile(filepath.Join(testenv.Projects(t), subRel+".meta.json"))
+	ref := newLive(t)
+	ref.put(rel, main)
+	ref.put(subRel+".jsonl", sub)
+	ref.put(subRel+".meta.json", meta)
+	ref.update(true)
+	want := ref.snapshot()
+	for _, n := range []int{-1, 0, 1, 5, 9, 14} { // -1: the subagent file does not exist yet
+		l := newLive(t)
+		l.put(rel, main)
+		if n >= 0 {
+			l.put(subRel+".jsonl", prefixLines(sub, n))
+			l.put(subRel+".meta.json", meta)
+		}
+		l.update(false)
+		l.put(subRel+".jsonl", sub)
+		l.put(subRel+".meta.json", meta)
+		l.update(false)
+		sameSnapshot(t, fmt.Sprintf("subagent cut after %d lines", n), l.snapshot(), want)
 	}
 }

@@ -433,13 +433,29 @@ func (s *Store) relist(md string, add []session.Sidechain) error {
 		return err
 	}
 	defer f.Close()
-	var buf bytes.Buffer
-	buf.Write(head)
-	if _, err := io.Copy(&buf, io.NewSectionReader(f, od.bodyAt, od.size-od.bodyAt)); err != nil {
+	if int64(len(head)) == od.bodyAt {
+		if same, _ := sameContent(io.NewSectionReader(f, 0, od.bodyAt), bytes.NewReader(head)); same {
+			return nil
+		}
+	}
+	var b atomicfile.Batch
+	defer b.Abort()
+	p, err := b.Create(md, 0o644)
+	if err != nil {
 		return err
 	}
-	_, err = atomicfile.WriteIfChanged(md, buf.Bytes(), 0o644)
-	return err
+	p.Write(head)
+	if _, err := io.Copy(p, io.NewSectionReader(f, od.bodyAt, od.size-od.bodyAt)); err != nil {
+		return err
+	}
+	// The document moved: so does the open round in the read note.
+	if st, err := readState(Folder(md)); err == nil && st != nil {
+		st.DocOpenAt += int64(len(head)) - od.bodyAt
+		if err := writeState(&b, Folder(md), st); err != nil {
+			return err
+		}
+	}
+	return b.Commit()
 }
 
 var _ = errors.Is

@@ -137,7 +137,14 @@ func (s *Store) Update(t claude.Transcript, opts Options) []Result {
 			to:   filepath.Join(folder, SourceFilesDir, filepath.FromSlash(rel)),
 		})
 	}
-	results = append(results, s.updateDoc(spec, opts))
+	r := s.updateDoc(spec, opts)
+	if r.Outcome == Unchanged && len(sidechains) > 0 {
+		// The session did not change, but a sidechain may be new.
+		if err := s.relist(md, sidechains); err != nil {
+			r.Outcome, r.Err = Failed, err
+		}
+	}
+	results = append(results, r)
 	return results
 }
 

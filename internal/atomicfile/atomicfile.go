@@ -16,6 +16,9 @@ import (
 
 // Write creates or replaces name with what fn writes.
 func Write(name string, perm fs.FileMode, fn func(io.Writer) error) (err error) {
+	if err := fault("open", name); err != nil {
+		return err
+	}
 	dir := filepath.Dir(name)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(name)+".tmp-*")
 	if err != nil {
@@ -121,8 +124,26 @@ type Pending struct {
 	done   bool
 }
 
+// TestOnlyFault, when set, is consulted before every file this package
+// creates or writes; an error it returns is returned as if the file system
+// had failed (a full disk, a read-only store). Tests only.
+var TestOnlyFault func(op, name string) error
+
+func fault(op, name string) error {
+	if TestOnlyFault == nil {
+		return nil
+	}
+	if err := TestOnlyFault(op, name); err != nil {
+		return &fs.PathError{Op: op, Path: name, Err: err}
+	}
+	return nil
+}
+
 // Create starts writing a new version of name.
 func Create(name string) (*Pending, error) {
+	if err := fault("open", name); err != nil {
+		return nil, err
+	}
 	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp-*")
 	if err != nil {
 		return nil, err
@@ -130,7 +151,12 @@ func Create(name string) (*Pending, error) {
 	return &Pending{f: f, target: name}, nil
 }
 
-func (p *Pending) Write(b []byte) (int, error) { return p.f.Write(b) }
+func (p *Pending) Write(b []byte) (int, error) {
+	if err := fault("write", p.target); err != nil {
+		return 0, err
+	}
+	return p.f.Write(b)
+}
 
 // Same reports whether the target already holds exactly what was written.
 func (p *Pending) Same() (bool, error) {
