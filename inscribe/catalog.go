@@ -51,12 +51,23 @@ func (s *Store) RefreshIndexes(agents ...string) error {
 	if len(agents) == 0 {
 		agents = all
 	}
+	stamps := s.readStamps()
 	for _, a := range agents {
-		if err := s.writeAgentIndex(a); err != nil {
+		newest, err := s.writeAgentIndex(a)
+		if err != nil {
 			return err
 		}
+		stamps[a] = newest
 	}
-	return s.writeTopIndex(all)
+	if err := s.writeTopIndex(all); err != nil {
+		return err
+	}
+	b, err := json.Marshal(stamps)
+	if err != nil {
+		return err
+	}
+	_, err = atomicfile.WriteIfChanged(filepath.Join(s.SessionsDir(), stampFile), b, 0o644)
+	return err
 }
 
 func (s *Store) agents() ([]string, error) {
@@ -76,15 +87,25 @@ func (s *Store) agents() ([]string, error) {
 
 // Rows returns the sessions filed under an agent, oldest first.
 func (s *Store) Rows(agent string) ([]IndexRow, error) {
+	rows, _, err := s.rows(agent)
+	return rows, err
+}
+
+// rows also returns the newest modification time among the documents.
+func (s *Store) rows(agent string) ([]IndexRow, int64, error) {
 	dir := filepath.Join(s.SessionsDir(), agent)
 	paths, err := filepath.Glob(filepath.Join(dir, "*.md"))
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	var rows []IndexRow
+	var newest int64
 	for _, p := range paths {
 		if filepath.Base(p) == "index.md" {
 			continue
+		}
+		if fi, err := os.Stat(p); err == nil && fi.ModTime().UnixNano() > newest {
+			newest = fi.ModTime().UnixNano()
 		}
 		od, err := readOldDoc(p)
 		if err != nil {
@@ -99,7 +120,7 @@ func (s *Store) Rows(agent string) ([]IndexRow, error) {
 		}
 		return rows[i].ID < rows[j].ID
 	})
-	return rows, nil
+	return rows, newest, nil
 }
 
 func strOr(p *string, def string) string {
@@ -109,10 +130,12 @@ func strOr(p *string, def string) string {
 	return *p
 }
 
-func (s *Store) writeAgentIndex(agent string) error {
-	rows, err := s.Rows(agent)
+// writeAgentIndex writes an agent's index and returns the newest document
+// modification time it reflects.
+func (s *Store) writeAgentIndex(agent string) (int64, error) {
+	rows, newest, err := s.rows(agent)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	sum := agentSummary{Sessions: len(rows)}
 	if r := s.role(agent); r != nil {
@@ -151,7 +174,7 @@ func (s *Store) writeAgentIndex(agent string) error {
 		}
 	}
 	_, err = atomicfile.WriteIfChanged(filepath.Join(s.SessionsDir(), agent, "index.md"), buf.Bytes(), 0o644)
-	return err
+	return newest, err
 }
 
 // summaryLine is the first line of a summary, for a table cell.
@@ -223,4 +246,30 @@ func ReadMeta(md string) (*session.Meta, error) {
 		return nil, err
 	}
 	return od.meta, nil
+}
+
+// stampFile records, per agent, the newest document modification time the
+// agent's index files reflect. It is local bookkeeping (not published, not
+// deterministic) and lets an update tell cheaply whether a run that was
+// stopped left index files behind their documents.
+const stampFile = ".index-stamp.json"
+
+func (s *Store) readStamps() map[string]int64 {
+	stamps := map[string]int64{}
+	if b, err := os.ReadFile(filepath.Join(s.SessionsDir(), stampFile)); err == nil {
+		json.Unmarshal(b, &stamps)
+	}
+	return stamps
+}
+
+// IndexStale reports whether an agent's index files may not reflect a
+// document: the document changed after they were last written.
+func (s *Store) IndexStale(agent, doc string) bool {
+	s.stampOnce.Do(func() { s.stamps = s.readStamps() })
+	stamp, ok := s.stamps[agent]
+	if !ok {
+		return true
+	}
+	d, err := os.Stat(doc)
+	return err == nil && d.ModTime().UnixNano() > stamp
 }

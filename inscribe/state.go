@@ -54,6 +54,14 @@ type docState struct {
 	DocOpenAt   int64        `json:"doc_open_at"`
 	DocTailHash string       `json:"doc_tail_hash"`
 	Builder     claude.State `json:"builder"`
+	// GraphSize is the size of graph.tsv when this note was written: lines
+	// past it were appended by an update that did not finish, and are
+	// dropped before appending again.
+	GraphSize int64 `json:"graph_size"`
+	// Next is set while an update commits: the note as it will be once the
+	// document is in place. A kill between the two leaves both, and the
+	// document itself says which one holds (see resolveState).
+	Next *docState `json:"next,omitempty"`
 }
 
 const stateFile = "state.json"
@@ -179,10 +187,17 @@ func (g *fileGraph) Items() []claude.Node {
 	return g.items
 }
 
-// appendGraph appends nodes to a graph file and syncs it.
-func appendGraph(path string, nodes []claude.Node) error {
+// appendGraph appends nodes to a graph file, after the first size bytes
+// (what the last finished update left), and syncs it. It returns the new
+// size.
+func appendGraph(path string, size int64, nodes []claude.Node) (int64, error) {
+	if fi, err := os.Stat(path); err == nil && fi.Size() > size {
+		if err := os.Truncate(path, size); err != nil {
+			return 0, err
+		}
+	}
 	if len(nodes) == 0 {
-		return nil
+		return size, nil
 	}
 	var sb strings.Builder
 	for _, n := range nodes {
@@ -193,28 +208,48 @@ func appendGraph(path string, nodes []claude.Node) error {
 	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	// A torn line left by a kill must not swallow the first new line.
-	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
-		last := make([]byte, 1)
-		if rf, err := os.Open(path); err == nil {
-			rf.ReadAt(last, fi.Size()-1)
-			rf.Close()
-			if last[0] != '\n' {
-				sb2 := "\n" + sb.String()
-				sb.Reset()
-				sb.WriteString(sb2)
-			}
-		}
+	n, err := f.WriteString(sb.String())
+	if err == nil {
+		err = f.Sync()
 	}
-	if _, err := f.WriteString(sb.String()); err != nil {
-		f.Close()
-		return err
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
+	return size + int64(n), err
+}
+
+// graphComplete reports whether a graph file holds at least what a note
+// recorded (it may have been deleted or truncated by hand).
+func graphComplete(path string, size int64) bool {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return size == 0
 	}
-	return f.Close()
+	return fi.Size() >= size
+}
+
+// resolveState picks, from a note written mid-commit, the version the
+// document matches: the next one when the document was put in place, the
+// committed one otherwise.
+func resolveState(st *docState, md string) *docState {
+	if st == nil || st.Next == nil {
+		return st
+	}
+	next := st.Next
+	st.Next = nil
+	f, err := os.Open(md)
+	if err != nil {
+		return st
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || fi.Size() < next.DocOpenAt {
+		return st
+	}
+	if h, err := hashRange(f, fi.Size(), fi.Size()-next.DocOpenAt); err == nil && h == next.DocTailHash {
+		return next
+	}
+	return st
 }

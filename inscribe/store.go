@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -32,6 +33,9 @@ import (
 type Store struct {
 	Root  string
 	Roles []Role
+
+	stampOnce sync.Once
+	stamps    map[string]int64
 }
 
 // Role is an entry of the roles registry: sessions that match it are filed

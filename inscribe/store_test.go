@@ -84,7 +84,7 @@ func storeFiles(t testing.TB, root string) map[string]string {
 	t.Helper()
 	files := map[string]string{}
 	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || d.Name() == ".lock" {
+		if err != nil || d.IsDir() || strings.HasPrefix(d.Name(), ".") { // locks, stamps: local bookkeeping
 			return err
 		}
 		rel, _ := filepath.Rel(root, p)

@@ -33,6 +33,9 @@ type Options struct {
 	Verify bool
 	// Force replaces a provisional last round that a person edited.
 	Force bool
+	// Rebuild rebuilds a document whose read note is missing from its
+	// source, replacing edits a person made to its messages.
+	Rebuild bool
 }
 
 // Outcome says what an update did to a document.
@@ -72,6 +75,15 @@ type ConflictError struct {
 
 func (e *ConflictError) Error() string {
 	return fmt.Sprintf("%s holds session %s, not %s", e.Doc, e.Have, e.Want)
+}
+
+// MissingNoteError is a document without its read note: scribe cannot
+// tell which part of it came from which part of the source, so it will not
+// touch it unless told to rebuild it.
+type MissingNoteError struct{ Doc, Note string }
+
+func (e *MissingNoteError) Error() string {
+	return fmt.Sprintf("%s: its read note %s is missing or unreadable, so scribe cannot tell what is new", e.Doc, e.Note)
 }
 
 // EditedError is a provisional last round that a person edited; an update
@@ -313,6 +325,8 @@ type update struct {
 	batch atomicfile.Batch
 	// lastEnd is the source offset just past the last closed round.
 	lastEnd int64
+	// notePending is set when the read note was left mid-commit.
+	notePending bool
 }
 
 // oldDoc is what an update keeps of the document it replaces.
@@ -365,9 +379,14 @@ func (u *update) loadOld() error {
 	if err != nil {
 		return err
 	}
-	if st != nil && st.Source == u.store.recordedSource(u.spec.source) {
-		u.old = st
+	u.notePending = st != nil && st.Next != nil
+	st = resolveState(st, u.spec.md)
+	if st == nil && !u.opts.Rebuild {
+		return &MissingNoteError{Doc: u.spec.md, Note: filepath.Join(u.folder, stateFile)}
 	}
+	// The note holds even when the source was given by another path (a hook
+	// passes it absolute, a person relative): the hashes check the content.
+	u.old = st
 	return nil
 }
 
@@ -406,6 +425,14 @@ func (u *update) check() (done bool, err error) {
 		}
 		if got == st.TailHash && !u.opts.Force {
 			u.res.Outcome = Unchanged
+			if u.notePending {
+				// An earlier update was stopped after putting the document
+				// in place: finish its note.
+				if err := writeState(&u.batch, u.folder, st); err != nil {
+					return false, err
+				}
+				return true, u.batch.Commit()
+			}
 			return true, nil
 		}
 	}
@@ -421,7 +448,13 @@ func (u *update) build() error {
 	}
 	var graph claude.Graph
 	if u.old != nil {
-		graph = &fileGraph{path: filepath.Join(u.folder, graphFile)}
+		gp := filepath.Join(u.folder, graphFile)
+		if !graphComplete(gp, st.GraphSize) {
+			if err := u.rebuildGraph(gp); err != nil {
+				return err
+			}
+		}
+		graph = &fileGraph{path: gp}
 	}
 	var err error
 	if u.closed, err = unmarshalHash(st.ClosedHash); err != nil {
@@ -498,7 +531,7 @@ func (u *update) build() error {
 	if err := u.writeFiles(); err != nil {
 		return err
 	}
-	if err := appendGraph(filepath.Join(u.folder, graphFile), nodes); err != nil {
+	if next.GraphSize, err = appendGraph(filepath.Join(u.folder, graphFile), st.GraphSize, nodes); err != nil {
 		return err
 	}
 
@@ -543,6 +576,20 @@ func (u *update) build() error {
 		return err
 	}
 	next.ClosedHash = marshalHash(u.closed)
+	// The note goes in twice: before the document, holding the next note
+	// too, and after it, alone. However a kill falls, the note on disk
+	// describes the document on disk (resolveState).
+	if changed {
+		pending := docState{}
+		if u.old != nil {
+			pending = *u.old
+		}
+		pending.Next = &next
+		if err := writeState(&u.batch, u.folder, &pending); err != nil {
+			return err
+		}
+		u.batch.MoveLast(u.spec.md)
+	}
 	if err := writeState(&u.batch, u.folder, &next); err != nil {
 		return err
 	}
@@ -581,5 +628,28 @@ func (u *update) closeRound(r *session.Round, buf *bytes.Buffer, w io.Writer) er
 		RenderItem(buf, &r.Items[i])
 	}
 	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// rebuildGraph writes a document's graph anew from its closed round files.
+func (u *update) rebuildGraph(path string) error {
+	b := claude.NewBuilder(u.spec.cfg, claude.State{}, nil)
+	for n := 1; n <= u.old.Builder.Round; n++ {
+		rf, err := ReadRound(filepath.Join(RoundsDir(u.folder), roundName(n)))
+		if err != nil {
+			return fmt.Errorf("rebuild %s: %w", path, err)
+		}
+		for _, re := range rf.Entries {
+			raw, err := re.Bytes()
+			if err != nil {
+				return fmt.Errorf("rebuild %s: %w", path, err)
+			}
+			b.AddEntry(session.Entry{Line: re.Line, Raw: raw, NoNewline: re.NoNewline})
+		}
+	}
+	b.Flush()
+	os.Remove(path)
+	size, err := appendGraph(path, 0, b.Nodes())
+	u.old.GraphSize = size
 	return err
 }

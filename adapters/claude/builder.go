@@ -272,6 +272,14 @@ func (b *Builder) close() *session.Round {
 	return r
 }
 
+// Flush closes the current round, if any, as if a prompt had followed it.
+func (b *Builder) Flush() *session.Round {
+	if len(b.cur) == 0 {
+		return nil
+	}
+	return b.close()
+}
+
 // Finished is what a builder knows at the end of its input.
 type Finished struct {
 	// Open is the last round, which stays open (nil when there is none).

@@ -30,6 +30,7 @@ type updateOptions struct {
 	hook    bool
 	verify  bool
 	force   bool
+	rebuild bool
 	verbose bool
 }
 
@@ -55,6 +56,7 @@ and brought up to date: inscribing twice changes nothing.`,
 	}
 	cmd.Flags().StringVar(&o.agent, "agent", "", "file the sessions under this agent id (a role slug)")
 	cmd.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "list every document, unchanged ones too")
+	cmd.Flags().BoolVar(&o.rebuild, "rebuild", false, "rebuild documents whose read note (state.json) is lost, from their sources")
 	return cmd
 }
 
@@ -121,7 +123,7 @@ func runUpdate(ctx context.Context, e *env, o updateOptions) error {
 		}
 		sources = []string{src}
 	}
-	opts := inscribe.Options{Agent: o.agent, Verify: o.verify, Force: o.force}
+	opts := inscribe.Options{Agent: o.agent, Verify: o.verify, Force: o.force, Rebuild: o.rebuild}
 
 	var transcripts []claude.Transcript
 	var failed []inscribe.Result
@@ -139,12 +141,21 @@ func runUpdate(ctx context.Context, e *env, o updateOptions) error {
 	results := updateAll(ctx, e, store, transcripts, opts)
 	results = append(failed, results...)
 
+	// Refresh the index files of every agent whose documents changed now,
+	// or changed in an earlier run that was stopped before its index files
+	// were written.
 	agents := map[string]bool{}
 	for _, r := range results {
-		if r.Outcome == inscribe.Inscribed || r.Outcome == inscribe.Appended {
-			if rel, err := filepath.Rel(store.SessionsDir(), r.Doc); err == nil {
-				agents[strings.Split(filepath.ToSlash(rel), "/")[0]] = true
-			}
+		if r.Doc == "" || r.Outcome == inscribe.Failed {
+			continue
+		}
+		rel, err := filepath.Rel(store.SessionsDir(), r.Doc)
+		if err != nil {
+			continue
+		}
+		agent := strings.Split(filepath.ToSlash(rel), "/")[0]
+		if r.Outcome != inscribe.Unchanged || store.IndexStale(agent, r.Doc) {
+			agents[agent] = true
 		}
 	}
 	if len(agents) > 0 {
@@ -256,6 +267,8 @@ func report(e *env, results []inscribe.Result, verbose bool) int {
 				fmt.Fprintf(e.stderr, "scribe: hint: run again when the other scribe is done\n")
 			case errors.As(r.Err, &ee):
 				fmt.Fprintf(e.stderr, "scribe: hint: move the edit out of the last round, or run scribe append --force to replace it\n")
+			case errors.As(r.Err, new(*inscribe.MissingNoteError)):
+				fmt.Fprintf(e.stderr, "scribe: hint: restore it, or run scribe inscribe --rebuild to rebuild the document from its source (edits made to its messages by hand are lost)\n")
 			case errors.As(r.Err, &se):
 				fmt.Fprintf(e.stderr, "scribe: hint: inscribe the new file into another store (--root), or remove the document to inscribe it afresh\n")
 			}

@@ -56,6 +56,18 @@ func (b *Batch) Drop(p *Pending) {
 	p.Abort()
 }
 
+// MoveLast moves the file for target to the end of the batch's order.
+func (b *Batch) MoveLast(target string) {
+	for i, p := range b.files {
+		if p.target == target {
+			perm := b.perm[i]
+			b.files = append(append(b.files[:i:i], b.files[i+1:]...), p)
+			b.perm = append(append(b.perm[:i:i], b.perm[i+1:]...), perm)
+			return
+		}
+	}
+}
+
 // Len is the number of files in the batch.
 func (b *Batch) Len() int { return len(b.files) }
 
