@@ -259,7 +259,7 @@ func (p *docParser) item(first, stop int) (session.Item, error) {
 	if err := json.Unmarshal(id.data, &m); err != nil {
 		return session.Item{}, p.errorf(id.start, "item identity: %v", err)
 	}
-	it := session.Item{Round: m.Round, Time: m.Time, Role: m.Role, Note: m.Note, IDs: m.IDs, Parent: m.Parent}
+	it := session.Item{Round: m.Round, Time: m.Time, Role: m.Role, Note: m.Note, IDs: m.IDs, Parent: m.Parent, ParentMissing: m.ParentMissing}
 	end := len(p.src)
 	if stop < len(p.toks) {
 		end = p.toks[stop].start

@@ -166,7 +166,9 @@ type itemMark struct {
 	Role   string   `json:"role"`
 	Note   string   `json:"note,omitempty"`
 	Parent string   `json:"parent,omitempty"`
-	Round  int      `json:"round,omitempty"`
+	// ParentMissing: the parent is not in the transcript.
+	ParentMissing bool `json:"parent_missing,omitempty"`
+	Round         int  `json:"round,omitempty"`
 }
 
 // blockMark is the identity of a block that is not plain text.
@@ -215,7 +217,7 @@ func RenderItem(w *bytes.Buffer, it *session.Item) {
 	w.WriteString("\n---\n\n### ")
 	w.WriteString(heading(it))
 	w.WriteByte('\n')
-	comment(w, "", itemMark{IDs: it.IDs, Time: it.Time, Role: it.Role, Note: it.Note, Parent: it.Parent, Round: it.Round})
+	comment(w, "", itemMark{IDs: it.IDs, Time: it.Time, Role: it.Role, Note: it.Note, Parent: it.Parent, ParentMissing: it.ParentMissing, Round: it.Round})
 	if it.Round > 0 {
 		fmt.Fprintf(w, `<a id="%s"></a>`, RoundAnchor(it.Round))
 	}
@@ -241,10 +243,12 @@ func heading(it *session.Item) string {
 	if it.Note != "" {
 		h += " · " + escapeInline(it.Note)
 	}
-	switch it.Parent {
-	case "":
-	case "root":
+	switch {
+	case it.Parent == "":
+	case it.Parent == "root":
 		h += " · new root"
+	case it.ParentMissing:
+		h += " · ↳ continues " + escapeInline(short(it.Parent)) + ", which is not in this transcript"
 	default:
 		h += " · ↳ continues [" + escapeInline(short(it.Parent)) + "](#" + escapeHTML(Anchor(it.Parent)) + ")"
 	}
@@ -406,9 +410,11 @@ func renderCompaction(w *bytes.Buffer, b *session.Block) {
 		w.WriteString(" (" + escapeHTML(c.Trigger) + ")")
 	}
 	w.WriteString(". Nothing before this point is dropped from the record.")
+	// The chain-patch fields name entries, which need not be messages of
+	// their own: shown, not linked.
 	link := func(label, id string) {
 		if id != "" {
-			fmt.Fprintf(w, ` %s <a href="#%s"><code>%s</code></a>`, label, escapeHTML(Anchor(id)), escapeHTML(short(id)))
+			fmt.Fprintf(w, ` %s <code>%s</code>`, label, escapeHTML(short(id)))
 		}
 	}
 	link("Logical parent:", c.LogicalParent)
@@ -419,7 +425,7 @@ func renderCompaction(w *bytes.Buffer, b *session.Block) {
 		link("tail", c.Tail)
 	}
 	w.WriteString("</p>\n")
-	if b.Entry != "" {
+	if b.Entry != "" || b.Text != "" || b.Time != "" {
 		w.WriteByte('\n')
 		details(w, "Compaction summary", "summary", blockMark{Entry: b.Entry, Time: b.Time})
 		writeText(w, b.Text, "text", true)

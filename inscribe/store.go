@@ -24,7 +24,7 @@ import (
 //	sessions/<agent_id>/<session_id>.md        the document
 //	sessions/<agent_id>/<session_id>/          the document's folder:
 //	    rounds/NNN.json                        round files (the backing record)
-//	    files/<sha256>.<ext>                   images and documents the session showed
+//	    files/<hash>.<ext>                     images and documents the session showed (hash: 16 hex digits of the SHA-256)
 //	    agent-<id>.md, agent-<id>/             sidechain documents and their folders
 //	    source-files/...                       files Claude Code kept beside the session (tool-results/...)
 //	    state.json, graph.tsv                  where the source was read up to (for append)
@@ -81,7 +81,7 @@ func OpenStore(root string) (*Store, error) {
 	}
 	for _, r := range reg.Roles {
 		if !ValidAgentID(r.ID) {
-			return nil, fmt.Errorf("%s: role id %q: use lowercase letters, digits and dashes", filepath.Join(root, RolesFile), r.ID)
+			return nil, fmt.Errorf("%s: role id %q: use lowercase letters, digits, dashes and underscores", filepath.Join(root, RolesFile), r.ID)
 		}
 	}
 	s.Roles = reg.Roles

@@ -3,6 +3,7 @@ package inscribe
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"unicode/utf8"
 
@@ -12,7 +13,7 @@ import (
 	"github.com/yuin/goldmark/text"
 )
 
-// How a text value is written. See the package documentation, "Text".
+// How a text value is written. See docs/FORMAT.md, "Text forms".
 type textForm int
 
 const (
@@ -110,20 +111,26 @@ const (
 	startsOther        // some line starts a fence or a link reference definition
 )
 
-// lineStarts looks at what each line of s starts with, after at most three
-// spaces: only those positions can open a top-level HTML block, fence or
-// link reference definition.
+// lineStarts looks at what each line of s starts with, after indentation
+// and any block quote or list markers: only those positions can open an
+// HTML block, a fence or a link reference definition (which, even inside a
+// quote or a list, defines a link for the whole document).
 func lineStarts(s string) int {
 	verdict := startsPlain
 	for i := 0; i < len(s); {
 		j := i
-		for j < len(s) && j-i < 3 && s[j] == ' ' {
+		for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
 			j++
+		}
+		top := j-i <= 3
+		j = skipContainers(s, j)
+		if j > i && j < len(s) && s[j-1] != ' ' && s[j-1] != '\t' {
+			top = false // after a container marker
 		}
 		if j < len(s) {
 			switch s[j] {
 			case '<':
-				if j+1 < len(s) && (isLetter(s[j+1]) || s[j+1] == '/' || s[j+1] == '!' || s[j+1] == '?') {
+				if top && j+1 < len(s) && (isLetter(s[j+1]) || s[j+1] == '/' || s[j+1] == '!' || s[j+1] == '?') {
 					return startsHTML
 				}
 				verdict = startsOther
@@ -138,6 +145,41 @@ func lineStarts(s string) int {
 		i += nl + 1
 	}
 	return verdict
+}
+
+// skipContainers skips block quote and list item markers (and the white
+// space after them) from position j of a line.
+func skipContainers(s string, j int) int {
+	for j < len(s) {
+		k := j
+		switch {
+		case s[k] == '>':
+			k++
+		case s[k] == '-' || s[k] == '*' || s[k] == '+':
+			k++
+			if k < len(s) && s[k] != ' ' && s[k] != '\t' {
+				return j
+			}
+		case s[k] >= '0' && s[k] <= '9':
+			for k < len(s) && k-j < 9 && s[k] >= '0' && s[k] <= '9' {
+				k++
+			}
+			if k >= len(s) || (s[k] != '.' && s[k] != ')') {
+				return j
+			}
+			k++
+			if k < len(s) && s[k] != ' ' && s[k] != '\t' {
+				return j
+			}
+		default:
+			return j
+		}
+		for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
+			k++
+		}
+		j = k
+	}
+	return j
 }
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
@@ -191,13 +233,32 @@ func writeFence(w *bytes.Buffer, content, info string) {
 	w.WriteByte('\n')
 }
 
-// quote returns s as a JSON string literal, without HTML escaping.
+// quote returns s as a JSON string literal, without HTML escaping, and
+// with every character an editor might drop or a reader not see escaped
+// (DEL, C1 controls, the BOM, line and paragraph separators): a quoted text
+// is ASCII-safe where it matters.
 func quote(s string) string {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	enc.Encode(s)
-	return strings.TrimSuffix(buf.String(), "\n")
+	q := strings.TrimSuffix(buf.String(), "\n")
+	if !strings.ContainsFunc(q, invisible) {
+		return q
+	}
+	var sb strings.Builder
+	for _, r := range q {
+		if invisible(r) {
+			fmt.Fprintf(&sb, `\u%04x`, r)
+		} else {
+			sb.WriteRune(r)
+		}
+	}
+	return sb.String()
+}
+
+func invisible(r rune) bool {
+	return r == 0x7f || (r >= 0x80 && r < 0xa0) || r == 0xfeff || r == 0x2028 || r == 0x2029
 }
 
 // escapeInline escapes s for use inside a line of markdown (a heading, the

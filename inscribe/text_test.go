@@ -86,3 +86,15 @@ func FuzzText(f *testing.F) {
 		checkRoundTrip(t, "fuzz", hostileDoc(s))
 	})
 }
+
+// TestNestedReferenceDefinitions: a link reference definition inside a
+// quote or a list still defines a link for the whole document, so such a
+// text is not written as plain markdown.
+func TestNestedReferenceDefinitions(t *testing.T) {
+	for _, s := range []string{"> [x]: https://example.com", "- [x]: https://example.com", "1. > [x]: /u", "plain [x] text"} {
+		plain := pickForm(s, true) == formPlain
+		if want := s == "plain [x] text"; plain != want {
+			t.Errorf("%q: plain = %v, want %v", s, plain, want)
+		}
+	}
+}

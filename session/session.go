@@ -112,7 +112,10 @@ type Item struct {
 	// of the item it continues (a rewind, a compaction, a fork). "root" marks
 	// a second root.
 	Parent string
-	Blocks []Block
+	// ParentMissing reports that the parent is not in the transcript (a
+	// session that starts mid-way, a damaged file): Parent is its raw id.
+	ParentMissing bool
+	Blocks        []Block
 }
 
 // BlockKind says what a block is.
@@ -137,7 +140,7 @@ type Block struct {
 	// a compaction, or the JSON of a raw block.
 	Text string
 	// Label qualifies the block: the tool name of a tool_use, the type of a
-	// reminder, raw block or entry, the kind of thinking ("redacted").
+	// reminder, raw block or entry.
 	Label string
 	// ID is the tool_use id of a call or result; Entry and Time identify the
 	// source entry of a block folded into an item from another entry.

@@ -459,11 +459,13 @@ func (it *itemizer) newItem(p parsed, role, note string, blocks []session.Block)
 		// The item above.
 	default:
 		anchor := parent
-		if n, ok := it.lookup(parent); ok {
+		n, found := it.lookup(parent)
+		if found {
 			anchor = n.Anchor
 		}
 		if anchor != it.st.LastItem {
 			item.Parent = anchor
+			item.ParentMissing = !found
 			itemParent = anchor
 			it.st.Forked = true
 		}
@@ -699,7 +701,13 @@ func (it *itemizer) toolResults(p parsed) ([]foldedResult, bool) {
 		if call.Label == "Agent" || call.Label == "Task" {
 			var ar AgentToolResult
 			if json.Unmarshal(p.env.ToolUseResult, &ar) == nil && ar.AgentID != "" && isSafeName(ar.AgentID) {
-				call.Sidechain = it.b.cfg.DocBase + "/agent-" + ar.AgentID + ".md"
+				// Every sidechain document of a session sits in the session's
+				// folder, beside the sidechains that spawn subagents of their
+				// own.
+				call.Sidechain = "agent-" + ar.AgentID + ".md"
+				if !it.b.cfg.Sidechain {
+					call.Sidechain = it.b.cfg.DocBase + "/" + call.Sidechain
+				}
 			}
 		}
 	}

@@ -96,8 +96,8 @@ func newRootCmd(e *env) *cobra.Command {
 		Use:   "scribe",
 		Short: "Turn agent sessions into a durable, readable, searchable archive, and back again",
 		Long: `scribe turns Claude Code sessions into documents: markdown with YAML
-frontmatter, backed by append-only round files and SQLite full-text indexes,
-in a store (by default ./data). It can turn them back into a transcript that
+frontmatter, backed by append-only round files, in a store (by default
+./data). It can turn them back into a transcript that
 claude --resume accepts, and check that nothing was lost on the way.
 
 EXIT STATUS
