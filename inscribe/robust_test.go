@@ -84,7 +84,7 @@ func TestBadInput(t *testing.T) {
 		{name: "unknown-entry-type", input: line(prompt1) + line(`{"type":"hologram","uuid":"h1","parentUuid":"u1","timestamp":"2026-01-01T00:00:00.500Z","beam":{"x":1}}`) + line(`{"type":"telemetry-v9","n":3}`) + line(reply1),
 			inDoc: `"beam":{"x":1}`},
 		{name: "entries-without-uuid", input: line(`{"type":"user","message":{"role":"user","content":"no identity"},"timestamp":"2026-01-01T00:00:00.000Z"}`) + line(reply1), inDoc: "no identity"},
-		{name: "dangling-parent", input: line(prompt1) + line(strings.Replace(reply1, `"parentUuid":"u1"`, `"parentUuid":"nowhere"`, 1)), inDoc: "continues [nowhere]"},
+		{name: "dangling-parent", input: line(prompt1) + line(strings.Replace(reply1, `"parentUuid":"u1"`, `"parentUuid":"nowhere"`, 1)), inDoc: "continues nowhere, which is not in this transcript"},
 		{name: "tool-use-without-result", input: line(prompt1) + line(`{"parentUuid":"u1","message":{"id":"msg_1","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"sleep 100"}}]},"type":"assistant","uuid":"a1","timestamp":"2026-01-01T00:00:01.000Z"}`),
 			inDoc: "No result recorded."},
 		{name: "empty-file", input: ""},
