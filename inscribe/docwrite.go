@@ -421,41 +421,9 @@ func (s *Store) relist(md string, add []session.Sidechain) error {
 		return err
 	}
 	defer unlock()
-	od, err := readOldDoc(md)
-	if err != nil {
-		return err
-	}
-	m := *od.meta
-	m.Sidechains = mergeSidechains(m.Sidechains, add)
-	head := RenderHead(&m, od.summary)
-	f, err := os.Open(md)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	if int64(len(head)) == od.bodyAt {
-		if same, _ := sameContent(io.NewSectionReader(f, 0, od.bodyAt), bytes.NewReader(head)); same {
-			return nil
-		}
-	}
-	var b atomicfile.Batch
-	defer b.Abort()
-	p, err := b.Create(md, 0o644)
-	if err != nil {
-		return err
-	}
-	p.Write(head)
-	if _, err := io.Copy(p, io.NewSectionReader(f, od.bodyAt, od.size-od.bodyAt)); err != nil {
-		return err
-	}
-	// The document moved: so does the open round in the read note.
-	if st, err := readState(Folder(md)); err == nil && st != nil {
-		st.DocOpenAt += int64(len(head)) - od.bodyAt
-		if err := writeState(&b, Folder(md), st); err != nil {
-			return err
-		}
-	}
-	return b.Commit()
+	return s.rewriteHead(md, func(m *session.Meta) {
+		m.Sidechains = mergeSidechains(m.Sidechains, add)
+	})
 }
 
 var _ = errors.Is

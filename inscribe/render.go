@@ -148,8 +148,10 @@ func Placeholder(firstPrompt string) string {
 	if len(r) > 120 {
 		firstPrompt = string(r[:119]) + "…"
 	}
-	return "_Summary pending. First prompt:_ " + escapeInline(firstPrompt)
+	return placeholderPrefix + escapeInline(firstPrompt)
 }
+
+const placeholderPrefix = "_Summary pending. First prompt:_ "
 
 // NoSummary is the placeholder of a session without a prompt.
 const NoSummary = "_No summary yet._"

@@ -217,6 +217,55 @@ func ReadRound(p string) (*RoundFile, error) {
 	return &rf, nil
 }
 
+// ReadRoundHeader reads a round file's fields up to its entries, and
+// stops there: the entries (the bulk of the file) are not read.
+func ReadRoundHeader(p string) (*RoundFile, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	dec := json.NewDecoder(bufio.NewReaderSize(f, 16<<10))
+	fail := func(err error) (*RoundFile, error) { return nil, fmt.Errorf("%s: %w", p, err) }
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return fail(fmt.Errorf("not a round file"))
+	}
+	var rf RoundFile
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return fail(err)
+		}
+		var dst any
+		switch t {
+		case "round":
+			dst = &rf.Round
+		case "started":
+			dst = &rf.Started
+		case "engagement_id":
+			dst = &rf.EngagementID
+		case "open":
+			dst = &rf.Open
+		case "token_count":
+			dst = &rf.TokenCount
+		case "lines":
+			dst = &rf.Lines
+		case "user":
+			dst = &rf.User
+		case "agent":
+			dst = &rf.Agent
+		case "entries":
+			return &rf, nil
+		default:
+			dst = new(json.RawMessage)
+		}
+		if err := dec.Decode(dst); err != nil {
+			return fail(err)
+		}
+	}
+	return &rf, nil
+}
+
 // RoundNumbers lists the rounds present in a rounds folder, in order.
 func RoundNumbers(dir string) ([]int, error) {
 	ents, err := os.ReadDir(dir)

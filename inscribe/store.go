@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/scribe-archive/scribe/index"
 )
 
 // Store is a scribe store: a directory (by default ./data) holding
@@ -36,6 +38,9 @@ type Store struct {
 
 	stampOnce sync.Once
 	stamps    map[string]int64
+
+	idxMu sync.Mutex
+	idx   *index.DB // the store's sessions.db, opened on first use
 }
 
 // Role is an entry of the roles registry: sessions that match it are filed

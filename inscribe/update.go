@@ -131,6 +131,7 @@ func (s *Store) Update(t claude.Transcript, opts Options) []Result {
 	}
 	spec := docSpec{
 		md:     md,
+		key:    t.ID,
 		source: t.Path,
 		id:     t.ID,
 		cfg:    claude.Config{File: t.Path, DocBase: t.ID},
@@ -235,6 +236,7 @@ func (s *Store) updateSidechain(t claude.Transcript, sa claude.Subagent, parentM
 	of := &session.SidechainOf{SessionID: t.ID, AgentID: sa.AgentID, ToolUseID: meta.ToolUseID, File: filepath.ToSlash(sa.Rel)}
 	spec := docSpec{
 		md:     md,
+		key:    t.ID + "/" + base,
 		source: sa.Path,
 		id:     t.ID,
 		cfg:    claude.Config{File: sa.Path, DocBase: base, Sidechain: true},
@@ -272,6 +274,7 @@ func mergeSidechains(old, add []session.Sidechain) []session.Sidechain {
 // docSpec describes one document to update from one source file.
 type docSpec struct {
 	md, source, id string
+	key            string // the document's key in the indexes
 	cfg            claude.Config
 	fixed          func(*session.Meta)
 	forkOf         func() string
@@ -297,10 +300,17 @@ func (s *Store) updateDoc(spec docSpec, opts Options) (res Result) {
 		return res
 	}
 	defer unlock()
-	u := &update{store: s, spec: spec, opts: opts, folder: folder, res: &res}
+	u := &update{store: s, spec: spec, opts: opts, folder: folder, res: &res, seen: -1}
 	defer u.batch.Abort()
 	if err := u.run(); err != nil {
 		res.Outcome, res.Err = Failed, err
+		return res
+	}
+	// The indexes follow the document (still under its lock).
+	ws, err := s.indexDoc(spec.md, spec.key, u.seen, false)
+	res.Warnings = append(res.Warnings, ws...)
+	if err != nil {
+		res.Outcome, res.Err = Failed, fmt.Errorf("index %s: %w", spec.md, err)
 	}
 	return res
 }
@@ -327,6 +337,8 @@ type update struct {
 	lastEnd int64
 	// notePending is set when the read note was left mid-commit.
 	notePending bool
+	// seen is the read note's Seen once the update is done.
+	seen int64
 }
 
 // oldDoc is what an update keeps of the document it replaces.
@@ -425,6 +437,7 @@ func (u *update) check() (done bool, err error) {
 		}
 		if got == st.TailHash && !u.opts.Force {
 			u.res.Outcome = Unchanged
+			u.seen = st.Seen
 			if u.notePending {
 				// An earlier update was stopped after putting the document
 				// in place: finish its note.
@@ -596,6 +609,7 @@ func (u *update) build() error {
 	if err := u.batch.Commit(); err != nil {
 		return err
 	}
+	u.seen = next.Seen
 	switch {
 	case u.oldDoc == nil:
 		u.res.Outcome = Inscribed

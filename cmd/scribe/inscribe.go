@@ -168,6 +168,9 @@ func runUpdate(ctx context.Context, e *env, o updateOptions) error {
 			results = append(results, inscribe.Result{Doc: store.SessionsDir(), Outcome: inscribe.Failed, Err: fmt.Errorf("update index files: %w", err)})
 		}
 	}
+	if err := store.CloseIndex(); err != nil {
+		results = append(results, inscribe.Result{Doc: store.SessionsDir(), Outcome: inscribe.Failed, Err: fmt.Errorf("close the index: %w", err)})
+	}
 	nfailed := report(e, results, o.verbose)
 	if nfailed > 0 {
 		if o.hook {

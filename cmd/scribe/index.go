@@ -1,0 +1,218 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/scribe-archive/scribe/index"
+	"github.com/scribe-archive/scribe/inscribe"
+)
+
+func newReindexCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "reindex",
+		Short: "Rebuild every index of the store from the round files",
+		Long: `reindex rebuilds each document's session.db and index.md and the store's
+sessions.db from the round files and the engagement tags kept in each
+document's tags.tsv. The result is the same as the indexes inscribe and
+append keep up to date.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			store, err := inscribe.OpenStore(e.root)
+			if err != nil {
+				return err
+			}
+			start := time.Now()
+			warnings, err := store.Reindex()
+			printWarnings(e, warnings)
+			if cerr := store.CloseIndex(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return err
+			}
+			docs, _ := store.Docs()
+			fmt.Fprintf(e.stdout, "reindexed %d documents in %s\n", len(docs), time.Since(start).Round(time.Millisecond))
+			return nil
+		},
+	}
+}
+
+type searchOptions struct {
+	q    index.Query
+	json bool
+}
+
+func newSearchCmd(e *env) *cobra.Command {
+	var o searchOptions
+	cmd := &cobra.Command{
+		Use:   "search QUERY",
+		Short: "Search every round of the store",
+		Long: `search finds the rounds whose text (prompts, replies, thinking, tool
+inputs) matches QUERY, best first. QUERY uses SQLite FTS5 syntax: words,
+"a phrase", prefix*, AND, OR, NOT, NEAR(a b, 5), and parentheses.
+
+Each hit shows the session's title, the round, its time, a snippet with the
+matching words marked, and where to read it: the document and the round's
+anchor.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.q.Text = args[0]
+			return runSearch(e, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.q.Agent, "agent", "", "only sessions of this agent id")
+	f.StringVar(&o.q.Project, "project", "", "only sessions whose project directory contains this")
+	f.StringVar(&o.q.Since, "since", "", "only rounds started at or after this date or time (ISO 8601)")
+	f.StringVar(&o.q.Until, "until", "", "only rounds started before this date or time (ISO 8601)")
+	f.StringVar(&o.q.Engagement, "engagement", "", "only rounds tagged with this engagement")
+	f.IntVar(&o.q.Limit, "limit", 20, "at most this many hits")
+	f.BoolVar(&o.json, "json", false, "print the hits as JSON")
+	return cmd
+}
+
+func runSearch(e *env, o searchOptions) error {
+	store, err := inscribe.OpenStore(e.root)
+	if err != nil {
+		return err
+	}
+	defer store.CloseIndex()
+	warnings, err := store.EnsureIndex()
+	printWarnings(e, warnings)
+	if err != nil {
+		return err
+	}
+	hits, err := store.Search(o.q)
+	var qe *index.QueryError
+	if errors.As(err, &qe) {
+		return withHint(fmt.Errorf("search: %s is not a valid query: %s", quoteArg(qe.Query), qe.Msg),
+			`put words with punctuation in double quotes: scribe search '"foo-bar" OR baz'`,
+			"see https://sqlite.org/fts5.html#full_text_query_syntax")
+	}
+	if err != nil {
+		return err
+	}
+	if o.json {
+		for i := range hits {
+			hits[i].Snippet = strings.NewReplacer(index.HighlightStart, "", index.HighlightEnd, "").Replace(hits[i].Snippet)
+		}
+		if hits == nil {
+			hits = []inscribe.Hit{}
+		}
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(hits)
+	}
+	if len(hits) == 0 {
+		fmt.Fprintln(e.stdout, "no rounds match")
+		return nil
+	}
+	mark := strings.NewReplacer(index.HighlightStart, "«", index.HighlightEnd, "»", "\n", " ", "\r", " ")
+	for _, h := range hits {
+		title := h.Title
+		if title == "" {
+			title = h.SessionID
+		}
+		eng := ""
+		if h.EngagementID != nil {
+			eng = " · " + *h.EngagementID
+		}
+		fmt.Fprintf(e.stdout, "%s · round %d · %s%s\n    %s\n    %s\n\n", title, h.Round, h.Started, eng, mark.Replace(h.Snippet), h.Path)
+	}
+	return nil
+}
+
+func quoteArg(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+func newTagCmd(e *env, untag bool) *cobra.Command {
+	use, short := "tag SESSION ROUNDS ENGAGEMENT", "Tag rounds of a session with an engagement"
+	nargs := 3
+	if untag {
+		use, short, nargs = "untag SESSION ROUNDS", "Remove the engagement tag of rounds of a session", 2
+	}
+	return &cobra.Command{
+		Use:   use,
+		Short: short,
+		Long: short + `.
+
+ROUNDS is a round number, a range (3-7), all, or a comma list of those.
+Tags live in the document's tags.tsv (durable, readable, survives reindex),
+in both indexes, in the document's index.md, and the frontmatter's
+engagements list follows them.`,
+		Args: cobra.ExactArgs(nargs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			md, err := findDocument(e, args[0])
+			if err != nil {
+				return err
+			}
+			store, err := inscribe.OpenStore(e.root)
+			if err != nil {
+				return err
+			}
+			defer store.CloseIndex()
+			engagement := ""
+			if !untag {
+				engagement = args[2]
+				if !inscribe.ValidEngagement(engagement) {
+					return fmt.Errorf("engagement %q: use letters, digits and - _ . / :", engagement)
+				}
+			}
+			n, err := inscribe.RoundCount(md)
+			if err != nil {
+				return err
+			}
+			rounds, err := inscribe.ParseRounds(args[1], n)
+			if err != nil {
+				return fmt.Errorf("%s: %w", md, err)
+			}
+			changed, err := store.Tag(md, rounds, engagement)
+			if err != nil {
+				return err
+			}
+			verb := "tagged"
+			if untag {
+				verb = "untagged"
+			}
+			fmt.Fprintf(e.stdout, "%s %d of %d rounds of %s\n", verb, changed, len(rounds), md)
+			return nil
+		},
+	}
+}
+
+func newContextCmd(e *env) *cobra.Command {
+	var spec inscribe.ContextSpec
+	cmd := &cobra.Command{
+		Use:   "context SESSION",
+		Short: "Write a view of a session for a successor: chosen rounds in full, others as references",
+		Long: `context writes to stdout a markdown view of a session (Method 53, Layer 3):
+rounds chosen with --full (or tagged with --engagement) at full fidelity,
+rounds chosen with --ref as one-line references to the index, rounds chosen
+with --omit left out. When --full or --engagement is given, the other
+rounds are references; otherwise every round is in full. --omit wins over
+--full, which wins over --ref. The store is never modified.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			md, err := findDocument(e, args[0])
+			if err != nil {
+				return err
+			}
+			store, err := inscribe.OpenStore(e.root)
+			if err != nil {
+				return err
+			}
+			defer store.CloseIndex()
+			return store.Context(md, spec, e.stdout)
+		},
+	}
+	cmd.Flags().StringVar(&spec.Full, "full", "", "rounds to show in full (3, 3-7, all, 1,4-6)")
+	cmd.Flags().StringVar(&spec.Ref, "ref", "", "rounds to show as one-line references")
+	cmd.Flags().StringVar(&spec.Omit, "omit", "", "rounds to leave out")
+	cmd.Flags().StringVar(&spec.Engagement, "engagement", "", "show the rounds tagged with this engagement in full")
+	return cmd
+}

@@ -1,0 +1,409 @@
+// Package index is scribe's SQLite index of rounds: Method 53's Layer 2.
+// Each session has one (session.db in its folder) and the store has one
+// for all sessions (sessions.db); both have the same schema (schema.sql):
+// the rounds table and its rounds_fts full-text table exactly as the method
+// specifies, plus a body column and a text_fts table for searching what
+// was said, and a sessions table for what search shows and filters on.
+//
+// An index is derived data: the round files are the authority, and an
+// index can always be rebuilt from them. Engagement tags are the exception
+// (mutable, kept in the index), so the store keeps them durably as well.
+//
+// This is the only package that imports modernc.org/sqlite.
+package index
+
+import (
+	"context"
+	"database/sql"
+	_ "embed"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+//go:embed schema.sql
+var schema string
+
+// Version is the schema version (PRAGMA user_version). A database of
+// another version is rebuilt, never migrated.
+const Version = 1
+
+// DB is an open index.
+type DB struct {
+	db     *sql.DB
+	path   string
+	shared bool
+}
+
+// StaleError is an index that cannot be used as it is: missing tables, an
+// unknown version, or a damaged file. The caller rebuilds it.
+type StaleError struct {
+	Path string
+	Why  string
+}
+
+func (e *StaleError) Error() string { return fmt.Sprintf("%s: %s", e.Path, e.Why) }
+
+// Open opens the index at path, creating it if it does not exist. An index
+// that exists but cannot be used is a *StaleError.
+func Open(path string) (*DB, error) { return open(path, true) }
+
+// OpenScratch opens a small index that is cheap to rebuild and written by
+// one process at a time (a document's own): no write-ahead log, and no
+// flush to disk at each commit. A crash can leave it damaged; Open then
+// reports it stale, and it is rebuilt from the round files.
+func OpenScratch(path string) (*DB, error) { return open(path, false) }
+
+func open(path string, shared bool) (*DB, error) {
+	_, statErr := os.Stat(path)
+	fresh := errors.Is(statErr, os.ErrNotExist)
+	dsn := "file:" + path + "?_pragma=busy_timeout(30000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
+	if !shared {
+		dsn = "file:" + path + "?_pragma=busy_timeout(30000)&_pragma=journal_mode(DELETE)&_pragma=synchronous(OFF)"
+	}
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, err
+	}
+	x := &DB{db: db, path: path, shared: shared}
+	if fresh {
+		if err := x.create(); err != nil {
+			db.Close()
+			return nil, err
+		}
+		return x, nil
+	}
+	var v int
+	if err := db.QueryRow("PRAGMA user_version").Scan(&v); err != nil {
+		db.Close()
+		return nil, &StaleError{Path: path, Why: "not a readable SQLite database (" + err.Error() + ")"}
+	}
+	if v != Version {
+		db.Close()
+		return nil, &StaleError{Path: path, Why: fmt.Sprintf("written by another version of scribe (schema %d, this one uses %d)", v, Version)}
+	}
+	var n int
+	if err := db.QueryRow("SELECT count(*) FROM sqlite_master WHERE name IN ('rounds','rounds_fts','text_fts','sessions')").Scan(&n); err != nil || n != 4 {
+		db.Close()
+		return nil, &StaleError{Path: path, Why: "tables are missing"}
+	}
+	return x, nil
+}
+
+func (x *DB) create() error {
+	tx, err := x.db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(schema); err != nil {
+		return fmt.Errorf("%s: create the index: %w", x.path, err)
+	}
+	if _, err := tx.Exec(fmt.Sprintf("PRAGMA user_version = %d", Version)); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// Close closes the index, folding its write-ahead log into the file.
+func (x *DB) Close() error {
+	if x.shared {
+		x.db.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
+	}
+	return x.db.Close()
+}
+
+// Path is where the index lives.
+func (x *DB) Path() string { return x.path }
+
+// Row is one round.
+type Row struct {
+	SessionID     string  `json:"session_id"`
+	Round         int     `json:"round"`
+	Started       string  `json:"started"`
+	EngagementID  *string `json:"engagement_id"`
+	UserPreview   string  `json:"user_preview"`
+	AgentPreview  string  `json:"agent_preview"`
+	ToolCount     int     `json:"tool_count"`
+	ThinkingCount int     `json:"thinking_count"`
+	ThinkingChars int     `json:"thinking_chars"`
+	TokenCount    int64   `json:"token_count"`
+	RoundFile     string  `json:"round_file"`
+	Body          string  `json:"-"`
+}
+
+// Session is what the index knows of a document.
+type Session struct {
+	SessionID string
+	AgentID   string
+	Title     string
+	Project   string
+	Started   string
+	Ended     string
+	Doc       string
+	Seen      int64
+}
+
+// Put writes a session and some of its rounds, in one transaction. Rounds
+// already in the index are replaced (the rows carry their engagement tags).
+func (x *DB) Put(ctx context.Context, s Session, rows []Row) error {
+	tx, err := x.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO sessions(session_id, agent_id, title, project, started, ended, doc, seen)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT(session_id) DO UPDATE SET agent_id=excluded.agent_id, title=excluded.title, project=excluded.project,
+			started=excluded.started, ended=excluded.ended, doc=excluded.doc, seen=excluded.seen`,
+		s.SessionID, s.AgentID, s.Title, s.Project, s.Started, s.Ended, s.Doc, s.Seen); err != nil {
+		return fmt.Errorf("%s: %w", x.path, err)
+	}
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO rounds(session_id, round, started, engagement_id, user_preview, agent_preview,
+			tool_count, thinking_count, thinking_chars, token_count, round_file, body)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT(session_id, round) DO UPDATE SET started=excluded.started, engagement_id=excluded.engagement_id,
+			user_preview=excluded.user_preview, agent_preview=excluded.agent_preview, tool_count=excluded.tool_count,
+			thinking_count=excluded.thinking_count, thinking_chars=excluded.thinking_chars, token_count=excluded.token_count,
+			round_file=excluded.round_file, body=excluded.body`)
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	for _, r := range rows {
+		if _, err := stmt.ExecContext(ctx, r.SessionID, r.Round, r.Started, r.EngagementID, r.UserPreview, r.AgentPreview,
+			r.ToolCount, r.ThinkingCount, r.ThinkingChars, r.TokenCount, r.RoundFile, r.Body); err != nil {
+			return fmt.Errorf("%s: round %d of %s: %w", x.path, r.Round, r.SessionID, err)
+		}
+	}
+	return tx.Commit()
+}
+
+// SessionInfo returns what the index knows of a document, if anything.
+func (x *DB) SessionInfo(ctx context.Context, id string) (Session, bool, error) {
+	var s Session
+	err := x.db.QueryRowContext(ctx, `SELECT session_id, agent_id, title, project, started, ended, doc, seen FROM sessions WHERE session_id = ?`, id).
+		Scan(&s.SessionID, &s.AgentID, &s.Title, &s.Project, &s.Started, &s.Ended, &s.Doc, &s.Seen)
+	if errors.Is(err, sql.ErrNoRows) {
+		return s, false, nil
+	}
+	return s, err == nil, err
+}
+
+// Sessions returns how many documents the index holds.
+func (x *DB) Sessions(ctx context.Context) (int, error) {
+	var n int
+	err := x.db.QueryRowContext(ctx, `SELECT count(*) FROM sessions`).Scan(&n)
+	return n, err
+}
+
+// MaxRound returns the highest round of a document in the index (0: none).
+func (x *DB) MaxRound(ctx context.Context, id string) (int, error) {
+	var n sql.NullInt64
+	err := x.db.QueryRowContext(ctx, `SELECT max(round) FROM rounds WHERE session_id = ?`, id).Scan(&n)
+	return int(n.Int64), err
+}
+
+// Rounds returns a document's rounds, in order.
+func (x *DB) Rounds(ctx context.Context, id string) ([]Row, error) {
+	rows, err := x.db.QueryContext(ctx, `SELECT session_id, round, started, engagement_id, user_preview, agent_preview,
+		tool_count, thinking_count, thinking_chars, token_count, round_file FROM rounds WHERE session_id = ? ORDER BY round`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Row
+	for rows.Next() {
+		var r Row
+		var tag sql.NullString
+		if err := rows.Scan(&r.SessionID, &r.Round, &r.Started, &tag, &r.UserPreview, &r.AgentPreview,
+			&r.ToolCount, &r.ThinkingCount, &r.ThinkingChars, &r.TokenCount, &r.RoundFile); err != nil {
+			return nil, err
+		}
+		if tag.Valid {
+			r.EngagementID = &tag.String
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// SetEngagement tags (or, with a nil engagement, untags) rounds of a
+// document. It returns how many rows it changed.
+func (x *DB) SetEngagement(ctx context.Context, id string, rounds []int, engagement *string) (int, error) {
+	tx, err := x.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	n := 0
+	for _, r := range rounds {
+		res, err := tx.ExecContext(ctx, `UPDATE rounds SET engagement_id = ? WHERE session_id = ? AND round = ? AND engagement_id IS NOT ?`, engagement, id, r, engagement)
+		if err != nil {
+			return 0, err
+		}
+		k, _ := res.RowsAffected()
+		n += int(k)
+	}
+	return n, tx.Commit()
+}
+
+// Query is a search.
+type Query struct {
+	Text       string // FTS5 query syntax
+	Agent      string
+	Project    string // a substring of the project directory
+	Engagement string
+	Since      string // inclusive, compared with the round's start (ISO 8601)
+	Until      string // exclusive
+	Limit      int
+}
+
+// Hit is one round a search found.
+type Hit struct {
+	SessionID    string  `json:"session_id"`
+	AgentID      string  `json:"agent_id"`
+	Title        string  `json:"title"`
+	Project      string  `json:"project"`
+	Round        int     `json:"round"`
+	Started      string  `json:"started"`
+	EngagementID *string `json:"engagement_id"`
+	Snippet      string  `json:"snippet"`
+	Doc          string  `json:"doc"`
+	Rank         float64 `json:"rank"`
+}
+
+// QueryError is a query SQLite's full-text engine could not parse.
+type QueryError struct {
+	Query string
+	Msg   string
+}
+
+func (e *QueryError) Error() string { return fmt.Sprintf("search %q: %s", e.Query, e.Msg) }
+
+// Highlight marks the matched words in a hit's snippet.
+const (
+	HighlightStart = "\x02"
+	HighlightEnd   = "\x03"
+)
+
+// Search finds rounds, best first (bm25), ties broken by session and round.
+func (x *DB) Search(ctx context.Context, q Query) ([]Hit, error) {
+	var where []string
+	args := []any{q.Text}
+	add := func(cond string, v any) {
+		where = append(where, cond)
+		args = append(args, v)
+	}
+	if q.Agent != "" {
+		add("s.agent_id = ?", q.Agent)
+	}
+	if q.Project != "" {
+		add("instr(s.project, ?) > 0", q.Project)
+	}
+	if q.Engagement != "" {
+		add("r.engagement_id = ?", q.Engagement)
+	}
+	if q.Since != "" {
+		add("r.started >= ?", q.Since)
+	}
+	if q.Until != "" {
+		add("r.started < ?", q.Until)
+	}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 20
+	}
+	sqlText := `SELECT r.session_id, s.agent_id, s.title, s.project, r.round, r.started, r.engagement_id,
+			snippet(text_fts, 0, '` + HighlightStart + `', '` + HighlightEnd + `', '…', 16), s.doc, bm25(text_fts) AS rank
+		FROM text_fts JOIN rounds r ON r.rowid = text_fts.rowid JOIN sessions s ON s.session_id = r.session_id
+		WHERE text_fts MATCH ?`
+	for _, w := range where {
+		sqlText += " AND " + w
+	}
+	sqlText += ` ORDER BY rank, r.session_id, r.round LIMIT ?`
+	args = append(args, limit)
+	rows, err := x.db.QueryContext(ctx, sqlText, args...)
+	if err != nil {
+		return nil, queryError(q.Text, err)
+	}
+	defer rows.Close()
+	var out []Hit
+	for rows.Next() {
+		var h Hit
+		var tag sql.NullString
+		if err := rows.Scan(&h.SessionID, &h.AgentID, &h.Title, &h.Project, &h.Round, &h.Started, &tag, &h.Snippet, &h.Doc, &h.Rank); err != nil {
+			return nil, err
+		}
+		if tag.Valid {
+			h.EngagementID = &tag.String
+		}
+		out = append(out, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, queryError(q.Text, err)
+	}
+	return out, nil
+}
+
+// queryError turns SQLite's complaint about a full-text query into a
+// QueryError; other errors pass through.
+func queryError(q string, err error) error {
+	s := err.Error()
+	s = strings.TrimSuffix(strings.TrimSpace(s), " (1)") // SQLite's result code
+	if i := strings.Index(s, "no such column: "); i >= 0 {
+		return &QueryError{Query: q, Msg: fmt.Sprintf("%q was read as a column name (FTS5 reads a word before ':' or after '-' as a column filter)", s[i+len("no such column: "):])}
+	}
+	for _, p := range []string{"fts5: ", "unknown special query: ", "malformed MATCH expression", "unterminated string"} {
+		if i := strings.Index(s, p); i >= 0 {
+			return &QueryError{Query: q, Msg: strings.TrimPrefix(s[i:], "fts5: ")}
+		}
+	}
+	return err
+}
+
+// Dump returns every row of the index in a canonical text form, and checks
+// that the full-text tables agree with the rounds table. Two indexes with
+// the same dump hold the same data.
+func (x *DB) Dump(ctx context.Context) (string, error) {
+	var sb strings.Builder
+	for _, t := range []string{"rounds_fts", "text_fts"} {
+		if _, err := x.db.ExecContext(ctx, `INSERT INTO `+t+`(`+t+`) VALUES('integrity-check')`); err != nil {
+			return "", fmt.Errorf("%s: %s is out of step with rounds: %w", x.path, t, err)
+		}
+	}
+	for _, q := range []string{
+		`SELECT session_id, agent_id, title, project, started, ended, doc, seen FROM sessions ORDER BY session_id`,
+		`SELECT session_id, round, started, engagement_id, user_preview, agent_preview, tool_count, thinking_count,
+			thinking_chars, token_count, round_file, body FROM rounds ORDER BY session_id, round`,
+	} {
+		rows, err := x.db.QueryContext(ctx, q)
+		if err != nil {
+			return "", err
+		}
+		cols, _ := rows.Columns()
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		for rows.Next() {
+			if err := rows.Scan(ptrs...); err != nil {
+				rows.Close()
+				return "", err
+			}
+			for i, v := range vals {
+				if i > 0 {
+					sb.WriteByte('\t')
+				}
+				fmt.Fprintf(&sb, "%q", fmt.Sprint(v))
+			}
+			sb.WriteByte('\n')
+		}
+		rows.Close()
+	}
+	return sb.String(), nil
+}

@@ -1,0 +1,125 @@
+package inscribe
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/scribe-archive/scribe/index"
+	"github.com/scribe-archive/scribe/session"
+)
+
+// ContextSpec chooses how each round of a session appears in a context
+// view (Method 53, Layer 3): at full fidelity, as a one-line reference to
+// the index, or not at all.
+type ContextSpec struct {
+	Full, Ref, Omit string // round selections (see ParseRounds)
+	Engagement      string // rounds tagged with it are shown in full
+}
+
+// Context writes a view of a session: a markdown document made of the
+// chosen rounds at full fidelity, others as one-line references, others
+// omitted. Without a selection, every round is in full. It reads the store
+// and never writes to it (but brings the indexes up to date).
+func (s *Store) Context(md string, spec ContextSpec, w io.Writer) error {
+	src, err := os.ReadFile(md)
+	if err != nil {
+		return err
+	}
+	doc, err := Parse(src, md)
+	if err != nil {
+		return err
+	}
+	if _, err := s.IndexDoc(md, false); err != nil {
+		return err
+	}
+	sdb, _, err := s.storeIndex()
+	if err != nil {
+		return err
+	}
+	rows, err := sdb.Rounds(context.Background(), DocKey(&doc.Meta))
+	if err != nil {
+		return err
+	}
+	n := len(rows)
+	mode := make(map[int]string, n)
+	def := "full"
+	if spec.Full != "" || spec.Engagement != "" {
+		def = "ref"
+	}
+	for _, r := range rows {
+		mode[r.Round] = def
+		if spec.Engagement != "" && r.EngagementID != nil && *r.EngagementID == spec.Engagement {
+			mode[r.Round] = "full"
+		}
+	}
+	for _, step := range []struct{ sel, m string }{{spec.Ref, "ref"}, {spec.Full, "full"}, {spec.Omit, "omit"}} {
+		if step.sel == "" {
+			continue
+		}
+		rs, err := ParseRounds(step.sel, n)
+		if err != nil {
+			return err
+		}
+		for _, r := range rs {
+			mode[r] = step.m
+		}
+	}
+	byRound := map[int][]session.Item{}
+	cur := 1
+	for _, it := range doc.Items {
+		if it.Round > 0 {
+			cur = it.Round
+		}
+		byRound[cur] = append(byRound[cur], it)
+	}
+	rel := filepath.ToSlash(md)
+	var buf bytes.Buffer
+	title := strOr(doc.Meta.Title, "")
+	if title == "" {
+		title = Title(&doc.Meta)
+	}
+	fmt.Fprintf(&buf, "# Context: %s\n\nSession `%s`, from %s. %s\n\n%s\n", escapeInline(title), DocKey(&doc.Meta), rel, counts(mode), doc.Summary)
+	for _, r := range rows {
+		switch mode[r.Round] {
+		case "full":
+			fmt.Fprintf(&buf, "\n## Round %d\n", r.Round)
+			for i := range byRound[r.Round] {
+				RenderItem(&buf, &byRound[r.Round][i])
+			}
+		case "ref":
+			fmt.Fprintf(&buf, "\n- Round %d, %s%s: %s → %s ([round %d](%s#%s))\n", r.Round, r.Started, engagementNote(r),
+				escapeInline(r.UserPreview), escapeInline(r.AgentPreview), r.Round, rel, RoundAnchor(r.Round))
+		}
+	}
+	_, err = w.Write(buf.Bytes())
+	return err
+}
+
+func engagementNote(r index.Row) string {
+	if r.EngagementID == nil {
+		return ""
+	}
+	return " [" + escapeInline(*r.EngagementID) + "]"
+}
+
+func counts(mode map[int]string) string {
+	c := map[string]int{}
+	for _, m := range mode {
+		c[m]++
+	}
+	var parts []string
+	for _, m := range []string{"full", "ref", "omit"} {
+		if c[m] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", c[m], map[string]string{"full": "in full", "ref": "as references", "omit": "omitted"}[m]))
+		}
+	}
+	if len(parts) == 0 {
+		return "No rounds."
+	}
+	return "Rounds: " + strings.Join(parts, ", ") + "."
+}

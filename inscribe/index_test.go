@@ -1,0 +1,294 @@
+package inscribe
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/scribe-archive/scribe/index"
+)
+
+// dumps returns the dumps of a store's indexes: sessions.db, and every
+// document's session.db.
+func dumps(t *testing.T, s *Store) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	if err := s.CloseIndex(); err != nil {
+		t.Fatal(err)
+	}
+	docs, err := s.Docs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := []string{filepath.Join(s.SessionsDir(), StoreDB)}
+	for _, md := range docs {
+		paths = append(paths, filepath.Join(Folder(md), SessionDB))
+	}
+	for _, p := range paths {
+		db, err := index.Open(p)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		d, err := db.Dump(context.Background())
+		db.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(s.Root, p)
+		out[rel] = d
+	}
+	return out
+}
+
+func sameDumps(t *testing.T, what string, got, want map[string]string) {
+	t.Helper()
+	for p, w := range want {
+		if got[p] != w {
+			t.Errorf("%s: %s differs", what, p)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("%s: %d indexes, want %d", what, len(got), len(want))
+	}
+}
+
+// TestReindexEqualsIncremental: the indexes an inscription keeps up to
+// date, append by append, equal the ones reindex builds from the round
+// files.
+func TestReindexEqualsIncremental(t *testing.T) {
+	l := newLive(t)
+	whole, rel := sample(t, "-home-dev-src-multiturn", "22222222-2222-4222-8222-222222222222")
+	other, orel := sample(t, "-home-dev-src-tools-thinking", "11111111-1111-4111-8111-111111111111")
+	for _, n := range []int{5, 12, 30, 40} {
+		l.put(rel, prefixLines(whole, n))
+		l.put(orel, prefixLines(other, n))
+		l.update(false)
+	}
+	l.put(rel, whole)
+	l.put(orel, other)
+	l.update(false)
+	s := l.store()
+	if _, err := s.Tag(filepath.Join(s.SessionsDir(), "claude", "22222222-2222-4222-8222-222222222222.md"), []int{2, 3}, "console-work"); err != nil {
+		t.Fatal(err)
+	}
+	incremental := dumps(t, s)
+	if !strings.Contains(incremental["sessions/sessions.db"], `"console-work"`) {
+		t.Fatal("the tag is not in the index")
+	}
+	if _, err := s.Reindex(); err != nil {
+		t.Fatal(err)
+	}
+	sameDumps(t, "after reindex", dumps(t, s), incremental)
+}
+
+// TestSeedQuery: Method 53's example query runs on the store's index.
+func TestSeedQuery(t *testing.T) {
+	s, _ := sampleStore(t)
+	md := filepath.Join(s.SessionsDir(), "claude", "22222222-2222-4222-8222-222222222222.md")
+	if _, err := s.Tag(md, []int{4, 2}, "console-work"); err != nil {
+		t.Fatal(err)
+	}
+	s.CloseIndex()
+	db, err := sql.Open("sqlite", filepath.Join(s.SessionsDir(), StoreDB))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT * FROM rounds WHERE engagement_id = 'console-work' ORDER BY started`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []int
+	for rows.Next() {
+		cols, _ := rows.Columns()
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		rows.Scan(ptrs...)
+		got = append(got, int(vals[1].(int64)))
+	}
+	if len(got) != 2 || got[0] != 2 || got[1] != 4 {
+		t.Errorf("rounds %v, want [2 4]", got)
+	}
+	// The document follows: its frontmatter lists the engagement, its
+	// table of rounds shows the tags, its tags file keeps them.
+	doc, _ := os.ReadFile(md)
+	if !strings.Contains(string(doc), "engagements:\n  - id: console-work\n") {
+		t.Error("the frontmatter does not list the engagement")
+	}
+	table, _ := os.ReadFile(filepath.Join(Folder(md), RoundsIndex))
+	if strings.Count(string(table), "| console-work |") != 2 {
+		t.Errorf("index.md does not show the tags:\n%s", table)
+	}
+	tags, _ := os.ReadFile(filepath.Join(Folder(md), TagsFile))
+	if !strings.Contains(string(tags), "2\tconsole-work\n4\tconsole-work\n") {
+		t.Errorf("tags.tsv: %q", tags)
+	}
+	// Untagging removes what scribe added.
+	if _, err := s.Tag(md, []int{2, 4}, ""); err != nil {
+		t.Fatal(err)
+	}
+	doc, _ = os.ReadFile(md)
+	if !strings.Contains(string(doc), "engagements: []\n") {
+		t.Error("untag left the engagement in the frontmatter")
+	}
+	if _, err := os.Stat(filepath.Join(Folder(md), TagsFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Error("untag left the tags file")
+	}
+}
+
+// TestIndexLossAndDamage: tags survive the loss of every database; a
+// missing or damaged database is rebuilt with a message, and a search
+// never comes back silently empty.
+func TestIndexLossAndDamage(t *testing.T) {
+	s, _ := sampleStore(t)
+	md := filepath.Join(s.SessionsDir(), "claude", "22222222-2222-4222-8222-222222222222.md")
+	if _, err := s.Tag(md, []int{1}, "console-work"); err != nil {
+		t.Fatal(err)
+	}
+	want := dumps(t, s)
+	before, err := s.Search(index.Query{Text: "question"})
+	if err != nil || len(before) == 0 {
+		t.Fatalf("search: %v %v", before, err)
+	}
+	s.CloseIndex()
+
+	// Lost: every database deleted. A search brings the index back, tags
+	// included.
+	for p := range want {
+		os.Remove(filepath.Join(s.Root, p))
+	}
+	s2, _ := OpenStore(s.Root)
+	if _, err := s2.EnsureIndex(); err != nil {
+		t.Fatal(err)
+	}
+	after, err := s2.Search(index.Query{Text: "question"})
+	if err != nil || len(after) != len(before) {
+		t.Fatalf("after loss: %d hits (%v), want %d", len(after), err, len(before))
+	}
+	tagged, err := s2.Search(index.Query{Text: "question", Engagement: "console-work"})
+	if err != nil || len(tagged) != 1 {
+		t.Errorf("the tag did not survive the loss: %v %v", tagged, err)
+	}
+	sameDumps(t, "after loss", dumps(t, s2), want)
+
+	// Damaged: garbage in the store's index, an old version in a
+	// document's. Both are rebuilt, with a warning.
+	os.WriteFile(filepath.Join(s.SessionsDir(), StoreDB), []byte("this is not a database"), 0o644)
+	old, _ := sql.Open("sqlite", filepath.Join(Folder(md), SessionDB))
+	old.Exec("PRAGMA user_version = 0")
+	old.Close()
+	s3, _ := OpenStore(s.Root)
+	warnings, err := s3.EnsureIndex()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) == 0 || !strings.Contains(warnings[0].Error(), "rebuilding every index from the round files") {
+		t.Errorf("no warning about the rebuild: %v", warnings)
+	}
+	sameDumps(t, "after damage", dumps(t, s3), want)
+
+	// A document's index damaged alone is rebuilt when next used.
+	os.WriteFile(filepath.Join(Folder(md), SessionDB), []byte("garbage"), 0o644)
+	s4, _ := OpenStore(s.Root)
+	if _, err := s4.Tag(md, []int{1}, "console-work"); err != nil {
+		t.Fatal(err)
+	}
+	sameDumps(t, "after a document's index was damaged", dumps(t, s4), want)
+}
+
+// TestSearch: ranking, filters, snippets, and a clear error for a query the
+// full-text engine cannot read.
+func TestSearch(t *testing.T) {
+	s, _ := sampleStore(t)
+	defer s.CloseIndex()
+	hits, err := s.Search(index.Query{Text: "python files"})
+	if err != nil || len(hits) == 0 {
+		t.Fatalf("%v %v", hits, err)
+	}
+	h := hits[0]
+	if !strings.HasPrefix(h.SessionID, "33333333") || h.Round != 1 || !strings.HasSuffix(h.Path, "#round-1") ||
+		!strings.Contains(h.Snippet, index.HighlightStart+"python"+index.HighlightEnd) || h.Title != "find python files using a subagent" {
+		t.Errorf("first hit %+v", h)
+	}
+	for _, c := range []struct {
+		q    index.Query
+		want int
+	}{
+		{index.Query{Text: "question"}, 5},
+		{index.Query{Text: "question", Project: "multiturn"}, 5},
+		{index.Query{Text: "question", Agent: "nobody"}, 0},
+		{index.Query{Text: "question", Since: "2026-11-22T09:26:21"}, 3},
+		{index.Query{Text: "question", Until: "2026-11-22T09:26:21"}, 2},
+		{index.Query{Text: "question", Limit: 2}, 2},
+		{index.Query{Text: `"fourth question" OR "fifth question"`}, 2},
+	} {
+		hits, err := s.Search(c.q)
+		if err != nil || len(hits) != c.want {
+			t.Errorf("%+v: %d hits (%v), want %d", c.q, len(hits), err, c.want)
+		}
+	}
+	for _, bad := range []string{`foo-bar`, `"unclosed`, `AND`, `nope:x`} {
+		_, err := s.Search(index.Query{Text: bad})
+		var qe *index.QueryError
+		if !errors.As(err, &qe) {
+			t.Errorf("%q: %v, want a QueryError", bad, err)
+		}
+	}
+}
+
+// TestParseRounds: round selections, and clear errors for bad ones.
+func TestParseRounds(t *testing.T) {
+	for spec, want := range map[string]string{"3": "[3]", "2-4": "[2 3 4]", "all": "[1 2 3 4 5]", "5,1-2": "[1 2 5]"} {
+		got, err := ParseRounds(spec, 5)
+		if err != nil || strings.Trim(strings.Join(strings.Fields(strings.Trim(fmtInts(got), "[]")), " "), " ") != strings.Trim(want, "[]") {
+			t.Errorf("%q: %v %v, want %s", spec, got, err, want)
+		}
+	}
+	for _, bad := range []string{"0", "6", "4-2", "x", "3-9", ""} {
+		if _, err := ParseRounds(bad, 5); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+func fmtInts(xs []int) string {
+	var sb strings.Builder
+	for _, x := range xs {
+		sb.WriteString(" ")
+		sb.WriteString(string(rune('0' + x)))
+	}
+	return sb.String()
+}
+
+// TestContext: a view with rounds in full, as references and omitted.
+func TestContext(t *testing.T) {
+	s, _ := sampleStore(t)
+	defer s.CloseIndex()
+	md := filepath.Join(s.SessionsDir(), "claude", "22222222-2222-4222-8222-222222222222.md")
+	if _, err := s.Tag(md, []int{3}, "console-work"); err != nil {
+		t.Fatal(err)
+	}
+	var buf strings.Builder
+	if err := s.Context(md, ContextSpec{Engagement: "console-work", Omit: "5", Full: "1"}, &buf); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{"## Round 1\n", "## Round 3\n", "\nthird question\n", "- Round 2, ", "- Round 4, ", "Rounds: 2 in full, 2 as references, 1 omitted."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the view lacks %q", want)
+		}
+	}
+	for _, not := range []string{"## Round 2\n", "Round 5", "fifth question"} {
+		if strings.Contains(out, not) {
+			t.Errorf("the view has %q", not)
+		}
+	}
+}

@@ -1,0 +1,536 @@
+package inscribe
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/scribe-archive/scribe/index"
+	"github.com/scribe-archive/scribe/internal/atomicfile"
+	"github.com/scribe-archive/scribe/session"
+)
+
+// The index files of the store (package index): one database per document
+// in its folder, one for the whole store, a table of rounds per document in
+// its folder, and the engagement tags a person set, kept durably in the
+// document's folder because the databases are derived and may be rebuilt.
+const (
+	SessionDB   = "session.db"
+	StoreDB     = "sessions.db"
+	RoundsIndex = "index.md"
+	TagsFile    = "tags.tsv"
+)
+
+// previewLen is how much of a round's text the index's previews keep.
+const previewLen = 120
+
+// DocKey is a document's key in the indexes: its session id, or
+// <session>/agent-<id> for a sidechain.
+func DocKey(m *session.Meta) string {
+	if m.SidechainOf != nil {
+		return m.SessionID + "/agent-" + m.SidechainOf.AgentID
+	}
+	return m.SessionID
+}
+
+// ReadTags reads a document's engagement tags: round -> engagement.
+func ReadTags(folder string) (map[int]string, error) {
+	tags := map[int]string{}
+	f, err := os.Open(filepath.Join(folder, TagsFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return tags, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f) // a short file of short lines, written by scribe
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		round, eng, ok := strings.Cut(line, "\t")
+		r, err := strconv.Atoi(round)
+		if !ok || err != nil || r < 1 || eng == "" {
+			return nil, &FormatError{File: filepath.Join(folder, TagsFile), Line: n, Msg: "expected \"<round>\\t<engagement>\""}
+		}
+		tags[r] = eng
+	}
+	return tags, sc.Err()
+}
+
+// WriteTags writes a document's engagement tags, one round a line, in order.
+func WriteTags(folder string, tags map[int]string) error {
+	var rounds []int
+	for r := range tags {
+		rounds = append(rounds, r)
+	}
+	sort.Ints(rounds)
+	var buf bytes.Buffer
+	buf.WriteString("# round\tengagement (scribe tag and scribe untag edit this file; the indexes are rebuilt from it)\n")
+	for _, r := range rounds {
+		fmt.Fprintf(&buf, "%d\t%s\n", r, tags[r])
+	}
+	p := filepath.Join(folder, TagsFile)
+	if len(rounds) == 0 {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	_, err := atomicfile.WriteIfChanged(p, buf.Bytes(), 0o644)
+	return err
+}
+
+// RoundRow derives a round's index row from its round file.
+func RoundRow(key string, rf *RoundFile, roundFile string, tags map[int]string) index.Row {
+	row := index.Row{SessionID: key, Round: rf.Round, Started: rf.Started, TokenCount: rf.TokenCount, RoundFile: roundFile}
+	if t, ok := tags[rf.Round]; ok {
+		row.EngagementID = &t
+	}
+	var body, agentText strings.Builder
+	add := func(b *strings.Builder, s string) {
+		if s == "" {
+			return
+		}
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(s)
+	}
+	if rf.User != nil {
+		row.UserPreview = preview(rf.User.Text)
+		add(&body, rf.User.Text)
+	}
+	for _, b := range rf.Agent {
+		switch b.Type {
+		case "text":
+			add(&agentText, b.Text)
+			add(&body, b.Text)
+		case "thinking":
+			row.ThinkingCount++
+			row.ThinkingChars += len([]rune(b.Text))
+			add(&body, b.Text)
+		case "tool_use":
+			row.ToolCount++
+			add(&body, b.Name+" "+string(b.Input))
+		}
+	}
+	row.AgentPreview = preview(agentText.String())
+	row.Body = body.String()
+	return row
+}
+
+// preview is the first previewLen characters of a text, on one line.
+func preview(s string) string {
+	var sb strings.Builder
+	n := 0
+	space := false
+	for _, r := range s {
+		if unicode.IsSpace(r) || unicode.IsControl(r) {
+			space = sb.Len() > 0
+			continue
+		}
+		if space {
+			sb.WriteByte(' ')
+			n++
+			space = false
+		}
+		if n == previewLen {
+			break
+		}
+		sb.WriteRune(r)
+		n++
+	}
+	return sb.String()
+}
+
+// storeIndex returns the store's index, opened once per Store. One that
+// was written by another version of scribe, or damaged, is rebuilt with
+// every document's index from the round files, with a warning.
+func (s *Store) storeIndex() (*index.DB, []error, error) {
+	s.idxMu.Lock()
+	if s.idx != nil {
+		defer s.idxMu.Unlock()
+		return s.idx, nil, nil
+	}
+	if err := atomicfile.MkdirAll(s.SessionsDir(), 0o755); err != nil {
+		s.idxMu.Unlock()
+		return nil, nil, err
+	}
+	p := filepath.Join(s.SessionsDir(), StoreDB)
+	db, err := index.Open(p)
+	var se *index.StaleError
+	if !errors.As(err, &se) {
+		if err == nil {
+			s.idx = db
+		}
+		s.idxMu.Unlock()
+		return db, nil, err
+	}
+	warnings := []error{fmt.Errorf("%v: rebuilding every index from the round files", err)}
+	removeDB(p)
+	if err := s.removeIndexes(); err != nil {
+		s.idxMu.Unlock()
+		return nil, warnings, err
+	}
+	if db, err = index.Open(p); err != nil {
+		s.idxMu.Unlock()
+		return nil, warnings, err
+	}
+	s.idx = db
+	s.idxMu.Unlock()
+	docs, err := s.Docs()
+	if err != nil {
+		return nil, warnings, err
+	}
+	for _, md := range docs {
+		ws, err := s.IndexDoc(md, true)
+		warnings = append(warnings, ws...)
+		if err != nil {
+			return nil, warnings, err
+		}
+	}
+	return db, warnings, nil
+}
+
+// CloseIndex closes the store's index, if open.
+func (s *Store) CloseIndex() error {
+	s.idxMu.Lock()
+	defer s.idxMu.Unlock()
+	if s.idx == nil {
+		return nil
+	}
+	err := s.idx.Close()
+	s.idx = nil
+	return err
+}
+
+// Docs lists every document in the store, sidechains included, in order.
+func (s *Store) Docs() ([]string, error) {
+	agents, err := s.agents()
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	var out []string
+	for _, a := range agents {
+		mains, err := filepath.Glob(filepath.Join(s.SessionsDir(), a, "*.md"))
+		if err != nil {
+			return nil, err
+		}
+		sort.Strings(mains)
+		for _, md := range mains {
+			if filepath.Base(md) == "index.md" {
+				continue
+			}
+			out = append(out, md)
+			subs, _ := filepath.Glob(filepath.Join(Folder(md), "agent-*.md"))
+			sort.Strings(subs)
+			out = append(out, subs...)
+		}
+	}
+	return out, nil
+}
+
+// docRows reads a document's round files from round `from` on and derives
+// their index rows.
+func (s *Store) docRows(md, key string, from int) ([]index.Row, error) {
+	folder := Folder(md)
+	tags, err := ReadTags(folder)
+	if err != nil {
+		return nil, err
+	}
+	ns, err := RoundNumbers(RoundsDir(folder))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	var rows []index.Row
+	for _, n := range ns {
+		if n < from {
+			continue
+		}
+		p := filepath.Join(RoundsDir(folder), roundName(n))
+		rf, err := ReadRoundHeader(p)
+		if err != nil {
+			return nil, err
+		}
+		rel, _ := filepath.Rel(s.SessionsDir(), p)
+		rows = append(rows, RoundRow(key, rf, filepath.ToSlash(rel), tags))
+	}
+	return rows, nil
+}
+
+func (s *Store) sessionRow(md string, m *session.Meta, summary string, seen int64) index.Session {
+	rel, _ := filepath.Rel(s.SessionsDir(), md)
+	return index.Session{SessionID: DocKey(m), AgentID: m.AgentID, Title: DisplayTitle(m, summary), Project: strOr(m.Project, ""),
+		Started: strOr(m.Started, ""), Ended: strOr(m.Ended, ""), Doc: filepath.ToSlash(rel), Seen: seen}
+}
+
+// IndexDoc brings a document's indexes up to date: its session.db, its
+// rounds table (index.md in its folder) and the store's sessions.db. It
+// indexes only the rounds the indexes lack, and the last one (which may
+// have been open), so an append of one round touches one or two rows.
+// all forces every round to be indexed again.
+func (s *Store) IndexDoc(md string, all bool) ([]error, error) {
+	m, err := ReadMeta(md)
+	if err != nil {
+		return nil, err
+	}
+	st, err := readState(Folder(md))
+	if err != nil {
+		return nil, err
+	}
+	seen := int64(-1)
+	if st != nil {
+		seen = st.Seen
+	}
+	return s.indexDoc(md, DocKey(m), seen, all)
+}
+
+// indexDoc is IndexDoc for a document whose key and read position the
+// caller knows: when its indexes are current, it reads nothing else.
+func (s *Store) indexDoc(md, key string, seen int64, all bool) ([]error, error) {
+	ctx := context.Background()
+	folder := Folder(md)
+	sdb, warnings, err := s.storeIndex()
+	if err != nil {
+		return warnings, err
+	}
+	info, known, err := sdb.SessionInfo(ctx, key)
+	if err != nil {
+		return warnings, err
+	}
+	local := filepath.Join(folder, SessionDB)
+	_, localErr := os.Stat(local)
+	rel, _ := filepath.Rel(s.SessionsDir(), md)
+	if !all && known && info.Seen == seen && info.Doc == filepath.ToSlash(rel) && localErr == nil {
+		return warnings, nil // current
+	}
+	od, err := readOldDoc(md)
+	if err != nil {
+		return warnings, err
+	}
+	m := od.meta
+	row := s.sessionRow(md, m, od.summary, seen)
+	from := 1
+	if known && !all {
+		if from, err = sdb.MaxRound(ctx, key); err != nil {
+			return warnings, err
+		}
+		from = max(from, 1)
+	}
+	// The document's own index.
+	ldb, err := index.OpenScratch(local)
+	var se *index.StaleError
+	if errors.As(err, &se) {
+		warnings = append(warnings, fmt.Errorf("%v: rebuilding it from the round files", err))
+		if err = os.Remove(local); err == nil {
+			ldb, err = index.OpenScratch(local)
+		}
+		from = 1
+	}
+	if err != nil {
+		return warnings, err
+	}
+	localFrom := from
+	if n, err := ldb.MaxRound(ctx, key); err == nil && n < localFrom {
+		localFrom = max(n, 1)
+	}
+	rows, err := s.docRows(md, key, min(from, localFrom))
+	if err != nil {
+		ldb.Close()
+		return warnings, err
+	}
+	own := make([]index.Row, len(rows))
+	for i, r := range rows {
+		r.Body = "" // the text is searched in the store's index; the document's keeps Method 53's columns
+		own[i] = r
+	}
+	if err := ldb.Put(ctx, row, own); err != nil {
+		ldb.Close()
+		return warnings, err
+	}
+	all2, err := ldb.Rounds(ctx, key)
+	if cerr := ldb.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return warnings, err
+	}
+	if err := writeRoundsIndex(folder, md, row.Title, all2); err != nil {
+		return warnings, err
+	}
+	// The store's index, last: once it is current, so is everything else.
+	var storeRows []index.Row
+	for _, r := range rows {
+		if r.Round >= from {
+			storeRows = append(storeRows, r)
+		}
+	}
+	return warnings, sdb.Put(ctx, row, storeRows)
+}
+
+// writeRoundsIndex writes a document's table of rounds (Method 53's
+// index.md), from its index.
+func writeRoundsIndex(folder, md, title string, rows []index.Row) error {
+	var buf bytes.Buffer
+	doc := filepath.Base(md)
+	fmt.Fprintf(&buf, "# Rounds of %s\n\n[The document](../%s)\n\n", escapeInline(title), doc)
+	if len(rows) == 0 {
+		buf.WriteString("No rounds.\n")
+	} else {
+		buf.WriteString("| round | timestamp | engagement | user_preview | agent_preview | tools | thinking | tokens |\n")
+		buf.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- |\n")
+		for _, r := range rows {
+			eng := ""
+			if r.EngagementID != nil {
+				eng = *r.EngagementID
+			}
+			fmt.Fprintf(&buf, "| [%d](../%s#%s) | %s | %s | %s | %s | %d | %d | %d |\n", r.Round, doc, RoundAnchor(r.Round),
+				cell(r.Started), cell(escapeInline(eng)), cell(escapeInline(r.UserPreview)), cell(escapeInline(r.AgentPreview)),
+				r.ToolCount, r.ThinkingCount, r.TokenCount)
+		}
+	}
+	_, err := atomicfile.WriteIfChanged(filepath.Join(folder, RoundsIndex), buf.Bytes(), 0o644)
+	return err
+}
+
+// removeIndexes deletes every document's index (the store's is replaced
+// by the caller).
+func (s *Store) removeIndexes() error {
+	docs, err := s.Docs()
+	if err != nil {
+		return err
+	}
+	for _, md := range docs {
+		removeDB(filepath.Join(Folder(md), SessionDB))
+	}
+	return nil
+}
+
+func removeDB(p string) {
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		os.Remove(p + suffix)
+	}
+}
+
+// Reindex rebuilds every index of the store from the round files and the
+// durable engagement tags: each document's session.db and index.md, and
+// the store's sessions.db.
+func (s *Store) Reindex() ([]error, error) {
+	if err := s.CloseIndex(); err != nil {
+		return nil, err
+	}
+	docs, err := s.Docs()
+	if err != nil {
+		return nil, err
+	}
+	var warnings []error
+	if err := s.removeIndexes(); err != nil {
+		return nil, err
+	}
+	removeDB(filepath.Join(s.SessionsDir(), StoreDB))
+	for _, md := range docs {
+		ws, err := s.IndexDoc(md, true)
+		warnings = append(warnings, ws...)
+		if err != nil {
+			return warnings, err
+		}
+	}
+	return warnings, nil
+}
+
+// EnsureIndex makes sure the store's index covers every document before it
+// is searched: a document it lacks (an index deleted, or a run stopped
+// before indexing) is indexed now, so a search is never silently short.
+func (s *Store) EnsureIndex() ([]error, error) {
+	docs, err := s.Docs()
+	if err != nil {
+		return nil, err
+	}
+	sdb, warnings, err := s.storeIndex()
+	if err != nil {
+		return warnings, err
+	}
+	n, err := sdb.Sessions(context.Background())
+	if err != nil {
+		return warnings, err
+	}
+	if n == len(docs) {
+		return warnings, nil
+	}
+	for _, md := range docs {
+		ws, err := s.IndexDoc(md, false)
+		warnings = append(warnings, ws...)
+		if err != nil {
+			return warnings, err
+		}
+	}
+	return warnings, nil
+}
+
+// Hit is a search hit with where to read it.
+type Hit struct {
+	index.Hit
+	// Path is the document and the round's anchor, relative to the current
+	// directory: data/sessions/claude/<id>.md#round-3.
+	Path string `json:"path"`
+}
+
+// Search searches the store's index (see index.Query).
+func (s *Store) Search(q index.Query) ([]Hit, error) {
+	sdb, _, err := s.storeIndex()
+	if err != nil {
+		return nil, err
+	}
+	hits, err := sdb.Search(context.Background(), q)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Hit, len(hits))
+	for i, h := range hits {
+		out[i] = Hit{Hit: h, Path: filepath.ToSlash(filepath.Join(s.SessionsDir(), filepath.FromSlash(h.Doc))) + "#" + RoundAnchor(h.Round)}
+	}
+	return out, nil
+}
+
+// DisplayTitle is what lists show for a session: its title, else the first
+// line of its summary (the first prompt, while the summary is scribe's
+// placeholder), else its key.
+func DisplayTitle(m *session.Meta, summary string) string {
+	if t := strOr(m.Title, ""); strings.TrimSpace(t) != "" {
+		return preview(t)
+	}
+	line := summaryLine(summary)
+	if rest, ok := strings.CutPrefix(line, placeholderPrefix); ok {
+		line = unescapeInline(rest)
+	}
+	if line == "" || line == NoSummary {
+		return DocKey(m)
+	}
+	return preview(line)
+}
+
+// unescapeInline undoes escapeInline.
+func unescapeInline(s string) string {
+	var sb strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("\\`*_[]<>&#!~|", s[i+1]) >= 0 {
+			i++
+		}
+		sb.WriteByte(s[i])
+	}
+	return sb.String()
+}

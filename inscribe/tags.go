@@ -1,0 +1,236 @@
+package inscribe
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/scribe-archive/scribe/index"
+	"github.com/scribe-archive/scribe/internal/atomicfile"
+	"github.com/scribe-archive/scribe/session"
+)
+
+// ParseRounds reads a round selection: "3", "3-7", "all", or a comma list
+// of those ("1,4-6"), against a session of n rounds.
+func ParseRounds(spec string, n int) ([]int, error) {
+	seen := map[int]bool{}
+	var out []int
+	for _, part := range strings.Split(spec, ",") {
+		part = strings.TrimSpace(part)
+		lo, hi := 0, 0
+		switch {
+		case part == "all":
+			lo, hi = 1, n
+		case strings.Contains(part, "-"):
+			a, b, _ := strings.Cut(part, "-")
+			x, err1 := strconv.Atoi(strings.TrimSpace(a))
+			y, err2 := strconv.Atoi(strings.TrimSpace(b))
+			if err1 != nil || err2 != nil || x > y {
+				return nil, fmt.Errorf("round range %q: write it as 3-7", part)
+			}
+			lo, hi = x, y
+		default:
+			x, err := strconv.Atoi(part)
+			if err != nil {
+				return nil, fmt.Errorf("rounds %q: give a number, a range like 3-7, or all", part)
+			}
+			lo, hi = x, x
+		}
+		if lo < 1 || hi > n {
+			if n == 0 {
+				return nil, fmt.Errorf("rounds %q: the session has no rounds", part)
+			}
+			return nil, fmt.Errorf("rounds %q: the session has rounds 1-%d", part, n)
+		}
+		for r := lo; r <= hi; r++ {
+			if !seen[r] {
+				seen[r] = true
+				out = append(out, r)
+			}
+		}
+	}
+	sort.Ints(out)
+	return out, nil
+}
+
+// ValidEngagement reports whether s can be an engagement id.
+func ValidEngagement(s string) bool {
+	if s == "" || len(s) > 200 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:", r)) {
+			return false
+		}
+	}
+	return true
+}
+
+// RoundCount returns how many rounds a document has.
+func RoundCount(md string) (int, error) {
+	ns, err := RoundNumbers(RoundsDir(Folder(md)))
+	if err != nil && !os.IsNotExist(err) {
+		return 0, err
+	}
+	if len(ns) == 0 {
+		return 0, nil
+	}
+	return ns[len(ns)-1], nil
+}
+
+// Tag sets (engagement non-empty) or clears (engagement "") the engagement
+// of rounds of a document: in its durable tags file, in both indexes, in
+// its table of rounds, and in its frontmatter's engagements list. It
+// returns how many rounds changed.
+func (s *Store) Tag(md string, rounds []int, engagement string) (int, error) {
+	folder := Folder(md)
+	unlock, err := lock(folder)
+	if err != nil {
+		return 0, err
+	}
+	defer unlock()
+	tags, err := ReadTags(folder)
+	if err != nil {
+		return 0, err
+	}
+	changed := 0
+	for _, r := range rounds {
+		switch {
+		case engagement == "" && tags[r] != "":
+			delete(tags, r)
+			changed++
+		case engagement != "" && tags[r] != engagement:
+			tags[r] = engagement
+			changed++
+		}
+	}
+	if err := WriteTags(folder, tags); err != nil {
+		return 0, err
+	}
+	m, err := ReadMeta(md)
+	if err != nil {
+		return changed, err
+	}
+	// The indexes: bring them up to date (which reads the tags file), then
+	// set the tags of rounds already there.
+	if _, err := s.IndexDoc(md, false); err != nil {
+		return changed, err
+	}
+	var eng *string
+	if engagement != "" {
+		eng = &engagement
+	}
+	ctx := context.Background()
+	sdb, _, err := s.storeIndex()
+	if err != nil {
+		return changed, err
+	}
+	if _, err := sdb.SetEngagement(ctx, DocKey(m), rounds, eng); err != nil {
+		return changed, err
+	}
+	ldb, err := index.OpenScratch(filepath.Join(folder, SessionDB))
+	var se *index.StaleError
+	if errors.As(err, &se) {
+		// Damaged: rebuild it (from the tags file, which has the new tags).
+		removeDB(filepath.Join(folder, SessionDB))
+		if _, err = s.IndexDoc(md, true); err == nil {
+			ldb, err = index.OpenScratch(filepath.Join(folder, SessionDB))
+		}
+	}
+	if err != nil {
+		return changed, err
+	}
+	_, err = ldb.SetEngagement(ctx, DocKey(m), rounds, eng)
+	var rows []index.Row
+	if err == nil {
+		rows, err = ldb.Rounds(ctx, DocKey(m))
+	}
+	if cerr := ldb.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return changed, err
+	}
+	od, err := readOldDoc(md)
+	if err != nil {
+		return changed, err
+	}
+	if err := writeRoundsIndex(folder, md, DisplayTitle(od.meta, od.summary), rows); err != nil {
+		return changed, err
+	}
+	// The frontmatter lists the engagements the session touched. An entry
+	// scribe added (no phases) goes when no round carries its tag any more;
+	// one a person filled in stays.
+	used := map[string]bool{}
+	for _, e := range tags {
+		used[e] = true
+	}
+	return changed, s.rewriteHead(md, func(m *session.Meta) {
+		var keep []session.Engagement
+		have := map[string]bool{}
+		for _, e := range m.Engagements {
+			if used[e.ID] || e.PhaseAtStart != "" || e.PhaseAtEnd != "" {
+				keep = append(keep, e)
+				have[e.ID] = true
+			}
+		}
+		var add []string
+		for e := range used {
+			if !have[e] {
+				add = append(add, e)
+			}
+		}
+		sort.Strings(add)
+		for _, e := range add {
+			keep = append(keep, session.Engagement{ID: e})
+		}
+		m.Engagements = keep
+	})
+}
+
+// rewriteHead rewrites a document's frontmatter with edit applied, keeping
+// its summary and body byte for byte. The caller holds the document's lock.
+func (s *Store) rewriteHead(md string, edit func(*session.Meta)) error {
+	od, err := readOldDoc(md)
+	if err != nil {
+		return err
+	}
+	m := *od.meta
+	edit(&m)
+	head := RenderHead(&m, od.summary)
+	f, err := os.Open(md)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if int64(len(head)) == od.bodyAt {
+		if same, _ := sameContent(io.NewSectionReader(f, 0, od.bodyAt), bytes.NewReader(head)); same {
+			return nil
+		}
+	}
+	var b atomicfile.Batch
+	defer b.Abort()
+	p, err := b.Create(md, 0o644)
+	if err != nil {
+		return err
+	}
+	p.Write(head)
+	if _, err := io.Copy(p, io.NewSectionReader(f, od.bodyAt, od.size-od.bodyAt)); err != nil {
+		return err
+	}
+	// The document moved: so does the open round in the read note.
+	if st, err := readState(Folder(md)); err == nil && st != nil {
+		st.DocOpenAt += int64(len(head)) - od.bodyAt
+		if err := writeState(&b, Folder(md), st); err != nil {
+			return err
+		}
+	}
+	return b.Commit()
+}
