@@ -1,0 +1,46 @@
+package scribe_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestLayering states the import policy as a test, in the spirit of
+// go/build's deps_test.go: data flows one way, adapters -> model ->
+// store/index -> exporters; each third-party dependency is imported by one
+// package. Do not change this to make a build pass.
+func TestLayering(t *testing.T) {
+	const mod = "github.com/scribe-archive/scribe/"
+	allowed := map[string][]string{ // package -> what it may import, besides the standard library
+		"session":             {},
+		"adapters/claude":     {"session"},
+		"internal/atomicfile": {},
+		"index":               {"modernc.org/sqlite"},
+		"inscribe":            {"session", "adapters/claude", "index", "internal/atomicfile", "github.com/yuin/goldmark", "gopkg.in/yaml.v3"},
+		"exportclaude":        {"session", "adapters/claude", "inscribe", "internal/atomicfile"},
+		"check":               {"session", "adapters/claude", "inscribe", "exportclaude", "github.com/sergi/go-diff"},
+		"cmd/scribe":          {"adapters/claude", "inscribe", "exportclaude", "check", "index", "github.com/spf13/cobra"},
+	}
+	for pkg, ok := range allowed {
+		out, err := exec.Command("go", "list", "-f", `{{join .Imports "\n"}}`, "./"+pkg).Output()
+		if err != nil {
+			t.Fatalf("go list ./%s: %v", pkg, err)
+		}
+		for _, imp := range strings.Fields(string(out)) {
+			if !strings.Contains(strings.Split(imp, "/")[0], ".") {
+				continue // standard library
+			}
+			name := strings.TrimPrefix(imp, mod)
+			permitted := false
+			for _, a := range ok {
+				if name == a || strings.HasPrefix(imp, a) {
+					permitted = true
+				}
+			}
+			if !permitted {
+				t.Errorf("%s imports %s, which the layering does not allow", pkg, imp)
+			}
+		}
+	}
+}
