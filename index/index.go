@@ -207,10 +207,10 @@ func (x *DB) MaxRound(ctx context.Context, id string) (int, error) {
 	return int(n.Int64), err
 }
 
-// Rounds returns a document's rounds, in order.
-func (x *DB) Rounds(ctx context.Context, id string) ([]Row, error) {
+// Rounds returns a document's rounds from round `from` on, in order.
+func (x *DB) Rounds(ctx context.Context, id string, from int) ([]Row, error) {
 	rows, err := x.db.QueryContext(ctx, `SELECT session_id, round, started, engagement_id, user_preview, agent_preview,
-		tool_count, thinking_count, thinking_chars, token_count, round_file FROM rounds WHERE session_id = ? ORDER BY round`, id)
+		tool_count, thinking_count, thinking_chars, token_count, round_file FROM rounds WHERE session_id = ? AND round >= ? ORDER BY round`, id, from)
 	if err != nil {
 		return nil, err
 	}

@@ -190,9 +190,10 @@ func summaryLine(s string) string {
 // already and keep their formatting; only what would break the row is
 // changed.
 func cell(s string) string {
-	s = strings.NewReplacer("\r", " ", "\n", " ", "|", "\\|").Replace(s)
-	return strings.TrimSpace(s)
+	return strings.TrimSpace(cellReplacer.Replace(s))
 }
+
+var cellReplacer = strings.NewReplacer("\r", " ", "\n", " ", "|", "\\|")
 
 func (s *Store) writeTopIndex(agents []string) error {
 	var buf bytes.Buffer

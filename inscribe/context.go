@@ -41,7 +41,7 @@ func (s *Store) Context(md string, spec ContextSpec, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rows, err := sdb.Rounds(context.Background(), DocKey(&doc.Meta))
+	rows, err := sdb.Rounds(context.Background(), DocKey(&doc.Meta), 1)
 	if err != nil {
 		return err
 	}

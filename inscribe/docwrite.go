@@ -179,8 +179,9 @@ func locateItem(f *os.File, size, hint int64, id string) (int64, error) {
 	}
 }
 
-// bodySize is how many bytes of new closed items the body file holds.
-func (u *update) bodySize(bw *bufio.Writer) int64 {
+// bodySize is how many bytes of new closed items the body file holds
+// (once its writer is flushed).
+func (u *update) bodySize() int64 {
 	fi, err := u.body.Stat()
 	if err != nil {
 		return 0
@@ -200,7 +201,7 @@ func (u *update) writeDoc(head []byte, keepFrom, keepTo int64, open []byte) (boo
 		defer f.Close()
 		old = f
 	}
-	bodyLen := u.bodySize(nil)
+	bodyLen := u.bodySize()
 	content := func() io.Reader {
 		rs := []io.Reader{bytes.NewReader(head)}
 		if old != nil && keepTo > keepFrom {
@@ -211,7 +212,7 @@ func (u *update) writeDoc(head []byte, keepFrom, keepTo int64, open []byte) (boo
 	}
 	size := int64(len(head)) + (keepTo - keepFrom) + bodyLen + int64(len(open))
 	if old != nil && size == u.oldDoc.size {
-		same, err := sameContent(io.NewSectionReader(old, 0, size), content())
+		same, err := atomicfile.SameReader(io.NewSectionReader(old, 0, size), content())
 		if err != nil {
 			return false, err
 		}
@@ -223,28 +224,27 @@ func (u *update) writeDoc(head []byte, keepFrom, keepTo int64, open []byte) (boo
 	if err != nil {
 		return false, err
 	}
-	_, err = io.Copy(p, content())
-	return err == nil, err
-}
-
-func sameContent(a, b io.Reader) (bool, error) {
-	ab, bb := make([]byte, 1<<16), make([]byte, 1<<16)
-	for {
-		n, errA := io.ReadFull(a, ab)
-		m, errB := io.ReadFull(b, bb)
-		if n != m || !bytes.Equal(ab[:n], bb[:m]) {
-			return false, nil
+	// Piece by piece, so that the kept part of the old document and the new
+	// items are copied file to file by the kernel.
+	if _, err := p.Write(head); err != nil {
+		return false, err
+	}
+	if old != nil && keepTo > keepFrom {
+		if _, err := old.Seek(keepFrom, io.SeekStart); err != nil {
+			return false, err
 		}
-		if errA == io.EOF || errA == io.ErrUnexpectedEOF {
-			return errB == io.EOF || errB == io.ErrUnexpectedEOF, nil
-		}
-		if errA != nil {
-			return false, errA
-		}
-		if errB != nil {
-			return false, errB
+		if _, err := io.Copy(p, io.LimitReader(old, keepTo-keepFrom)); err != nil {
+			return false, err
 		}
 	}
+	if _, err := u.body.Seek(0, io.SeekStart); err != nil {
+		return false, err
+	}
+	if _, err := io.Copy(p, io.LimitReader(u.body, bodyLen)); err != nil {
+		return false, err
+	}
+	_, err = p.Write(open)
+	return err == nil, err
 }
 
 // writeRound writes a round file. A closed round's file is final: it is
@@ -278,7 +278,7 @@ func (u *update) writeRound(r *session.Round) error {
 		}
 	}
 	u.wrote = true
-	return nil
+	return f.Close()
 }
 
 // collectFiles gathers the images and documents a round shows.
@@ -351,7 +351,7 @@ func copyIfChanged(b *atomicfile.Batch, from, to string) (bool, error) {
 		dfi, _ := dst.Stat()
 		same := false
 		if dfi != nil && dfi.Size() == fi.Size() {
-			same, _ = sameContent(dst, io.NewSectionReader(src, 0, fi.Size()))
+			same, _ = atomicfile.SameReader(dst, io.NewSectionReader(src, 0, fi.Size()))
 		}
 		dst.Close()
 		if same {
@@ -365,8 +365,10 @@ func copyIfChanged(b *atomicfile.Batch, from, to string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	_, err = io.Copy(p, io.NewSectionReader(src, 0, fi.Size()))
-	return true, err
+	if _, err := io.Copy(p, io.NewSectionReader(src, 0, fi.Size())); err != nil {
+		return true, err
+	}
+	return true, p.Close()
 }
 
 // forks caches, per project directory, the first message and first

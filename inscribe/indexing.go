@@ -6,6 +6,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -252,17 +254,31 @@ func (s *Store) docRows(md, key string, from int) ([]index.Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	ns, err := RoundNumbers(RoundsDir(folder))
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, err
+	var ns []int
+	if from <= 1 {
+		// Everything: list the folder, so that a gap in the numbers (a lost
+		// round file) does not hide the rounds after it.
+		ns, err = RoundNumbers(RoundsDir(folder))
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
 	}
 	var rows []index.Row
-	for _, n := range ns {
-		if n < from {
-			continue
+	for i := 0; ; i++ {
+		// An append indexes the last few rounds: it opens them one by one
+		// rather than list a folder that grows with the session.
+		n := from + i
+		if from <= 1 {
+			if i == len(ns) {
+				break
+			}
+			n = ns[i]
 		}
 		p := filepath.Join(RoundsDir(folder), roundName(n))
 		rf, err := ReadRoundHeader(p)
+		if from > 1 && errors.Is(err, os.ErrNotExist) {
+			break
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -362,14 +378,15 @@ func (s *Store) indexDoc(md, key string, seen int64, all bool) ([]error, error) 
 		ldb.Close()
 		return warnings, err
 	}
-	all2, err := ldb.Rounds(ctx, key)
+	tableFrom := min(from, localFrom)
+	if all {
+		tableFrom = 1
+	}
+	err = writeRoundsIndex(ctx, ldb, key, folder, md, row.Title, tableFrom)
 	if cerr := ldb.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return warnings, err
-	}
-	if err := writeRoundsIndex(folder, md, row.Title, all2); err != nil {
 		return warnings, err
 	}
 	// The store's index, last: once it is current, so is everything else.
@@ -383,28 +400,131 @@ func (s *Store) indexDoc(md, key string, seen int64, all bool) ([]error, error) 
 }
 
 // writeRoundsIndex writes a document's table of rounds (Method 53's
-// index.md), from its index.
-func writeRoundsIndex(folder, md, title string, rows []index.Row) error {
-	var buf bytes.Buffer
+// index.md) from its index, where rounds before round `from` are known to
+// be listed already. An append therefore rewrites the last row or two and
+// copies the rest of the file as it is, without reading it.
+func writeRoundsIndex(ctx context.Context, ldb *index.DB, key, folder, md, title string, from int) error {
+	path := filepath.Join(folder, RoundsIndex)
 	doc := filepath.Base(md)
-	fmt.Fprintf(&buf, "# Rounds of %s\n\n[The document](../%s)\n\n", escapeInline(title), doc)
-	if len(rows) == 0 {
-		buf.WriteString("No rounds.\n")
-	} else {
-		buf.WriteString("| round | timestamp | engagement | user_preview | agent_preview | tools | thinking | tokens |\n")
-		buf.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- |\n")
-		for _, r := range rows {
-			eng := ""
-			if r.EngagementID != nil {
-				eng = *r.EngagementID
+	head := roundsTableHead(title, doc)
+	if from > 1 {
+		rows, err := ldb.Rounds(ctx, key, from)
+		if err != nil {
+			return err
+		}
+		if len(rows) > 0 {
+			var buf bytes.Buffer
+			for _, r := range rows {
+				writeRoundRow(&buf, doc, r)
 			}
-			fmt.Fprintf(&buf, "| [%d](../%s#%s) | %s | %s | %s | %s | %d | %d | %d |\n", r.Round, doc, RoundAnchor(r.Round),
-				cell(r.Started), cell(escapeInline(eng)), cell(escapeInline(r.UserPreview)), cell(escapeInline(r.AgentPreview)),
-				r.ToolCount, r.ThinkingCount, r.TokenCount)
+			done, err := spliceRoundsIndex(path, head, roundRowPrefix(doc, from), buf.Bytes())
+			if done || err != nil {
+				return err
+			}
 		}
 	}
-	_, err := atomicfile.WriteIfChanged(filepath.Join(folder, RoundsIndex), buf.Bytes(), 0o644)
+	rows, err := ldb.Rounds(ctx, key, 1)
+	if err != nil {
+		return err
+	}
+	buf := bytes.NewBuffer(head)
+	if len(rows) == 0 {
+		buf.Truncate(bytes.Index(head, []byte("| round |")))
+		buf.WriteString("No rounds.\n")
+	}
+	for _, r := range rows {
+		writeRoundRow(buf, doc, r)
+	}
+	_, err = atomicfile.WriteIfChanged(path, buf.Bytes(), 0o644)
 	return err
+}
+
+// tableRule ends the head of a rounds table.
+const tableRule = "| --- | --- | --- | --- | --- | --- | --- | --- |\n"
+
+func roundsTableHead(title, doc string) []byte {
+	return fmt.Appendf(nil, "# Rounds of %s\n\n[The document](../%s)\n\n"+
+		"| round | timestamp | engagement | user_preview | agent_preview | tools | thinking | tokens |\n"+tableRule,
+		escapeInline(title), doc)
+}
+
+// roundRowPrefix is how round n's row starts.
+func roundRowPrefix(doc string, n int) []byte {
+	return fmt.Appendf(nil, "| [%d](../%s#%s) |", n, doc, RoundAnchor(n))
+}
+
+func writeRoundRow(buf *bytes.Buffer, doc string, r index.Row) {
+	eng := ""
+	if r.EngagementID != nil {
+		eng = *r.EngagementID
+	}
+	buf.Write(roundRowPrefix(doc, r.Round))
+	fmt.Fprintf(buf, " %s | %s | %s | %s | %d | %d | %d |\n",
+		cell(r.Started), cell(escapeInline(eng)), cell(escapeInline(r.UserPreview)), cell(escapeInline(r.AgentPreview)),
+		r.ToolCount, r.ThinkingCount, r.TokenCount)
+}
+
+// spliceRoundsIndex replaces the rows of an existing rounds table from the
+// row that starts with rowStart on, and its head. It reads the file's first
+// lines and its end back to that row; the rows in between are copied by
+// the kernel. It reports false, having written nothing, when the file is
+// not a table that has that row.
+func spliceRoundsIndex(path string, head, rowStart, rows []byte) (bool, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return false, err
+	}
+	size := fi.Size()
+	first := make([]byte, min(size, 64<<10))
+	if _, err := f.ReadAt(first, 0); err != nil {
+		return false, err
+	}
+	i := bytes.Index(first, []byte("\n"+tableRule))
+	if i < 0 {
+		return false, nil
+	}
+	tableAt := int64(i + 1 + len(tableRule))
+	// Find the row, reading back from the end in growing windows.
+	rowAt := int64(-1)
+	needle := append([]byte("\n"), rowStart...)
+	for window := int64(16 << 10); rowAt < 0; window *= 4 {
+		start := max(tableAt-1, size-window)
+		buf := make([]byte, size-start)
+		if _, err := f.ReadAt(buf, start); err != nil {
+			return false, err
+		}
+		if j := bytes.LastIndex(buf, needle); j >= 0 {
+			rowAt = start + int64(j) + 1
+			if !bytes.Equal(buf[j+1:], rows) || !bytes.Equal(first[:tableAt], head) {
+				break
+			}
+			return true, nil // already says this
+		}
+		if start == tableAt-1 {
+			return false, nil
+		}
+	}
+	return true, atomicfile.Write(path, 0o644, func(w io.Writer) error {
+		if _, err := w.Write(head); err != nil {
+			return err
+		}
+		if _, err := f.Seek(tableAt, io.SeekStart); err != nil {
+			return err
+		}
+		if _, err := io.Copy(w, io.LimitReader(f, rowAt-tableAt)); err != nil {
+			return err
+		}
+		_, err := w.Write(rows)
+		return err
+	})
 }
 
 // removeIndexes deletes every document's index (the store's is replaced

@@ -148,21 +148,17 @@ func (s *Store) Tag(md string, rounds []int, engagement string) (int, error) {
 		return changed, err
 	}
 	_, err = ldb.SetEngagement(ctx, DocKey(m), rounds, eng)
-	var rows []index.Row
+	var od *oldDoc
 	if err == nil {
-		rows, err = ldb.Rounds(ctx, DocKey(m))
+		od, err = readOldDoc(md)
+	}
+	if err == nil {
+		err = writeRoundsIndex(ctx, ldb, DocKey(m), folder, md, DisplayTitle(od.meta, od.summary), 1)
 	}
 	if cerr := ldb.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return changed, err
-	}
-	od, err := readOldDoc(md)
-	if err != nil {
-		return changed, err
-	}
-	if err := writeRoundsIndex(folder, md, DisplayTitle(od.meta, od.summary), rows); err != nil {
 		return changed, err
 	}
 	// The frontmatter lists the engagements the session touched. An entry
@@ -211,7 +207,7 @@ func (s *Store) rewriteHead(md string, edit func(*session.Meta)) error {
 	}
 	defer f.Close()
 	if int64(len(head)) == od.bodyAt {
-		if same, _ := sameContent(io.NewSectionReader(f, 0, od.bodyAt), bytes.NewReader(head)); same {
+		if same, _ := atomicfile.SameReader(io.NewSectionReader(f, 0, od.bodyAt), bytes.NewReader(head)); same {
 			return nil
 		}
 	}

@@ -363,7 +363,7 @@ func (u *update) run() error {
 	}
 	u.srcSize = fi.Size()
 
-	if err := u.loadOld(); err != nil {
+	if done, err := u.loadOld(); err != nil || done {
 		return err
 	}
 	if u.old != nil {
@@ -374,32 +374,41 @@ func (u *update) run() error {
 	return u.build()
 }
 
-// loadOld reads the existing document's head and the read note.
-func (u *update) loadOld() error {
+// loadOld reads the read note and the existing document's head. done
+// reports that the note shows the source unchanged: the commonest case, on
+// a tree that is appended to often, which then reads nothing else.
+func (u *update) loadOld() (done bool, err error) {
 	if _, err := os.Stat(u.spec.md); errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return false, nil
+	}
+	st, err := readState(u.folder)
+	if err != nil {
+		return false, err
+	}
+	if st != nil && st.Next == nil && !u.opts.Verify && !u.opts.Force && !u.opts.Rebuild && u.srcSize == st.Size {
+		if got, err := hashRange(u.src, st.Size, tailWindow); err == nil && got == st.TailHash {
+			u.res.Outcome = Unchanged
+			u.seen = st.Seen
+			return true, nil
+		}
 	}
 	od, err := readOldDoc(u.spec.md)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if od.meta.SessionID != u.spec.id {
-		return &ConflictError{Doc: u.spec.md, Have: od.meta.SessionID, Want: u.spec.id}
+		return false, &ConflictError{Doc: u.spec.md, Have: od.meta.SessionID, Want: u.spec.id}
 	}
 	u.oldDoc = od
-	st, err := readState(u.folder)
-	if err != nil {
-		return err
-	}
 	u.notePending = st != nil && st.Next != nil
 	st = resolveState(st, u.spec.md)
 	if st == nil && !u.opts.Rebuild {
-		return &MissingNoteError{Doc: u.spec.md, Note: filepath.Join(u.folder, stateFile)}
+		return false, &MissingNoteError{Doc: u.spec.md, Note: filepath.Join(u.folder, stateFile)}
 	}
 	// The note holds even when the source was given by another path (a hook
 	// passes it absolute, a person relative): the hashes check the content.
 	u.old = st
-	return nil
+	return false, nil
 }
 
 // check compares the source with the read note. done reports that nothing
@@ -571,7 +580,7 @@ func (u *update) build() error {
 	if err != nil {
 		return err
 	}
-	docOpenAt = int64(len(head)) + (keepTo - keepFrom) + u.bodySize(bw)
+	docOpenAt = int64(len(head)) + (keepTo - keepFrom) + u.bodySize()
 	changed, err := u.writeDoc(head, keepFrom, keepTo, openItems.Bytes())
 	if err != nil {
 		return err

@@ -121,6 +121,8 @@ func MkdirAll(dir string, perm fs.FileMode) error {
 type Pending struct {
 	f      *os.File
 	target string
+	perm   fs.FileMode // for a file of a Batch
+	closed bool        // written, its descriptor released
 	done   bool
 }
 
@@ -179,10 +181,11 @@ func (p *Pending) Same() (bool, error) {
 		return false, err
 	}
 	defer old.Close()
-	return sameReader(old, io.NewSectionReader(p.f, 0, mine.Size()))
+	return SameReader(old, io.NewSectionReader(p.f, 0, mine.Size()))
 }
 
-func sameReader(a, b io.Reader) (bool, error) {
+// SameReader reports whether a and b yield the same bytes.
+func SameReader(a, b io.Reader) (bool, error) {
 	ab, bb := make([]byte, 1<<16), make([]byte, 1<<16)
 	for {
 		n, errA := io.ReadFull(a, ab)
@@ -202,6 +205,15 @@ func sameReader(a, b io.Reader) (bool, error) {
 			return false, errB
 		}
 	}
+}
+
+// ReadFrom copies r into the file. From another file (or a LimitedReader
+// of one), the kernel copies the bytes without bringing them into memory.
+func (p *Pending) ReadFrom(r io.Reader) (int64, error) {
+	if err := fault("write", p.target); err != nil {
+		return 0, err
+	}
+	return p.f.ReadFrom(r)
 }
 
 // Commit makes what was written the target's contents, atomically.
@@ -224,6 +236,36 @@ func (p *Pending) Commit(perm fs.FileMode) error {
 	return SyncDir(filepath.Dir(p.target))
 }
 
+// Close ends the writing of a file of a Batch and releases its descriptor.
+// The file stays pending until the batch commits.
+func (p *Pending) Close() error {
+	if p.closed {
+		return nil
+	}
+	p.closed = true
+	err := p.f.Chmod(p.perm)
+	if cerr := p.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// sync makes the file's data durable, reopening it if it was closed.
+func (p *Pending) sync() error {
+	if !p.closed {
+		return p.f.Sync()
+	}
+	f, err := os.OpenFile(p.f.Name(), os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
 // Abort discards what was written. It is safe after Commit (it does
 // nothing then), so it can be deferred.
 func (p *Pending) Abort() {
@@ -231,6 +273,8 @@ func (p *Pending) Abort() {
 		return
 	}
 	p.done = true
-	p.f.Close()
+	if !p.closed {
+		p.f.Close()
+	}
 	os.Remove(p.f.Name())
 }

@@ -14,9 +14,12 @@ import (
 // added, then syncs their directories. A kill at any moment leaves every
 // target with its old contents or its new ones; files renamed earlier in the
 // order are never older than files renamed later.
+//
+// A batch may hold thousands of files (a long session's rounds): Close a
+// file once it is written, so that the batch does not hold a descriptor
+// for each.
 type Batch struct {
 	files []*Pending
-	perm  []fs.FileMode
 }
 
 // Create starts a file of the batch.
@@ -25,8 +28,8 @@ func (b *Batch) Create(name string, perm fs.FileMode) (*Pending, error) {
 	if err != nil {
 		return nil, err
 	}
+	p.perm = perm
 	b.files = append(b.files, p)
-	b.perm = append(b.perm, perm)
 	return p, nil
 }
 
@@ -40,8 +43,10 @@ func (b *Batch) WriteIfChanged(name string, data []byte, perm fs.FileMode) (bool
 	if err != nil {
 		return false, err
 	}
-	_, err = p.Write(data)
-	return true, err
+	if _, err := p.Write(data); err != nil {
+		return true, err
+	}
+	return true, p.Close()
 }
 
 // Drop removes a file from the batch, discarding what was written.
@@ -49,7 +54,6 @@ func (b *Batch) Drop(p *Pending) {
 	for i, q := range b.files {
 		if q == p {
 			b.files = append(b.files[:i], b.files[i+1:]...)
-			b.perm = append(b.perm[:i], b.perm[i+1:]...)
 			break
 		}
 	}
@@ -60,9 +64,7 @@ func (b *Batch) Drop(p *Pending) {
 func (b *Batch) MoveLast(target string) {
 	for i, p := range b.files {
 		if p.target == target {
-			perm := b.perm[i]
 			b.files = append(append(b.files[:i:i], b.files[i+1:]...), p)
-			b.perm = append(append(b.perm[:i:i], b.perm[i+1:]...), perm)
 			return
 		}
 	}
@@ -82,11 +84,8 @@ func (b *Batch) Commit() error {
 	}
 	dirs := map[string]bool{}
 	var order []string
-	for i, p := range b.files {
-		if err := p.f.Chmod(b.perm[i]); err != nil {
-			return err
-		}
-		if err := p.f.Close(); err != nil {
+	for _, p := range b.files {
+		if err := p.Close(); err != nil {
 			return err
 		}
 		p.done = true
@@ -104,7 +103,7 @@ func (b *Batch) Commit() error {
 			return err
 		}
 	}
-	b.files, b.perm = nil, nil
+	b.files = nil
 	return nil
 }
 
@@ -113,19 +112,23 @@ func (b *Batch) Abort() {
 	for _, p := range b.files {
 		p.Abort()
 	}
-	b.files, b.perm = nil, nil
+	b.files = nil
 }
 
 // syncAll makes the data of files durable: with one syncfs(2) of their file
 // system where the platform has it, else with an fsync of each.
 func syncAll(files []*Pending) error {
 	if len(files) > 1 {
-		if ok, err := syncfs(files[0].f); ok {
-			return err
+		if d, err := os.Open(filepath.Dir(files[0].target)); err == nil {
+			ok, err := syncfs(d)
+			d.Close()
+			if ok {
+				return err
+			}
 		}
 	}
 	for _, p := range files {
-		if err := p.f.Sync(); err != nil {
+		if err := p.sync(); err != nil {
 			return err
 		}
 	}
