@@ -399,3 +399,53 @@ func TestSidechainGrows(t *testing.T) {
 		sameSnapshot(t, fmt.Sprintf("subagent cut after %d lines", n), l.snapshot(), want)
 	}
 }
+
+// TestMissingNote: a document whose read note is lost is not touched until
+// the update is told to rebuild it, and a rebuild killed after writing its
+// note but before putting the document in place (the note then holds only
+// the next note) is still a missing note, not an empty one.
+func TestMissingNote(t *testing.T) {
+	whole, rel := sample(t, "-home-dev-src-multiturn", "22222222-2222-4222-8222-222222222222")
+	ref := newLive(t)
+	ref.put(rel, whole)
+	ref.update(true)
+	want := ref.snapshot()
+
+	note := filepath.Join("sessions", "claude", "22222222-2222-4222-8222-222222222222", stateFile)
+	for _, c := range []struct {
+		name string
+		note string // what state.json holds instead of the real note ("": none)
+	}{
+		{"deleted", ""},
+		{"unreadable", "{not json"},
+		{"killed-rebuild", `{"version":1,"none":true,"next":{"version":1,"size":1,"seen":1,"doc_open_at":0,"doc_tail_hash":"00"}}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l := newLive(t)
+			l.put(rel, prefixLines(whole, 10))
+			l.update(true)
+			l.put(rel, whole)
+			p := filepath.Join(l.root, "data", note)
+			os.Remove(p)
+			if c.note != "" {
+				os.WriteFile(p, []byte(c.note), 0o644)
+			}
+			before := l.snapshot()
+			for _, verify := range []bool{false, true} {
+				err := updateErr(t, l, Options{Verify: verify})
+				var mn *MissingNoteError
+				if !errors.As(err, &mn) || !strings.Contains(err.Error(), "22222222-2222-4222-8222-222222222222.md") || !strings.Contains(err.Error(), stateFile) {
+					t.Fatalf("verify=%v: error %v, want a MissingNoteError naming the document and its note", verify, err)
+				}
+				sameSnapshot(t, "after the refused update", l.snapshot(), before)
+			}
+			if err := updateErr(t, l, Options{Verify: true, Rebuild: true}); err != nil {
+				t.Fatal(err)
+			}
+			if err := l.store().RefreshIndexes(); err != nil {
+				t.Fatal(err)
+			}
+			sameSnapshot(t, "after the rebuild", l.snapshot(), want)
+		})
+	}
+}

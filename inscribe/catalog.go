@@ -189,11 +189,31 @@ func summaryLine(s string) string {
 // cell makes text safe in a markdown table cell. Summaries are markdown
 // already and keep their formatting; only what would break the row is
 // changed.
+// A "|" that markdown escaping already turned into "\|" stays as it is.
 func cell(s string) string {
-	return strings.TrimSpace(cellReplacer.Replace(s))
+	if !strings.ContainsAny(s, "\r\n|") {
+		return strings.TrimSpace(s)
+	}
+	var b strings.Builder
+	slashes := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\r' || c == '\n':
+			b.WriteByte(' ')
+		case c == '|' && slashes%2 == 0:
+			b.WriteString("\\|")
+		default:
+			b.WriteByte(c)
+		}
+		if c == '\\' {
+			slashes++
+		} else {
+			slashes = 0
+		}
+	}
+	return strings.TrimSpace(b.String())
 }
-
-var cellReplacer = strings.NewReplacer("\r", " ", "\n", " ", "|", "\\|")
 
 func (s *Store) writeTopIndex(agents []string) error {
 	var buf bytes.Buffer
@@ -264,8 +284,12 @@ func (s *Store) readStamps() map[string]int64 {
 }
 
 // IndexStale reports whether an agent's index files may not reflect a
-// document: the document changed after they were last written.
+// document: the document changed after they were last written. A sidechain
+// (a document inside its session's folder) is not in the catalog.
 func (s *Store) IndexStale(agent, doc string) bool {
+	if filepath.Dir(doc) != filepath.Join(s.SessionsDir(), agent) {
+		return false
+	}
 	s.stampOnce.Do(func() { s.stamps = s.readStamps() })
 	stamp, ok := s.stamps[agent]
 	if !ok {

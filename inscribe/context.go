@@ -2,7 +2,6 @@ package inscribe
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -24,7 +23,7 @@ type ContextSpec struct {
 // Context writes a view of a session: a markdown document made of the
 // chosen rounds at full fidelity, others as one-line references, others
 // omitted. Without a selection, every round is in full. It reads the store
-// and never writes to it (but brings the indexes up to date).
+// and never writes to it.
 func (s *Store) Context(md string, spec ContextSpec, w io.Writer) error {
 	src, err := os.ReadFile(md)
 	if err != nil {
@@ -34,14 +33,9 @@ func (s *Store) Context(md string, spec ContextSpec, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.IndexDoc(md, false); err != nil {
-		return err
-	}
-	sdb, _, err := s.storeIndex()
-	if err != nil {
-		return err
-	}
-	rows, err := sdb.Rounds(context.Background(), DocKey(&doc.Meta), 1)
+	// The rows come from the round files and tags.tsv, as the indexes'
+	// do, so that a view writes nothing, not even a stale index.
+	rows, err := s.docRows(md, DocKey(&doc.Meta), 1)
 	if err != nil {
 		return err
 	}

@@ -116,7 +116,7 @@ func (u *update) keptRange() (from, to int64, err error) {
 			return 0, 0, err
 		}
 		if at < 0 {
-			return 0, 0, &FormatError{File: od.path, Msg: fmt.Sprintf("the open round's first message (%s) is gone from the document; restore it, or delete %s to rebuild the document from its source", st.OpenFirstID, filepath.Join(u.folder, stateFile))}
+			return 0, 0, &FormatError{File: od.path, Msg: fmt.Sprintf("the open round's first message (%s) is gone from the document; restore it, or delete %s and run scribe inscribe --rebuild to rebuild the document from its source", st.OpenFirstID, filepath.Join(u.folder, stateFile))}
 		}
 	}
 	if !u.opts.Force {

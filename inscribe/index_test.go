@@ -4,10 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/scribe-archive/scribe/index"
 )
@@ -276,9 +278,20 @@ func TestContext(t *testing.T) {
 	if _, err := s.Tag(md, []int{3}, "console-work"); err != nil {
 		t.Fatal(err)
 	}
+	// A view writes nothing, even where an index is missing.
+	if err := os.Remove(filepath.Join(Folder(md), SessionDB)); err != nil {
+		t.Fatal(err)
+	}
+	before := stamps(t, s.Root)
 	var buf strings.Builder
 	if err := s.Context(md, ContextSpec{Engagement: "console-work", Omit: "5", Full: "1"}, &buf); err != nil {
 		t.Fatal(err)
+	}
+	if after := stamps(t, s.Root); !maps.Equal(after, before) {
+		t.Error("context changed the store")
+	}
+	if _, err := os.Stat(filepath.Join(Folder(md), SessionDB)); err == nil {
+		t.Error("context rebuilt the session's index")
 	}
 	out := buf.String()
 	for _, want := range []string{"## Round 1\n", "## Round 3\n", "\nthird question\n", "- Round 2, ", "- Round 4, ", "Rounds: 2 in full, 2 as references, 1 omitted."} {
@@ -290,5 +303,30 @@ func TestContext(t *testing.T) {
 		if strings.Contains(out, not) {
 			t.Errorf("the view has %q", not)
 		}
+	}
+}
+
+// TestIndexStale: a main document newer than its agent's catalog makes the
+// catalog stale; a sidechain, which the catalog does not list, does not.
+func TestIndexStale(t *testing.T) {
+	s, _ := sampleStore(t)
+	defer s.CloseIndex()
+	main := filepath.Join(s.SessionsDir(), "claude", "33333333-3333-4333-8333-333333333333.md")
+	subs, _ := filepath.Glob(filepath.Join(Folder(main), "agent-*.md"))
+	if len(subs) == 0 {
+		t.Fatal("the sample session has no sidechain")
+	}
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(subs[0], later, later); err != nil {
+		t.Fatal(err)
+	}
+	if s.IndexStale("claude", subs[0]) {
+		t.Errorf("a newer sidechain makes the catalog stale")
+	}
+	if err := os.Chtimes(main, later, later); err != nil {
+		t.Fatal(err)
+	}
+	if !s.IndexStale("claude", main) {
+		t.Errorf("a newer document does not make the catalog stale")
 	}
 }

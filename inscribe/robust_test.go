@@ -130,7 +130,7 @@ func TestBadInput(t *testing.T) {
 func TestUnsafeSessionID(t *testing.T) {
 	l := newLive(t)
 	s := l.store()
-	for _, id := range []string{"..", ".", "a/b", ""} {
+	for _, id := range []string{"..", ".", "a/b", "", "index", "Index"} {
 		res := s.Update(claude.Transcript{Path: l.put("-p/x.jsonl", []byte(line(prompt1))), ID: id, ProjectDir: l.projects}, Options{})
 		if len(res) != 1 || res[0].Err == nil || !strings.Contains(res[0].Err.Error(), "refused") {
 			t.Errorf("id %q: %+v, want refused", id, res)

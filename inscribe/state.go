@@ -25,8 +25,10 @@ import (
 const stateVersion = 1
 
 // docState is a document's read note, <folder>/state.json: where its source
-// was read up to, and what the builder needs to continue from there. It is
-// a cache: without it, the next update reads the source from the start.
+// was read up to, and what the builder needs to continue from there.
+// Without it, scribe cannot tell which of the document's items a person
+// wrote, so it refuses to update the document until told to rebuild it
+// from its source (MissingNoteError, Options.Rebuild).
 type docState struct {
 	Version int    `json:"version"`
 	Source  string `json:"source"`
@@ -62,6 +64,10 @@ type docState struct {
 	// document is in place. A kill between the two leaves both, and the
 	// document itself says which one holds (see resolveState).
 	Next *docState `json:"next,omitempty"`
+	// None marks a note that holds only Next: the update that wrote it
+	// built the document from nothing (a first inscription, a rebuild), so
+	// when Next does not hold there is no note at all.
+	None bool `json:"none,omitempty"`
 }
 
 const stateFile = "state.json"
@@ -76,7 +82,7 @@ func readState(folder string) (*docState, error) {
 	}
 	var st docState
 	if err := json.Unmarshal(data, &st); err != nil || st.Version != stateVersion {
-		return nil, nil // unreadable: rebuild
+		return nil, nil // unreadable: as if missing
 	}
 	return &st, nil
 }
@@ -133,8 +139,8 @@ func unmarshalHash(s string) (hash.Hash, error) {
 // per source entry identity of the closed rounds, "uuid TAB anchor TAB
 // parent", where anchor is the item that shows (or stands for) the entry and
 // parent, on an item's own line, the item it continues. Lines are only ever
-// appended; a torn last line is ignored; it is rebuilt from the source if
-// lost.
+// appended; a torn last line is ignored; it is rebuilt from the round files
+// if lost.
 const graphFile = "graph.tsv"
 
 type fileGraph struct {
@@ -239,17 +245,27 @@ func resolveState(st *docState, md string) *docState {
 	}
 	next := st.Next
 	st.Next = nil
+	if docEndsWith(md, next.DocOpenAt, next.DocTailHash) {
+		return next
+	}
+	if st.None {
+		return nil
+	}
+	return st
+}
+
+// docEndsWith reports whether the document's bytes from offset at to its
+// end hash to tailHash.
+func docEndsWith(md string, at int64, tailHash string) bool {
 	f, err := os.Open(md)
 	if err != nil {
-		return st
+		return false
 	}
 	defer f.Close()
 	fi, err := f.Stat()
-	if err != nil || fi.Size() < next.DocOpenAt {
-		return st
+	if err != nil || fi.Size() < at {
+		return false
 	}
-	if h, err := hashRange(f, fi.Size(), fi.Size()-next.DocOpenAt); err == nil && h == next.DocTailHash {
-		return next
-	}
-	return st
+	h, err := hashRange(f, fi.Size(), fi.Size()-at)
+	return err == nil && h == tailHash
 }

@@ -217,13 +217,22 @@ func (s *Store) rewriteHead(md string, edit func(*session.Meta)) error {
 	if err != nil {
 		return err
 	}
-	p.Write(head)
-	if _, err := io.Copy(p, io.NewSectionReader(f, od.bodyAt, od.size-od.bodyAt)); err != nil {
+	if _, err := p.Write(head); err != nil {
+		return err
+	}
+	if _, err := f.Seek(od.bodyAt, io.SeekStart); err != nil {
+		return err
+	}
+	if _, err := io.Copy(p, io.LimitReader(f, od.size-od.bodyAt)); err != nil {
 		return err
 	}
 	// The document moved: so does the open round in the read note.
 	if st, err := readState(Folder(md)); err == nil && st != nil {
-		st.DocOpenAt += int64(len(head)) - od.bodyAt
+		// Both versions of a note written mid-commit: either may be the
+		// one that holds (resolveState).
+		for n := st; n != nil; n = n.Next {
+			n.DocOpenAt += int64(len(head)) - od.bodyAt
+		}
 		if err := writeState(&b, Folder(md), st); err != nil {
 			return err
 		}

@@ -101,8 +101,8 @@ func (s *Store) Update(t claude.Transcript, opts Options) []Result {
 	if opts.Agent != "" && !ValidAgentID(opts.Agent) {
 		return []Result{{Source: t.Path, Outcome: Failed, Err: fmt.Errorf("agent id %q: use lowercase letters, digits, dashes and underscores", opts.Agent)}}
 	}
-	if !claude.ValidID(t.ID) {
-		return []Result{{Source: t.Path, Outcome: Failed, Err: fmt.Errorf("%s: session id %q cannot name a file in the store (it holds a path separator or is . or ..): refused", t.Path, t.ID)}}
+	if !claude.ValidID(t.ID) || strings.EqualFold(t.ID, "index") {
+		return []Result{{Source: t.Path, Outcome: Failed, Err: fmt.Errorf("%s: session id %q cannot name a file in the store (it holds a path separator, is . or .., or is index, the name of the agent's catalog): refused", t.Path, t.ID)}}
 	}
 	agent, role := s.agentFor(t, opts)
 	md := s.DocPath(agent, t.ID)
@@ -602,7 +602,7 @@ func (u *update) build() error {
 	// too, and after it, alone. However a kill falls, the note on disk
 	// describes the document on disk (resolveState).
 	if changed {
-		pending := docState{}
+		pending := docState{None: true}
 		if u.old != nil {
 			pending = *u.old
 		}

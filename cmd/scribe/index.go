@@ -195,7 +195,7 @@ rounds chosen with --full (or tagged with --engagement) at full fidelity,
 rounds chosen with --ref as one-line references to the index, rounds chosen
 with --omit left out. When --full or --engagement is given, the other
 rounds are references; otherwise every round is in full. --omit wins over
---full, which wins over --ref. The store is never modified.`,
+--full, which wins over --ref. It reads the round files and writes nothing.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			md, err := findDocument(e, args[0])
