@@ -93,20 +93,10 @@ func millionRounds(b *testing.B) (*DB, []string) {
 	return db, queries
 }
 
-// BenchmarkSearchMillion measures search latency at a million rounds, warm:
-// a fixed set of queries (rare words, OR, a phrase, a prefix, AND with a
-// common word, NEAR), then the same with filters. It reports the median and
-// the 95th percentile.
-func BenchmarkSearchMillion(b *testing.B) {
-	db, queries := millionRounds(b)
-	defer db.Close()
+// searchLatency runs queries once to warm the index, then b.N times, and
+// reports the median, 95th percentile and maximum latency.
+func searchLatency(b *testing.B, db *DB, qs []Query) {
 	ctx := context.Background()
-	var qs []Query
-	for _, q := range queries {
-		qs = append(qs, Query{Text: q, Limit: 20})
-		qs = append(qs, Query{Text: q, Limit: 20, Agent: "historian", Since: "2026-03-01"})
-		qs = append(qs, Query{Text: q, Limit: 20, Engagement: "console-work"})
-	}
 	for _, q := range qs { // warm
 		if _, err := db.Search(ctx, q); err != nil {
 			b.Fatalf("%+v: %v", q, err)
@@ -128,6 +118,43 @@ func BenchmarkSearchMillion(b *testing.B) {
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "median-ms")
 	b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1000, "p95-ms")
 	b.ReportMetric(float64(lat[len(lat)-1].Microseconds())/1000, "max-ms")
+}
+
+// BenchmarkSearchStore measures search latency, warm, on the sessions.db of
+// a real store (SCRIBE_BENCH_SESSIONS_DB; e.g. an inscription of
+// mkarchive.py --sessions 300) over a fixed set of queries.
+func BenchmarkSearchStore(b *testing.B) {
+	path := os.Getenv("SCRIBE_BENCH_SESSIONS_DB")
+	if path == "" {
+		b.Skip("SCRIBE_BENCH_SESSIONS_DB is not set: point it at the sessions.db of an inscribed archive")
+	}
+	db, err := Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	var qs []Query
+	for _, q := range []string{"error", "test", "README", "git commit", `"go test"`, "func*", "python OR golang",
+		"index AND search", "NEAR(file error, 5)", "permission denied", "hello", "compaction"} {
+		qs = append(qs, Query{Text: q, Limit: 20}, Query{Text: q, Limit: 20, Since: "2026-01-01", Agent: "claude"})
+	}
+	searchLatency(b, db, qs)
+}
+
+// BenchmarkSearchMillion measures search latency at a million rounds, warm:
+// a fixed set of queries (rare words, OR, a phrase, a prefix, AND with a
+// common word, NEAR), then the same with filters. It reports the median and
+// the 95th percentile.
+func BenchmarkSearchMillion(b *testing.B) {
+	db, queries := millionRounds(b)
+	defer db.Close()
+	var qs []Query
+	for _, q := range queries {
+		qs = append(qs, Query{Text: q, Limit: 20})
+		qs = append(qs, Query{Text: q, Limit: 20, Agent: "historian", Since: "2026-03-01"})
+		qs = append(qs, Query{Text: q, Limit: 20, Engagement: "console-work"})
+	}
+	searchLatency(b, db, qs)
 }
 
 // BenchmarkPutOneRound measures the cost of indexing one appended round
