@@ -18,29 +18,6 @@ import (
 
 var updateGolden = flag.Bool("update", false, "rewrite golden files (the repository's data/)")
 
-// copyTree copies a directory tree.
-func copyTree(t testing.TB, from, to string) {
-	t.Helper()
-	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, p)
-		dst := filepath.Join(to, rel)
-		if d.IsDir() {
-			return os.MkdirAll(dst, 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(dst, data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // inscribeAll inscribes every transcript under projects into store.
 func inscribeAll(t testing.TB, s *Store, projects string, opts Options) []Result {
 	t.Helper()
@@ -70,7 +47,7 @@ func sampleStore(t testing.TB) (*Store, string) {
 	t.Helper()
 	dir := t.TempDir()
 	projects := filepath.Join(dir, "testdata", "claude", "projects")
-	copyTree(t, testenv.Projects(t), projects)
+	testenv.CopyTree(t, testenv.Projects(t), projects)
 	s, err := OpenStore(filepath.Join(dir, "data"))
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +80,7 @@ func TestRepositoryData(t *testing.T) {
 	got, want := storeFiles(t, filepath.Join(s.Root, "sessions")), storeFiles(t, filepath.Join(repoData, "sessions"))
 	if *updateGolden {
 		os.RemoveAll(filepath.Join(repoData, "sessions"))
-		copyTree(t, filepath.Join(s.Root, "sessions"), filepath.Join(repoData, "sessions"))
+		testenv.CopyTree(t, filepath.Join(s.Root, "sessions"), filepath.Join(repoData, "sessions"))
 		os.Remove(filepath.Join(repoData, "sessions", ".lock"))
 		filepath.WalkDir(filepath.Join(repoData, "sessions"), func(p string, d fs.DirEntry, err error) error {
 			if err == nil && d.Name() == ".lock" {

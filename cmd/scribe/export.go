@@ -69,6 +69,16 @@ func findDocument(e *env, ref string) (string, error) {
 	return p, nil
 }
 
+// openDocument opens the store and finds a document in it.
+func openDocument(e *env, ref string) (*inscribe.Store, string, error) {
+	md, err := findDocument(e, ref)
+	if err != nil {
+		return nil, "", err
+	}
+	store, err := inscribe.OpenStore(e.root)
+	return store, md, err
+}
+
 func runExport(e *env, o exportOptions) error {
 	md, err := findDocument(e, o.session)
 	if err != nil {

@@ -147,11 +147,7 @@ in both indexes, in the document's index.md, and the frontmatter's
 engagements list follows them.`,
 		Args: cobra.ExactArgs(nargs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			md, err := findDocument(e, args[0])
-			if err != nil {
-				return err
-			}
-			store, err := inscribe.OpenStore(e.root)
+			store, md, err := openDocument(e, args[0])
 			if err != nil {
 				return err
 			}
@@ -198,11 +194,7 @@ rounds are references; otherwise every round is in full. --omit wins over
 --full, which wins over --ref. It reads the round files and writes nothing.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			md, err := findDocument(e, args[0])
-			if err != nil {
-				return err
-			}
-			store, err := inscribe.OpenStore(e.root)
+			store, md, err := openDocument(e, args[0])
 			if err != nil {
 				return err
 			}

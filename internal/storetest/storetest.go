@@ -3,8 +3,6 @@
 package storetest
 
 import (
-	"io/fs"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -12,29 +10,6 @@ import (
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/internal/testenv"
 )
-
-// CopyTree copies a directory tree.
-func CopyTree(t testing.TB, from, to string) {
-	t.Helper()
-	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, p)
-		dst := filepath.Join(to, rel)
-		if d.IsDir() {
-			return os.MkdirAll(dst, 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(dst, data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
 
 // Inscribe inscribes every transcript under projects into s.
 func Inscribe(t testing.TB, s *inscribe.Store, projects string, opts inscribe.Options) []inscribe.Result {
@@ -65,7 +40,7 @@ func Samples(t testing.TB) (*inscribe.Store, string) {
 	t.Helper()
 	dir := t.TempDir()
 	projects := filepath.Join(dir, "testdata", "claude", "projects")
-	CopyTree(t, testenv.Projects(t), projects)
+	testenv.CopyTree(t, testenv.Projects(t), projects)
 	s, err := inscribe.OpenStore(filepath.Join(dir, "data"))
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@
 package testenv
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -75,4 +76,27 @@ func Transcripts(t testing.TB, dir string) []string {
 // is absent; see Shared).
 func PublicTranscripts(t testing.TB) []string {
 	return Transcripts(t, filepath.Join(Shared(t), "corpus", "public"))
+}
+
+// CopyTree copies a directory tree.
+func CopyTree(t testing.TB, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		dst := filepath.Join(to, rel)
+		if d.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
