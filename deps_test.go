@@ -4,6 +4,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	_ "github.com/scribe-archive/scribe/internal/testenv" // understands -update (go test ./... -update)
 )
 
 // TestLayering states the import policy as a test, in the spirit of

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	_ "github.com/scribe-archive/scribe/internal/testenv" // understands -update (go test ./... -update)
 )
 
 // vocabulary for synthetic rounds: a few hundred common words (drawn often)

@@ -2,7 +2,6 @@ package inscribe
 
 import (
 	"bytes"
-	"flag"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,7 +15,6 @@ import (
 	"github.com/scribe-archive/scribe/internal/testenv"
 )
 
-var updateGolden = flag.Bool("update", false, "rewrite golden files (the repository's data/)")
 
 // inscribeAll inscribes every transcript under projects into store.
 func inscribeAll(t testing.TB, s *Store, projects string, opts Options) []Result {
@@ -78,7 +76,7 @@ func TestRepositoryData(t *testing.T) {
 	s, _ := sampleStore(t)
 	repoData := filepath.Join(testenv.RepoRoot(t), "data")
 	got, want := storeFiles(t, filepath.Join(s.Root, "sessions")), storeFiles(t, filepath.Join(repoData, "sessions"))
-	if *updateGolden {
+	if *testenv.Update {
 		os.RemoveAll(filepath.Join(repoData, "sessions"))
 		testenv.CopyTree(t, filepath.Join(s.Root, "sessions"), filepath.Join(repoData, "sessions"))
 		os.Remove(filepath.Join(repoData, "sessions", ".lock"))

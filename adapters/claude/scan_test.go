@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	_ "github.com/scribe-archive/scribe/internal/testenv" // understands -update (go test ./... -update)
 )
 
 // FuzzDecodeEntry checks the one-pass decoder against encoding/json: it

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"io"
 	"os"
 	"os/exec"
@@ -15,7 +14,6 @@ import (
 	"github.com/scribe-archive/scribe/internal/testenv"
 )
 
-var update = flag.Bool("update", false, "update the expected output in testdata/script")
 
 func TestMain(m *testing.M) {
 	// A test can run scribe as a process of its own: the test binary, with
@@ -35,7 +33,7 @@ func TestScript(t *testing.T) {
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
-		UpdateScripts:       *update,
+		UpdateScripts:       *testenv.Update,
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("HOME", e.WorkDir+"/home")
 			e.Setenv("TZ", "UTC")

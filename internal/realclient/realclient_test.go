@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	_ "github.com/scribe-archive/scribe/internal/testenv" // understands -update (go test ./... -update)
 )
 
 // projects is the repository's copy of the corpus of real sessions, relative

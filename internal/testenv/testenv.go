@@ -3,12 +3,18 @@
 package testenv
 
 import (
+	"flag"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"testing"
 )
+
+// Update is the -update flag: tests rewrite their golden files and expected
+// outputs instead of comparing with them. Every test package imports this
+// one, so that go test ./... -update is understood everywhere.
+var Update = flag.Bool("update", false, "rewrite golden files and expected outputs instead of comparing with them")
 
 // RepoRoot returns the repository's root directory (the one holding go.mod).
 func RepoRoot(t testing.TB) string {
