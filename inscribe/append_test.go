@@ -330,6 +330,19 @@ func TestEditedOpenRound(t *testing.T) {
 	if got, _ := os.ReadFile(md); bytes.Contains(got, []byte("third question?")) {
 		t.Error("--force did not replace the provisional round")
 	}
+
+	// Forced on a source that did not change, the read note stays what it
+	// was, and no pending note is left behind.
+	note := filepath.Join(Folder(md), stateFile)
+	before, _ := os.ReadFile(note)
+	doc, _ = os.ReadFile(md)
+	os.WriteFile(md, append(doc, "\nedited again\n"...), 0o644)
+	if err := updateErr(t, l, Options{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := os.ReadFile(note); !bytes.Equal(after, before) {
+		t.Errorf("the read note changed:\n%s\nwas\n%s", after, before)
+	}
 }
 
 // TestStoreFaults: a full disk or a read-only store is a clear error, and
