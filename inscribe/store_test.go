@@ -15,7 +15,6 @@ import (
 	"github.com/scribe-archive/scribe/internal/testenv"
 )
 
-
 // inscribeAll inscribes every transcript under projects into store.
 func inscribeAll(t testing.TB, s *Store, projects string, opts Options) []Result {
 	t.Helper()

@@ -14,7 +14,6 @@ import (
 	"github.com/scribe-archive/scribe/internal/testenv"
 )
 
-
 func TestMain(m *testing.M) {
 	// A test can run scribe as a process of its own: the test binary, with
 	// SCRIBE_TEST_MAIN set, is scribe.
