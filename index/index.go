@@ -19,7 +19,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -64,6 +66,23 @@ func open(path string, shared bool) (*DB, error) {
 	if !shared {
 		dsn = "file:" + path + "?_pragma=busy_timeout(30000)&_pragma=journal_mode(DELETE)&_pragma=synchronous(OFF)"
 	}
+	if fresh && !shared {
+		// A document's index starts as a copy of an empty one: parsing the
+		// schema costs more than everything else an index of a short
+		// session does.
+		tmpl, err := scratchTemplate()
+		if err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(path, tmpl, 0o644); err != nil {
+			return nil, err
+		}
+		db, err := sql.Open("sqlite", dsn)
+		if err != nil {
+			return nil, err
+		}
+		return &DB{db: db, path: path}, nil
+	}
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, err
@@ -92,6 +111,29 @@ func open(path string, shared bool) (*DB, error) {
 	}
 	return x, nil
 }
+
+// scratchTemplate returns the bytes of an empty scratch index, made once per
+// process.
+var scratchTemplate = sync.OnceValues(func() ([]byte, error) {
+	dir, err := os.MkdirTemp("", "scribe-index-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	p := filepath.Join(dir, "empty.db")
+	db, err := sql.Open("sqlite", "file:"+p+"?_pragma=journal_mode(DELETE)")
+	if err != nil {
+		return nil, err
+	}
+	err = (&DB{db: db, path: p}).create()
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	return os.ReadFile(p)
+})
 
 func (x *DB) create() error {
 	tx, err := x.db.Begin()
