@@ -60,28 +60,28 @@ func Open(path string) (*DB, error) { return open(path, true) }
 func OpenScratch(path string) (*DB, error) { return open(path, false) }
 
 func open(path string, shared bool) (*DB, error) {
-	_, statErr := os.Stat(path)
-	fresh := errors.Is(statErr, os.ErrNotExist)
 	dsn := "file:" + path + "?_pragma=busy_timeout(30000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
 	if !shared {
 		dsn = "file:" + path + "?_pragma=busy_timeout(30000)&_pragma=journal_mode(DELETE)&_pragma=synchronous(OFF)"
 	}
-	if fresh && !shared {
-		// A document's index starts as a copy of an empty one: parsing the
-		// schema costs more than everything else an index of a short
-		// session does.
-		tmpl, err := scratchTemplate()
+	_, statErr := os.Stat(path)
+	fresh := errors.Is(statErr, os.ErrNotExist)
+	if fresh {
+		// A new index starts as a copy of an empty one: parsing the schema
+		// costs more than everything else the index of a short session
+		// does.
+		created, err := createFromTemplate(path, shared)
 		if err != nil {
 			return nil, err
 		}
-		if err := os.WriteFile(path, tmpl, 0o644); err != nil {
-			return nil, err
+		fresh = !created
+		if created {
+			db, err := sql.Open("sqlite", dsn)
+			if err != nil {
+				return nil, err
+			}
+			return &DB{db: db, path: path, shared: shared}, nil
 		}
-		db, err := sql.Open("sqlite", dsn)
-		if err != nil {
-			return nil, err
-		}
-		return &DB{db: db, path: path}, nil
 	}
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
@@ -112,20 +112,32 @@ func open(path string, shared bool) (*DB, error) {
 	return x, nil
 }
 
-// scratchTemplate returns the bytes of an empty scratch index, made once per
-// process.
-var scratchTemplate = sync.OnceValues(func() ([]byte, error) {
+// templates hold the bytes of an empty index, scratch and shared, made
+// once per process.
+var templates = [2]func() ([]byte, error){
+	sync.OnceValues(func() ([]byte, error) { return makeTemplate(false) }),
+	sync.OnceValues(func() ([]byte, error) { return makeTemplate(true) }),
+}
+
+func makeTemplate(shared bool) ([]byte, error) {
 	dir, err := os.MkdirTemp("", "scribe-index-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
 	p := filepath.Join(dir, "empty.db")
-	db, err := sql.Open("sqlite", "file:"+p+"?_pragma=journal_mode(DELETE)")
+	mode := "DELETE"
+	if shared {
+		mode = "WAL"
+	}
+	db, err := sql.Open("sqlite", "file:"+p+"?_pragma=journal_mode("+mode+")")
 	if err != nil {
 		return nil, err
 	}
 	err = (&DB{db: db, path: p}).create()
+	if err == nil && shared {
+		_, err = db.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
+	}
 	if cerr := db.Close(); err == nil {
 		err = cerr
 	}
@@ -133,7 +145,39 @@ var scratchTemplate = sync.OnceValues(func() ([]byte, error) {
 		return nil, err
 	}
 	return os.ReadFile(p)
-})
+}
+
+// createFromTemplate creates the index at path as a copy of an empty one,
+// put in place with link(2): of two processes creating it at once, one
+// creates it and the other opens what the first made. created is false
+// when the index exists already, or when the file system cannot link (the
+// caller then creates the index itself).
+func createFromTemplate(path string, shared bool) (created bool, err error) {
+	kind := 0
+	if shared {
+		kind = 1
+	}
+	tmpl, err := templates[kind]()
+	if err != nil {
+		return false, err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return false, err
+	}
+	defer os.Remove(f.Name())
+	_, err = f.Write(tmpl)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return false, err
+	}
+	if err := os.Link(f.Name(), path); err != nil {
+		return false, nil
+	}
+	return true, nil
+}
 
 func (x *DB) create() error {
 	tx, err := x.db.Begin()
