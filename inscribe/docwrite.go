@@ -272,7 +272,7 @@ func (u *update) writeRound(r *session.Round) error {
 			u.batch.Drop(f)
 			return nil
 		}
-		if old, err := ReadRound(p); err == nil && !old.Open {
+		if old, err := readRoundUpTo(p, "user"); err == nil && !old.Open {
 			u.batch.Drop(f)
 			return &FormatError{File: p, Msg: "this closed round differs from what the source now gives: the store and the source disagree; nothing was overwritten"}
 		}

@@ -96,20 +96,34 @@ func writeRoundTo(w io.Writer, r *session.Round) error {
 	if len(r.Entries) > 0 {
 		rf.Lines = [2]int{r.Entries[0].Line, r.Entries[len(r.Entries)-1].Line}
 	}
-	rf.User, rf.Agent = roundBlocks(r)
-	if rf.Agent == nil {
-		rf.Agent = []RoundBlock{}
-	}
+	var agent []RoundBlock
+	rf.User, agent = roundBlocks(r)
 	head, err := json.MarshalIndent(rf, "", "  ")
 	if err != nil {
 		panic(fmt.Sprintf("inscribe: encode round: %v", err))
 	}
-	// Replace the empty entries list with the entries, one per line, each
-	// embedding its source line verbatim.
-	head = bytes.TrimSuffix(head, []byte("\"entries\": null\n}"))
+	// The agent's blocks and the entries are written one by one, as
+	// MarshalIndent would lay them out, so that a long round is never whole
+	// in memory twice more. Each entry embeds its source line verbatim.
+	head = bytes.TrimSuffix(head, []byte("\"agent\": null,\n  \"entries\": null\n}"))
 	buf := bufio.NewWriterSize(w, 1<<16)
 	buf.Write(head)
-	buf.WriteString("\"entries\": [")
+	buf.WriteString("\"agent\": [")
+	for i := range agent {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		b, err := json.MarshalIndent(&agent[i], "    ", "  ")
+		if err != nil {
+			panic(fmt.Sprintf("inscribe: encode round: %v", err))
+		}
+		buf.WriteString("\n    ")
+		buf.Write(b)
+	}
+	if len(agent) > 0 {
+		buf.WriteString("\n  ")
+	}
+	buf.WriteString("],\n  \"entries\": [")
 	for i, e := range r.Entries {
 		if i > 0 {
 			buf.WriteByte(',')
@@ -219,7 +233,10 @@ func ReadRound(p string) (*RoundFile, error) {
 
 // ReadRoundHeader reads a round file's fields up to its entries, and
 // stops there: the entries (the bulk of the file) are not read.
-func ReadRoundHeader(p string) (*RoundFile, error) {
+func ReadRoundHeader(p string) (*RoundFile, error) { return readRoundUpTo(p, "entries") }
+
+// readRoundUpTo reads a round file's fields until the field named stop.
+func readRoundUpTo(p, stop string) (*RoundFile, error) {
 	f, err := os.Open(p)
 	if err != nil {
 		return nil, err
@@ -235,6 +252,9 @@ func ReadRoundHeader(p string) (*RoundFile, error) {
 		t, err := dec.Token()
 		if err != nil {
 			return fail(err)
+		}
+		if t == stop {
+			return &rf, nil
 		}
 		var dst any
 		switch t {
@@ -254,8 +274,6 @@ func ReadRoundHeader(p string) (*RoundFile, error) {
 			dst = &rf.User
 		case "agent":
 			dst = &rf.Agent
-		case "entries":
-			return &rf, nil
 		default:
 			dst = new(json.RawMessage)
 		}

@@ -648,12 +648,14 @@ func (u *update) closeRound(r *session.Round, buf *bytes.Buffer, w io.Writer) er
 		}
 	}
 	u.collectFiles(r)
-	buf.Reset()
 	for i := range r.Items {
+		buf.Reset()
 		RenderItem(buf, &r.Items[i])
+		if _, err := w.Write(buf.Bytes()); err != nil {
+			return err
+		}
 	}
-	_, err := w.Write(buf.Bytes())
-	return err
+	return nil
 }
 
 // rebuildGraph writes a document's graph anew from its closed round files.
