@@ -7,6 +7,7 @@ require (
 	github.com/sergi/go-diff v1.4.0 // check: line diffs (v1.4.0 fixes line-mode mismatches)
 	github.com/spf13/cobra v1.10.2 // cmd/scribe
 	github.com/yuin/goldmark v1.8.7 // inscribe: reading documents
+	golang.org/x/sys v0.49.0 // inscribe: file locks on Windows
 	gopkg.in/yaml.v3 v3.0.1 // inscribe: frontmatter, roles registry
 	modernc.org/sqlite v1.61.1 // index: pure-Go SQLite with FTS5
 )
@@ -22,7 +23,6 @@ require (
 	github.com/ncruces/go-strftime v1.1.0 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
-	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/tools v0.52.0 // indirect
 	modernc.org/libc v1.79.0 // indirect
 	modernc.org/mathutil v1.7.1 // indirect

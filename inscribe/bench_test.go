@@ -1,3 +1,5 @@
+//go:build unix
+
 package inscribe
 
 // Benchmarks over a large, realistic projects tree. They are skipped unless

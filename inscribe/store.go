@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -179,7 +178,8 @@ var lockTimeout = 30 * time.Second
 // lock takes the exclusive lock of a document's folder. Two processes that
 // update the same document run one after the other: the second waits (up to
 // lockTimeout) and then sees what the first wrote. The lock is an flock(2)
-// on <folder>/.lock, so it is released when the process dies.
+// on <folder>/.lock (LockFileEx on Windows), so it is released when the
+// process dies.
 func lock(folder string) (unlock func(), err error) {
 	if err := os.MkdirAll(folder, 0o755); err != nil {
 		return nil, err
@@ -191,16 +191,16 @@ func lock(folder string) (unlock func(), err error) {
 	}
 	deadline := time.Now().Add(lockTimeout)
 	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return func() {
-				syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-				f.Close()
-			}, nil
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
+		held, err := tryLock(f)
+		if err != nil {
 			f.Close()
 			return nil, fmt.Errorf("lock %s: %w", name, err)
+		}
+		if held {
+			return func() {
+				unlockFile(f)
+				f.Close()
+			}, nil
 		}
 		if time.Now().After(deadline) {
 			f.Close()

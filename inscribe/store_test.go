@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -124,7 +123,7 @@ func stamps(t testing.TB, root string) map[string]stamp {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out[rel] = stamp{fi.ModTime(), fi.Size(), fi.Sys().(*syscall.Stat_t).Ino}
+		out[rel] = stamp{fi.ModTime(), fi.Size(), inode(fi)}
 	}
 	return out
 }

@@ -1,0 +1,24 @@
+package inscribe
+
+import (
+	"errors"
+	"os"
+
+	"golang.org/x/sys/windows"
+)
+
+// tryLock takes an exclusive lock on f's first byte without waiting. held is
+// false when another process holds it.
+func tryLock(f *os.File) (held bool, err error) {
+	var ol windows.Overlapped
+	err = windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, &ol)
+	if errors.Is(err, windows.ERROR_LOCK_VIOLATION) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+func unlockFile(f *os.File) {
+	var ol windows.Overlapped
+	windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, &ol)
+}
