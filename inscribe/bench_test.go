@@ -608,6 +608,50 @@ func benchAppendTail(b *testing.B, tmpl, sid string, size int64) {
 	b.ReportMetric(float64(inscribeKB)/1024, "inscribe-peak-RSS-MB")
 }
 
+// BenchmarkAppendLongRound is BenchmarkAppendTail on a session that is one
+// long round: one prompt, then tool calls and their results (about 4.6 KB
+// each) until the session reaches 1, 10 or 50 MB, as an agent working alone
+// for hours writes it. An append re-reads and rewrites the open round, so
+// here its cost grows with the round (see bench/README.md). It needs no
+// archive.
+func BenchmarkAppendLongRound(b *testing.B) {
+	for _, mb := range []int{1, 10, 50} {
+		b.Run(fmt.Sprintf("size=%dMB", mb), func(b *testing.B) {
+			size := int64(mb) << 20
+			sid := "abcdabcd-0000-4000-8000-000000000001"
+			tmpl := filepath.Join(b.TempDir(), sid+".jsonl")
+			benchLongRound(b, tmpl, sid, size+size/5+1<<20)
+			benchAppendTail(b, tmpl, sid, size)
+		})
+	}
+}
+
+// benchLongRound writes a session of one round of about size bytes.
+func benchLongRound(b *testing.B, path, sid string, size int64) {
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	fmt.Fprintf(w, `{"parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user","content":"run the long job"},"uuid":"00000000-0000-4000-8000-000000000000","timestamp":"2026-01-01T00:00:00.000Z","sessionId":"%s"}`+"\n", sid)
+	out := strings.Repeat("output line of a long command\\n", 140)
+	parent := "00000000-0000-4000-8000-000000000000"
+	var n int64
+	for i := 1; n < size; i++ {
+		a, r := fmt.Sprintf("00000000-0000-4000-8000-%012d", 2*i), fmt.Sprintf("00000000-0000-4000-8000-%012d", 2*i+1)
+		k, _ := fmt.Fprintf(w, `{"parentUuid":"%s","isSidechain":false,"message":{"id":"msg_%d","role":"assistant","model":"m","content":[{"type":"tool_use","id":"toolu_%d","name":"Bash","input":{"command":"step %d"}}]},"type":"assistant","uuid":"%s","timestamp":"2026-01-01T00:00:01.000Z","sessionId":"%s"}`+"\n", parent, i, i, i, a, sid)
+		m, _ := fmt.Fprintf(w, `{"parentUuid":"%s","isSidechain":false,"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_%d","content":"%d: %s"}]},"uuid":"%s","timestamp":"2026-01-01T00:00:02.000Z","sessionId":"%s"}`+"\n", a, i, i, out, r, sid)
+		n += int64(k + m)
+		parent = r
+	}
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+}
+
 // benchLargestSession returns the largest session transcript in the
 // archive and its session id.
 func benchLargestSession(b *testing.B, archive string) (string, string) {

@@ -179,8 +179,8 @@ func locateItem(f *os.File, size, hint int64, id string) (int64, error) {
 	}
 }
 
-// bodySize is how many bytes of new closed items the body file holds
-// (once its writer is flushed).
+// bodySize is how many bytes of items the body file holds (once its
+// writer is flushed).
 func (u *update) bodySize() int64 {
 	fi, err := u.body.Stat()
 	if err != nil {
@@ -189,9 +189,10 @@ func (u *update) bodySize() int64 {
 	return fi.Size()
 }
 
-// writeDoc writes head + old[keepFrom:keepTo] + the new closed items + the
-// open round's items, unless the document already holds exactly that.
-func (u *update) writeDoc(head []byte, keepFrom, keepTo int64, open []byte) (bool, error) {
+// writeDoc writes head + old[keepFrom:keepTo] + the body file's first
+// bodyLen bytes (the new closed items, then the open round's items), unless
+// the document already holds exactly that.
+func (u *update) writeDoc(head []byte, keepFrom, keepTo, bodyLen int64) (bool, error) {
 	var old *os.File
 	if u.oldDoc != nil {
 		f, err := os.Open(u.oldDoc.path)
@@ -201,18 +202,14 @@ func (u *update) writeDoc(head []byte, keepFrom, keepTo int64, open []byte) (boo
 		defer f.Close()
 		old = f
 	}
-	bodyLen := u.bodySize()
-	content := func() io.Reader {
+	size := int64(len(head)) + (keepTo - keepFrom) + bodyLen
+	if old != nil && size == u.oldDoc.size {
 		rs := []io.Reader{bytes.NewReader(head)}
-		if old != nil && keepTo > keepFrom {
+		if keepTo > keepFrom {
 			rs = append(rs, io.NewSectionReader(old, keepFrom, keepTo-keepFrom))
 		}
-		rs = append(rs, io.NewSectionReader(u.body, 0, bodyLen), bytes.NewReader(open))
-		return io.MultiReader(rs...)
-	}
-	size := int64(len(head)) + (keepTo - keepFrom) + bodyLen + int64(len(open))
-	if old != nil && size == u.oldDoc.size {
-		same, err := atomicfile.SameReader(io.NewSectionReader(old, 0, size), content())
+		rs = append(rs, io.NewSectionReader(u.body, 0, bodyLen))
+		same, err := atomicfile.SameReader(io.NewSectionReader(old, 0, size), io.MultiReader(rs...))
 		if err != nil {
 			return false, err
 		}
@@ -243,8 +240,7 @@ func (u *update) writeDoc(head []byte, keepFrom, keepTo int64, open []byte) (boo
 	if _, err := io.Copy(p, io.LimitReader(u.body, bodyLen)); err != nil {
 		return false, err
 	}
-	_, err = p.Write(open)
-	return err == nil, err
+	return true, p.Close()
 }
 
 // writeRound writes a round file. A closed round's file is final: it is

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -531,9 +530,11 @@ func (u *update) build() error {
 	u.res.Warnings = append(u.res.Warnings, b.Warnings()...)
 	next.Builder = b.State()
 
-	// The open round.
-	docOpenAt := int64(-1)
-	var openItems bytes.Buffer
+	// The open round. Its items follow the closed ones in the body file.
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	closedLen := u.bodySize()
 	next.OpenFirstID = ""
 	if open != nil {
 		if err := u.writeRound(open); err != nil {
@@ -541,7 +542,11 @@ func (u *update) build() error {
 		}
 		u.collectFiles(open)
 		for i := range open.Items {
-			RenderItem(&openItems, &open.Items[i])
+			renderBuf.Reset()
+			RenderItem(&renderBuf, &open.Items[i])
+			if _, err := bw.Write(renderBuf.Bytes()); err != nil {
+				return err
+			}
 		}
 		if len(open.Items) > 0 {
 			next.OpenFirstID = open.Items[0].IDs[0]
@@ -550,6 +555,7 @@ func (u *update) build() error {
 	if err := bw.Flush(); err != nil {
 		return err
 	}
+	bodyLen := u.bodySize()
 	if err := u.writeFiles(); err != nil {
 		return err
 	}
@@ -580,14 +586,14 @@ func (u *update) build() error {
 	if err != nil {
 		return err
 	}
-	docOpenAt = int64(len(head)) + (keepTo - keepFrom) + u.bodySize()
-	changed, err := u.writeDoc(head, keepFrom, keepTo, openItems.Bytes())
+	changed, err := u.writeDoc(head, keepFrom, keepTo, bodyLen)
 	if err != nil {
 		return err
 	}
-	next.DocOpenAt = docOpenAt
-	sum := sha256.Sum256(openItems.Bytes())
-	next.DocTailHash = hex.EncodeToString(sum[:])
+	next.DocOpenAt = int64(len(head)) + (keepTo - keepFrom) + closedLen
+	if next.DocTailHash, err = hashRange(u.body, bodyLen, bodyLen-closedLen); err != nil {
+		return err
+	}
 
 	// The read note, last.
 	next.Size = u.srcSize
