@@ -35,7 +35,7 @@ func (s *Store) Context(md string, spec ContextSpec, w io.Writer) error {
 	}
 	// The rows come from the round files and tags.tsv, as the indexes'
 	// do, so that a view writes nothing, not even a stale index.
-	rows, err := s.docRows(md, DocKey(&doc.Meta), 1)
+	rows, err := s.docRows(md, DocKey(&doc.Meta), 1, nil)
 	if err != nil {
 		return err
 	}

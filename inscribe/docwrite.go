@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/scribe-archive/scribe/adapters/claude"
+	"github.com/scribe-archive/scribe/index"
 	"github.com/scribe-archive/scribe/internal/atomicfile"
 	"github.com/scribe-archive/scribe/session"
 )
@@ -251,12 +252,17 @@ func (u *update) writeRound(r *session.Round) error {
 	if err := atomicfile.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	if u.rows == nil {
+		u.rows = make(map[int]index.Row)
+	}
+	rf := roundHeader(r)
+	u.rows[r.N] = RoundRow(u.spec.key, &rf, "", nil)
 	p := filepath.Join(dir, roundName(r.N))
 	f, err := u.batch.Create(p, 0o644)
 	if err != nil {
 		return err
 	}
-	if err := writeRoundTo(f, r); err != nil {
+	if err := writeRoundTo(f, r, u.src); err != nil {
 		return err
 	}
 	if _, err := os.Stat(p); err == nil {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -124,12 +125,31 @@ func RoundRow(key string, rf *RoundFile, roundFile string, tags map[int]string) 
 			add(&body, b.Text)
 		case "tool_use":
 			row.ToolCount++
-			add(&body, b.Name+" "+string(b.Input))
+			add(&body, b.Name+" "+canonicalJSON(b.Input))
 		}
 	}
 	row.AgentPreview = preview(agentText.String())
 	row.Body = body.String()
 	return row
+}
+
+// canonicalJSON is raw re-encoded compactly, without HTML escapes: the same
+// whether raw comes from a round in memory or from its file, which lays it
+// out and escapes it.
+func canonicalJSON(raw json.RawMessage) string {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return string(raw)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return string(raw)
+	}
+	return strings.TrimSuffix(buf.String(), "\n")
 }
 
 // preview is the first previewLen characters of a text, on one line.
@@ -248,7 +268,10 @@ func (s *Store) Docs() ([]string, error) {
 
 // docRows reads a document's round files from round `from` on and derives
 // their index rows.
-func (s *Store) docRows(md, key string, from int) ([]index.Row, error) {
+//
+// written holds rows an update derived from rounds it just wrote (see
+// RoundRow; without tags and round file): those rounds are not read back.
+func (s *Store) docRows(md, key string, from int, written map[int]index.Row) ([]index.Row, error) {
 	folder := Folder(md)
 	tags, err := ReadTags(folder)
 	if err != nil {
@@ -275,6 +298,15 @@ func (s *Store) docRows(md, key string, from int) ([]index.Row, error) {
 			n = ns[i]
 		}
 		p := filepath.Join(RoundsDir(folder), roundName(n))
+		rel, _ := filepath.Rel(s.SessionsDir(), p)
+		if row, ok := written[n]; ok {
+			row.RoundFile = filepath.ToSlash(rel)
+			if t, ok := tags[n]; ok {
+				row.EngagementID = &t
+			}
+			rows = append(rows, row)
+			continue
+		}
 		rf, err := ReadRoundHeader(p)
 		if from > 1 && errors.Is(err, os.ErrNotExist) {
 			break
@@ -282,7 +314,6 @@ func (s *Store) docRows(md, key string, from int) ([]index.Row, error) {
 		if err != nil {
 			return nil, err
 		}
-		rel, _ := filepath.Rel(s.SessionsDir(), p)
 		rows = append(rows, RoundRow(key, rf, filepath.ToSlash(rel), tags))
 	}
 	return rows, nil
@@ -312,12 +343,12 @@ func (s *Store) IndexDoc(md string, all bool) ([]error, error) {
 	if st != nil {
 		seen = st.Seen
 	}
-	return s.indexDoc(md, DocKey(m), seen, all)
+	return s.indexDoc(md, DocKey(m), seen, all, nil)
 }
 
 // indexDoc is IndexDoc for a document whose key and read position the
 // caller knows: when its indexes are current, it reads nothing else.
-func (s *Store) indexDoc(md, key string, seen int64, all bool) ([]error, error) {
+func (s *Store) indexDoc(md, key string, seen int64, all bool, written map[int]index.Row) ([]error, error) {
 	ctx := context.Background()
 	folder := Folder(md)
 	sdb, warnings, err := s.storeIndex()
@@ -364,7 +395,7 @@ func (s *Store) indexDoc(md, key string, seen int64, all bool) ([]error, error) 
 	if n, err := ldb.MaxRound(ctx, key); err == nil && n < localFrom {
 		localFrom = max(n, 1)
 	}
-	rows, err := s.docRows(md, key, min(from, localFrom))
+	rows, err := s.docRows(md, key, min(from, localFrom), written)
 	if err != nil {
 		ldb.Close()
 		return warnings, err

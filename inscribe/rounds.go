@@ -82,22 +82,12 @@ func roundName(n int) string { return fmt.Sprintf("%03d.json", n) }
 // RoundsDir is the rounds folder of a document folder.
 func RoundsDir(folder string) string { return filepath.Join(folder, "rounds") }
 
-// encodeRound returns the bytes of a round file.
-func encodeRound(r *session.Round) []byte {
-	var buf bytes.Buffer
-	writeRoundTo(&buf, r)
-	return buf.Bytes()
-}
-
 // writeRoundTo writes a round file to w, streaming the entries: a round
 // with a 100 MB line is not copied again in memory.
-func writeRoundTo(w io.Writer, r *session.Round) error {
-	rf := RoundFile{Round: r.N, Started: r.Started, EngagementID: r.EngagementID, Open: r.Open, TokenCount: r.TokenCount}
-	if len(r.Entries) > 0 {
-		rf.Lines = [2]int{r.Entries[0].Line, r.Entries[len(r.Entries)-1].Line}
-	}
-	var agent []RoundBlock
-	rf.User, agent = roundBlocks(r)
+func writeRoundTo(w io.Writer, r *session.Round, src io.ReaderAt) error {
+	rf := roundHeader(r)
+	agent := rf.Agent
+	rf.Agent = nil
 	head, err := json.MarshalIndent(rf, "", "  ")
 	if err != nil {
 		panic(fmt.Sprintf("inscribe: encode round: %v", err))
@@ -124,9 +114,21 @@ func writeRoundTo(w io.Writer, r *session.Round) error {
 		buf.WriteString("\n  ")
 	}
 	buf.WriteString("],\n  \"entries\": [")
+	var line []byte
 	for i, e := range r.Entries {
 		if i > 0 {
 			buf.WriteByte(',')
+		}
+		if e.Raw == nil && e.Len > 0 {
+			// The line is read back from the source (claude.Config.RawInSource).
+			if cap(line) < e.Len {
+				line = make([]byte, e.Len)
+			}
+			line = line[:e.Len]
+			if _, err := src.ReadAt(line, e.Offset); err != nil {
+				return fmt.Errorf("read line %d back from the source: %w", e.Line, err)
+			}
+			e.Raw = line
 		}
 		buf.WriteString("\n    {\"line\": ")
 		buf.WriteString(strconv.Itoa(e.Line))
@@ -156,6 +158,16 @@ func writeRoundTo(w io.Writer, r *session.Round) error {
 	}
 	buf.WriteString("]\n}\n")
 	return buf.Flush()
+}
+
+// roundHeader is a round file's fields but its entries.
+func roundHeader(r *session.Round) RoundFile {
+	rf := RoundFile{Round: r.N, Started: r.Started, EngagementID: r.EngagementID, Open: r.Open, TokenCount: r.TokenCount}
+	if len(r.Entries) > 0 {
+		rf.Lines = [2]int{r.Entries[0].Line, r.Entries[len(r.Entries)-1].Line}
+	}
+	rf.User, rf.Agent = roundBlocks(r)
+	return rf
 }
 
 // roundBlocks derives the typed blocks of a round from its items: the

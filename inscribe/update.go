@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/scribe-archive/scribe/adapters/claude"
+	"github.com/scribe-archive/scribe/index"
 	"github.com/scribe-archive/scribe/internal/atomicfile"
 	"github.com/scribe-archive/scribe/session"
 )
@@ -306,7 +307,7 @@ func (s *Store) updateDoc(spec docSpec, opts Options) (res Result) {
 		return res
 	}
 	// The indexes follow the document (still under its lock).
-	ws, err := s.indexDoc(spec.md, spec.key, u.seen, false)
+	ws, err := s.indexDoc(spec.md, spec.key, u.seen, false, u.rows)
 	res.Warnings = append(res.Warnings, ws...)
 	if err != nil {
 		res.Outcome, res.Err = Failed, fmt.Errorf("index %s: %w", spec.md, err)
@@ -338,6 +339,9 @@ type update struct {
 	notePending bool
 	// seen is the read note's Seen once the update is done.
 	seen int64
+	// rows are the index rows of the rounds written, so that indexing does
+	// not read them back.
+	rows map[int]index.Row
 }
 
 // oldDoc is what an update keeps of the document it replaces.
@@ -496,7 +500,9 @@ func (u *update) build() error {
 	}()
 	bw := bufio.NewWriterSize(body, 1<<16)
 
-	b := claude.NewBuilder(u.spec.cfg, st.Builder, graph)
+	cfg := u.spec.cfg
+	cfg.RawInSource = true // the round files read the lines back from u.src
+	b := claude.NewBuilder(cfg, st.Builder, graph)
 	lr := claude.NewLineReader(u.src, st.OpenLine, st.OpenOffset)
 	next := *st
 	next.Source = u.store.recordedSource(u.spec.source)
@@ -643,15 +649,21 @@ func (u *update) closeRound(r *session.Round, buf *bytes.Buffer, w io.Writer) er
 	if err := u.writeRound(r); err != nil {
 		return err
 	}
-	for _, e := range r.Entries {
-		u.closed.Write(e.Raw)
-		if !e.NoNewline {
-			u.closed.Write([]byte{'\n'})
+	// The round's lines are the source's bytes from where the last round
+	// ended to the end of its last line.
+	if n := len(r.Entries); n > 0 {
+		if first := r.Entries[0].Offset; first != u.lastEnd {
+			return fmt.Errorf("%s: round %d starts at byte %d, but the round before it ended at %d (a bug in scribe)", u.spec.source, r.N, first, u.lastEnd)
 		}
-		u.lastEnd += int64(len(e.Raw))
-		if !e.NoNewline {
-			u.lastEnd++
+		last := r.Entries[n-1]
+		end := last.Offset + int64(last.Len)
+		if !last.NoNewline {
+			end++
 		}
+		if _, err := io.Copy(u.closed, io.NewSectionReader(u.src, u.lastEnd, end-u.lastEnd)); err != nil {
+			return err
+		}
+		u.lastEnd = end
 	}
 	u.collectFiles(r)
 	for i := range r.Items {

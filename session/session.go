@@ -213,7 +213,11 @@ type Compaction struct {
 // Entry is one line of a source, kept byte for byte.
 type Entry struct {
 	Line int    // 1-based line number in the source
-	Raw  []byte // the line without its newline
+	Raw  []byte // the line without its newline; nil when it is read back from the source (Offset, Len)
+	// Offset and Len locate the line in the source (Offset is -1 when
+	// unknown, as for entries read back from round files).
+	Offset int64
+	Len    int
 	// NoNewline marks a final line that the source did not terminate.
 	NoNewline bool
 	// Invalid marks a line that is not valid JSON (kept, never shown).

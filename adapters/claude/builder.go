@@ -25,7 +25,10 @@ type Builder struct {
 	cfg   Config
 	st    State
 	graph Graph
-	cur   []parsed // entries of the open round
+	// cur is the open round, itemized as its entries arrive (nil before
+	// its first entry): a long round is held as items, not also as decoded
+	// entries.
+	cur *roundBuild
 	// curPrompt reports whether the open round already has its prompt.
 	curPrompt bool
 	nodes     []Node // graph nodes of rounds closed by this builder
@@ -43,6 +46,10 @@ type Config struct {
 	// Sidechain is set for a subagent transcript, whose entries are all
 	// marked isSidechain.
 	Sidechain bool
+	// RawInSource leaves the lines' bytes in the source: the entries of the
+	// rounds the builder returns have no Raw, only Offset and Len, and the
+	// caller reads them back. A long round is then not held in memory.
+	RawInSource bool
 }
 
 // State is where a transcript stood at the end of its last closed round.
@@ -141,13 +148,18 @@ type parsed struct {
 
 // Add feeds one line. It returns the round the line closed, if any.
 func (b *Builder) Add(l Line) *session.Round {
-	p := b.parse(session.Entry{Line: l.No, Raw: append([]byte(nil), l.Raw...), NoNewline: !l.Terminated})
-	return b.add(p)
+	e := session.Entry{Line: l.No, Raw: l.Raw, NoNewline: !l.Terminated, Offset: l.Offset, Len: len(l.Raw)}
+	if !b.cfg.RawInSource {
+		e.Raw = append([]byte(nil), l.Raw...)
+	}
+	// The line's bytes are used only while it is itemized, below.
+	return b.add(b.parse(e))
 }
 
-// AddEntry feeds an entry kept by an earlier run (the open round's entries,
-// read back from its round file).
+// AddEntry feeds an entry kept by an earlier run (read back from a round
+// file). Its Raw is kept.
 func (b *Builder) AddEntry(e session.Entry) *session.Round {
+	e.Offset = -1
 	return b.add(b.parse(e))
 }
 
@@ -159,7 +171,10 @@ func (b *Builder) add(p parsed) *session.Round {
 		}
 		b.curPrompt = true
 	}
-	b.cur = append(b.cur, p)
+	if b.cur == nil {
+		b.cur = b.startRound()
+	}
+	b.cur.add(p)
 	return closed
 }
 
@@ -258,15 +273,13 @@ func isClientOutput(s string) bool {
 	return false
 }
 
-// close itemizes the open round as closed and advances the state.
+// close ends the open round as closed and advances the state.
 func (b *Builder) close() *session.Round {
-	r, st, nodes := b.itemize(b.st, b.cur)
+	r, st, nodes := b.cur.finish()
 	r.Open = false
 	b.st = st
 	b.nodes = append(b.nodes, nodes...)
-	if len(b.cur) > 0 {
-		b.st.NextLine = b.cur[len(b.cur)-1].e.Line + 1
-	}
+	b.st.NextLine = b.cur.lastLine + 1
 	b.cur = nil
 	b.curPrompt = false
 	return r
@@ -274,7 +287,7 @@ func (b *Builder) close() *session.Round {
 
 // Flush closes the current round, if any, as if a prompt had followed it.
 func (b *Builder) Flush() *session.Round {
-	if len(b.cur) == 0 {
+	if b.cur == nil {
 		return nil
 	}
 	return b.close()
@@ -290,57 +303,77 @@ type Finished struct {
 	FirstPrompt string
 }
 
-// Finish returns the open round and what the builder learned.
+// Finish returns the open round and what the builder learned. The builder's
+// State stays that of the last closed round. Nothing may be added after.
 func (b *Builder) Finish() Finished {
 	var open *session.Round
 	st := b.st
 	var nodes []Node
-	if len(b.cur) > 0 {
-		open, st, nodes = b.itemize(b.st, b.cur)
+	if b.cur != nil {
+		open, st, nodes = b.cur.finish()
 		open.Open = true
+		b.cur = nil
 	}
 	return Finished{Open: open, Meta: b.meta(st, nodes), FirstPrompt: st.FirstPrompt}
 }
 
-// itemize turns the entries of one round into items, starting from state st.
-func (b *Builder) itemize(st State, entries []parsed) (*session.Round, State, []Node) {
-	it := itemizer{b: b, st: st, recent: make(map[string]bool), local: make(map[string]Node),
+// roundBuild itemizes one round's entries as they arrive, from the state
+// at the round's start.
+type roundBuild struct {
+	it        *itemizer
+	r         *session.Round
+	msgTokens map[string]bool
+	lastLine  int
+	stamp     string // the first timestamp, for a round without items
+}
+
+func (b *Builder) startRound() *roundBuild {
+	it := &itemizer{b: b, st: b.st, recent: make(map[string]bool), local: make(map[string]Node),
 		msgItem: make(map[string]int), toolUse: make(map[string]toolRef), boundary: make(map[string]int)}
+	it.st.Recent = append([]string(nil), b.st.Recent...)
 	for _, u := range it.st.Recent {
 		it.recent[u] = true
 		it.recentOrder = append(it.recentOrder, u)
 	}
-	r := &session.Round{N: st.Round + 1}
-	msgTokens := make(map[string]bool)
-	for _, p := range entries {
-		r.Entries = append(r.Entries, p.e)
-		if p.env == nil {
-			continue
-		}
-		it.observe(p)
-		if p.msg != nil && p.msg.Usage != nil {
-			if p.msg.ID == "" || !msgTokens[p.msg.ID] {
-				r.TokenCount += p.msg.Usage.Total()
-				if p.msg.ID != "" {
-					msgTokens[p.msg.ID] = true
-				}
+	return &roundBuild{it: it, r: &session.Round{N: b.st.Round + 1}, msgTokens: make(map[string]bool)}
+}
+
+func (rb *roundBuild) add(p parsed) {
+	e := p.e
+	if e.Offset >= 0 && rb.it.b.cfg.RawInSource {
+		e.Raw = nil
+	}
+	rb.r.Entries = append(rb.r.Entries, e)
+	rb.lastLine = p.e.Line
+	if p.env == nil {
+		return
+	}
+	if rb.stamp == "" {
+		rb.stamp = p.env.Timestamp
+	}
+	rb.it.observe(p)
+	if p.msg != nil && p.msg.Usage != nil {
+		if p.msg.ID == "" || !rb.msgTokens[p.msg.ID] {
+			rb.r.TokenCount += p.msg.Usage.Total()
+			if p.msg.ID != "" {
+				rb.msgTokens[p.msg.ID] = true
 			}
 		}
-		it.entry(p)
 	}
+	rb.it.entry(p)
+}
+
+// finish returns the round, the state after it and its graph nodes.
+func (rb *roundBuild) finish() (*session.Round, State, []Node) {
+	r, it := rb.r, rb.it
 	r.Items = it.items
 	if len(r.Items) > 0 {
 		r.Items[0].Round = r.N
 		r.Started = r.Items[0].Time
 	} else {
-		for _, p := range entries {
-			if p.env != nil && p.env.Timestamp != "" {
-				r.Started = p.env.Timestamp
-				break
-			}
-		}
+		r.Started = rb.stamp
 	}
-	st = it.st
+	st := it.st
 	st.Round = r.N
 	st.Items += len(r.Items)
 	st.Recent = append([]string(nil), it.recentOrder...)
