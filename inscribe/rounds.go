@@ -114,20 +114,34 @@ func writeRoundTo(w io.Writer, r *session.Round, src io.ReaderAt) error {
 		buf.WriteString("\n  ")
 	}
 	buf.WriteString("],\n  \"entries\": [")
+	// Lines without their bytes are read back from the source
+	// (claude.Config.RawInSource), in one pass: a round's lines are
+	// contiguous there.
+	var lines *bufio.Reader
+	var pos int64
 	var line []byte
 	for i, e := range r.Entries {
 		if i > 0 {
 			buf.WriteByte(',')
 		}
 		if e.Raw == nil && e.Len > 0 {
-			// The line is read back from the source (claude.Config.RawInSource).
+			if lines == nil || e.Offset < pos {
+				last := r.Entries[len(r.Entries)-1]
+				span := max(last.Offset+int64(last.Len), e.Offset+int64(e.Len)) - e.Offset
+				lines = bufio.NewReaderSize(io.NewSectionReader(src, e.Offset, span), int(min(span, 1<<20)))
+				pos = e.Offset
+			}
+			if _, err := lines.Discard(int(e.Offset - pos)); err != nil {
+				return fmt.Errorf("read line %d back from the source: %w", e.Line, err)
+			}
 			if cap(line) < e.Len {
 				line = make([]byte, e.Len)
 			}
 			line = line[:e.Len]
-			if _, err := src.ReadAt(line, e.Offset); err != nil {
+			if _, err := io.ReadFull(lines, line); err != nil {
 				return fmt.Errorf("read line %d back from the source: %w", e.Line, err)
 			}
+			pos = e.Offset + int64(e.Len)
 			e.Raw = line
 		}
 		buf.WriteString("\n    {\"line\": ")
