@@ -17,12 +17,10 @@ import (
 // vocabulary for synthetic rounds: a few hundred common words (drawn often)
 // and many rare ones (drawn seldom), roughly as in real sessions.
 func vocabulary(rng *rand.Rand) (common, rare []string) {
-	for _, w := range strings.Fields(`the a to of and in is it that for on with this be as are was file code
+	common = append(common, strings.Fields(`the a to of and in is it that for on with this be as are was file code
 		test run error function return value go type we can if not use need will add fix change make check build
 		index search session round append export store document markdown json line commit branch merge deploy
-		config server client request response data user agent model tool result output input path directory`) {
-		common = append(common, w)
-	}
+		config server client request response data user agent model tool result output input path directory`)...)
 	for i := 0; i < 50000; i++ {
 		b := make([]byte, 5+rng.Intn(6))
 		for j := range b {

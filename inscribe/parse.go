@@ -115,7 +115,6 @@ type docParser struct {
 	name     string
 	lineBase int
 	toks     []token
-	pos      int // next token
 }
 
 func (p *docParser) errorf(off int, format string, args ...any) error {

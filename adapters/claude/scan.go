@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -33,8 +32,6 @@ var envelopeKeys = map[string]int{
 }
 
 const nKeys = 23
-
-var errJSON = errors.New("not valid JSON")
 
 // decodeEntry decodes the envelope of a line. The line must be a JSON
 // object; the error says where it is not.

@@ -156,7 +156,7 @@ engagements list follows them.`,
 			if !untag {
 				engagement = args[2]
 				if !inscribe.ValidEngagement(engagement) {
-					return fmt.Errorf("engagement %q: use letters, digits and - _ . / :", engagement)
+					return fmt.Errorf("engagement %q: use only letters, digits and the characters - _ . / : in it", engagement)
 				}
 			}
 			n, err := inscribe.RoundCount(md)

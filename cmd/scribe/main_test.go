@@ -3,10 +3,8 @@ package main
 import (
 	"bytes"
 	"errors"
-	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -68,20 +66,3 @@ func scribeCmd(args ...string) *exec.Cmd {
 	cmd.Env = append(os.Environ(), "SCRIBE_TEST_MAIN=1")
 	return cmd
 }
-
-// copyFile copies a file.
-func copyFile(t *testing.T, from, to string) {
-	t.Helper()
-	data, err := os.ReadFile(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(to, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-var _ = io.Discard
