@@ -44,26 +44,28 @@ func (w *Warning) Error() string {
 
 // Transcript writes the transcript of one document (a session, or a
 // sidechain) to w.
+//
+// The document is read a message at a time, alongside the round files, so
+// neither is ever whole in memory.
 func Transcript(md string, w io.Writer) ([]error, error) {
-	src, err := os.ReadFile(md)
+	items, err := inscribe.OpenItems(md)
 	if err != nil {
 		return nil, err
 	}
-	doc, err := inscribe.Parse(src, md)
-	if err != nil {
-		return nil, err
-	}
+	defer items.Close()
 	folder := inscribe.Folder(md)
 	rounds, err := inscribe.RoundNumbers(inscribe.RoundsDir(folder))
-	if err == nil && len(rounds) == 0 && len(doc.Items) > 0 {
-		err = errors.New("the folder holds none")
+	if err == nil && len(rounds) == 0 {
+		if _, ierr := items.Next(); ierr != io.EOF {
+			err = errors.New("the folder holds none")
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: no round files: %w: the backing store is damaged", md, err)
 	}
-	x := &exporter{md: md, doc: doc, bw: bufio.NewWriterSize(w, 1<<16)}
+	x := &exporter{md: md, items: items, bw: bufio.NewWriterSize(w, 1<<16)}
 	base := strings.TrimSuffix(filepath.Base(md), ".md")
-	b := claude.NewBuilder(claude.Config{File: md, DocBase: base, Sidechain: doc.Meta.SidechainOf != nil}, claude.State{}, nil)
+	b := claude.NewBuilder(claude.Config{File: md, DocBase: base, Sidechain: items.Meta.SidechainOf != nil}, claude.State{}, nil)
 	for want, n := range rounds {
 		if n != want+1 {
 			return x.warnings, fmt.Errorf("%s: round %d is missing (found round %d): the backing store is damaged", folder, want+1, n)
@@ -91,17 +93,28 @@ func Transcript(md string, w io.Writer) ([]error, error) {
 			return x.warnings, err
 		}
 	}
-	if x.item < len(doc.Items) {
-		x.warn("", fmt.Sprintf("%d message(s) at the end of the document have no source entries (added by hand?): not exported", len(doc.Items)-x.item))
+	extra := 0
+	for {
+		_, err := items.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return x.warnings, err
+		}
+		extra++
+	}
+	if extra > 0 {
+		x.warn("", fmt.Sprintf("%d message(s) at the end of the document have no source entries (added by hand?): not exported", extra))
 	}
 	return x.warnings, x.bw.Flush()
 }
 
 type exporter struct {
 	md       string
-	doc      *session.Document
+	items    *inscribe.ItemReader // the document's items, from the next one to compare
+	done     bool                 // the document has no more items
 	bw       *bufio.Writer
-	item     int             // next document item to compare
 	pending  []session.Entry // entries of the round being built
 	warnings []error
 }
@@ -117,12 +130,21 @@ func (x *exporter) flush(r *session.Round) error {
 	patches := map[int][]patch{}
 	for i := range r.Items {
 		derived := &r.Items[i]
-		if x.item >= len(x.doc.Items) {
+		var edited *session.Item
+		if !x.done {
+			var err error
+			edited, err = x.items.Next()
+			if err == io.EOF {
+				x.done = true
+			} else if err != nil {
+				return err
+			}
+		}
+		if edited == nil {
 			x.warn(derived.IDs[0], "missing from the document (deleted by hand?): exported from the round files")
 			continue
 		}
-		x.compare(derived, &x.doc.Items[x.item], patches)
-		x.item++
+		x.compare(derived, edited, patches)
 	}
 	n := len(r.Entries)
 	for _, e := range x.pending[:n] {

@@ -64,6 +64,36 @@ func checkRoundTrip(t *testing.T, name string, d *session.Document) {
 	if again := Render(back); !bytes.Equal(again, md) {
 		t.Fatalf("render(parse(render(x))) != render(x)")
 	}
+	// Read message by message (as an export does), in large reads and in
+	// reads of a few bytes, the document gives what Parse gives.
+	p := filepath.Join(t.TempDir(), "doc.md")
+	if err := os.WriteFile(p, md, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, chunk := range []int{0, 7} {
+		ir, err := OpenItems(p)
+		if err != nil {
+			t.Fatalf("open the items: %v", err)
+		}
+		if chunk > 0 {
+			ir.chunk = chunk
+		}
+		var items []session.Item
+		for {
+			it, err := ir.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("read the items (reads of %d bytes): %v", ir.chunk, err)
+			}
+			items = append(items, *it)
+		}
+		ir.Close()
+		if !Equal(&session.Document{Meta: *ir.Meta, Summary: ir.Summary, Items: items}, back) {
+			t.Fatalf("read item by item (reads of %d bytes), the document differs from parse(render(x))", ir.chunk)
+		}
+	}
 }
 
 func TestRoundTripCorpus(t *testing.T) {

@@ -1,0 +1,133 @@
+package inscribe
+
+import (
+	"bytes"
+	"io"
+	"os"
+
+	"github.com/scribe-archive/scribe/session"
+)
+
+// ItemReader reads a document's messages a window at a time, so that a
+// long document is never whole in memory. Each window is tokenized as Parse
+// tokenizes the whole body: the renderer keeps every item a self-contained
+// run of top-level blocks, and a block's meaning depends only on what comes
+// before it, so every item start found in a window, but the last, closes
+// a complete item.
+type ItemReader struct {
+	Meta    *session.Meta
+	Summary string
+
+	f       *os.File
+	name    string
+	buf     []byte // the file from the next item on (buf[0] is the '\n' before its "---")
+	line    int    // the line number of buf[0]
+	eof     bool
+	pending []session.Item // parsed, not yet returned
+	chunk   int            // the least to read at a time (tests make it small)
+}
+
+// OpenItems opens a document and reads its head.
+func OpenItems(md string) (*ItemReader, error) {
+	od, err := readOldDoc(md)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(md)
+	if err != nil {
+		return nil, err
+	}
+	head := make([]byte, od.bodyAt)
+	if _, err := io.ReadFull(f, head); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &ItemReader{Meta: od.meta, Summary: od.summary, f: f, name: md,
+		line: bytes.Count(head, []byte("\n")) + 1, chunk: 256 << 10}, nil
+}
+
+// Close closes the document.
+func (r *ItemReader) Close() error { return r.f.Close() }
+
+// Next returns the next item, or io.EOF after the last.
+func (r *ItemReader) Next() (*session.Item, error) {
+	for len(r.pending) == 0 {
+		if r.eof && len(r.buf) == 0 {
+			return nil, io.EOF
+		}
+		if err := r.window(); err != nil {
+			return nil, err
+		}
+	}
+	it := r.pending[0]
+	r.pending = r.pending[1:]
+	return &it, nil
+}
+
+// window reads more of the file and parses the items it completes.
+func (r *ItemReader) window() error {
+	if !r.eof {
+		if err := r.fill(); err != nil {
+			return err
+		}
+		if len(r.buf) == 0 {
+			return nil
+		}
+	}
+	p := &docParser{src: r.buf[1:], name: r.name, lineBase: r.line}
+	p.tokenize()
+	if !p.isItemStart(0) {
+		if !r.eof {
+			return nil // the first item's heading is not whole yet
+		}
+		return p.errorf(0, "expected a message (\"---\", a \"### \" heading and scribe's identity comment)")
+	}
+	starts := []int{0}
+	for i := 1; i < len(p.toks); i++ {
+		if p.isItemStart(i) {
+			starts = append(starts, i)
+		}
+	}
+	complete := len(starts) - 1 // the last may go on past the window
+	if r.eof {
+		complete = len(starts)
+	}
+	for k := 0; k < complete; k++ {
+		stop := len(p.toks)
+		if k+1 < len(starts) {
+			stop = starts[k+1]
+		}
+		it, err := p.item(starts[k], stop)
+		if err != nil {
+			return err
+		}
+		r.pending = append(r.pending, it)
+	}
+	// Drop what was parsed: up to the '\n' before the next item's "---".
+	used := len(r.buf)
+	if complete < len(starts) {
+		used = p.toks[starts[complete]].start
+	}
+	r.line += bytes.Count(r.buf[:used], []byte("\n"))
+	r.buf = r.buf[:copy(r.buf, r.buf[used:])]
+	return nil
+}
+
+// fill reads more of the file into buf: at least a chunk, and as much as
+// buf holds, so that an item much longer than a chunk is tokenized a
+// logarithmic number of times.
+func (r *ItemReader) fill() error {
+	want := max(r.chunk, len(r.buf))
+	if cap(r.buf)-len(r.buf) < want {
+		nb := make([]byte, len(r.buf), len(r.buf)+want)
+		copy(nb, r.buf)
+		r.buf = nb
+	}
+	n, err := io.ReadFull(r.f, r.buf[len(r.buf):len(r.buf)+want])
+	r.buf = r.buf[:len(r.buf)+n]
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		r.eof = true
+		return nil
+	}
+	return err
+}
