@@ -8,6 +8,7 @@ package check
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -473,40 +474,70 @@ func textDiff(a, b string) string {
 }
 
 // compareDocs compares the document inscribed from the source with the one
-// inscribed from the export. Only the recorded source path may differ.
+// inscribed from the export. Only the recorded source path may differ (and
+// a fork's origin, found among the source's sibling files, which the export
+// lacks).
 func compareDocs(rep *Report, first, second string) {
-	a, errA := readDoc(first)
-	b, errB := readDoc(second)
-	if errA != nil || errB != nil {
-		rep.add(Finding{Kind: Error, File: first, Msg: fmt.Sprintf("read the documents: %v", errors.Join(errA, errB))})
-		return
-	}
-	// The recorded source path differs by construction; a fork's origin is
-	// found among the source's sibling files, which the export lacks.
-	for _, d := range []*session.Document{a.doc, b.doc} {
+	diff, err := diffDocs(first, second, func(d *session.Document) {
 		d.Meta.Source, d.Meta.ForkedFrom = "", nil
+	})
+	switch {
+	case err != nil:
+		rep.add(Finding{Kind: Error, File: first, Msg: fmt.Sprintf("read the documents: %v", err)})
+	case diff != "":
+		rep.add(Finding{Kind: Document, File: first, Msg: "inscribing the export gives another document", Diff: diff})
 	}
-	if inscribe.Equal(a.doc, b.doc) {
-		return
-	}
-	rep.add(Finding{Kind: Document, File: first, Msg: "inscribing the export gives another document", Diff: textDiff(string(a.src), string(b.src))})
 }
 
-type parsedDoc struct {
-	src []byte
-	doc *session.Document
+// diffDocs compares two documents a message at a time, after normalize has
+// cleared in each head what may differ. It returns "" when they agree, else
+// a diff of the first part that differs: the heads, or a message.
+func diffDocs(first, second string, normalize func(*session.Document)) (string, error) {
+	a, err := inscribe.OpenItems(first)
+	if err != nil {
+		return "", err
+	}
+	defer a.Close()
+	b, err := inscribe.OpenItems(second)
+	if err != nil {
+		return "", err
+	}
+	defer b.Close()
+	ha := &session.Document{Meta: *a.Meta, Summary: a.Summary}
+	hb := &session.Document{Meta: *b.Meta, Summary: b.Summary}
+	normalize(ha)
+	normalize(hb)
+	if !inscribe.Equal(ha, hb) {
+		return textDiff(string(inscribe.RenderHead(&ha.Meta, ha.Summary)), string(inscribe.RenderHead(&hb.Meta, hb.Summary))), nil
+	}
+	render := func(it *session.Item) string {
+		if it == nil {
+			return ""
+		}
+		var buf bytes.Buffer
+		inscribe.RenderItem(&buf, it)
+		return buf.String()
+	}
+	for {
+		ia, errA := a.Next()
+		ib, errB := b.Next()
+		if errA == io.EOF && errB == io.EOF {
+			return "", nil
+		}
+		if err := errors.Join(ignoreEOF(errA), ignoreEOF(errB)); err != nil {
+			return "", err
+		}
+		if ia == nil || ib == nil || !inscribe.Equal(&session.Document{Items: []session.Item{*ia}}, &session.Document{Items: []session.Item{*ib}}) {
+			return textDiff(render(ia), render(ib)), nil
+		}
+	}
 }
 
-func readDoc(p string) (*parsedDoc, error) {
-	src, err := os.ReadFile(p)
-	if err != nil {
-		return nil, err
+func ignoreEOF(err error) error {
+	if err == io.EOF {
+		return nil
 	}
-	d, err := inscribe.Parse(src, p)
-	if err != nil {
-		return nil, err
-	}
-	return &parsedDoc{src: src, doc: d}, nil
+	return err
 }
 
 // Stored checks documents already in a store against their sources: the
@@ -599,23 +630,21 @@ func compareStoredDoc(rep *Report, md, exp string, m *session.Meta, root string)
 		if r.Source != p {
 			continue
 		}
-		a, errA := readDoc(md)
-		b, errB := readDoc(r.Doc)
-		if errA != nil || errB != nil {
-			rep.add(Finding{Kind: Error, File: md, Msg: fmt.Sprintf("read the documents: %v", errors.Join(errA, errB))})
-			return nil
-		}
 		// What a person owns, where the source was, and what lay beside it
 		// (sibling sessions, a sidechain's meta file) may differ.
-		for _, d := range []*session.Document{a.doc, b.doc} {
+		diff, err := diffDocs(md, r.Doc, func(d *session.Document) {
 			d.Meta.Source, d.Summary, d.Meta.Engagements = "", "", nil
 			d.Meta.Sidechains, d.Meta.ForkedFrom = nil, nil
 			if of := d.Meta.SidechainOf; of != nil {
 				d.Meta.SidechainOf = &session.SidechainOf{SessionID: of.SessionID, AgentID: of.AgentID}
 			}
-		}
-		if !inscribe.Equal(a.doc, b.doc) {
-			rep.add(Finding{Kind: Document, File: md, Msg: "inscribing the export gives another document than the stored one", Diff: textDiff(string(a.src), string(b.src))})
+		})
+		switch {
+		case err != nil:
+			rep.add(Finding{Kind: Error, File: md, Msg: fmt.Sprintf("read the documents: %v", err)})
+			return nil
+		case diff != "":
+			rep.add(Finding{Kind: Document, File: md, Msg: "inscribing the export gives another document than the stored one", Diff: diff})
 		}
 	}
 	return nil

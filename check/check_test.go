@@ -73,7 +73,11 @@ func TestDamagedStore(t *testing.T) {
 	if err := os.Remove(filepath.Join(sess, "99999999-9999-4999-8999-999999999999", "rounds", "001.json")); err != nil {
 		t.Fatal(err)
 	}
-	// 4. A source gone.
+	// 4. A message's time edited in its identity comment: the export cannot carry it (it comes
+	// from the round files), so the document inscribed again differs from
+	// the stored one.
+	damage(t, filepath.Join(sess, "55555555-5555-4555-8555-555555555555.md"), `"time":"2026-11-22T09:26:30.394Z"`, `"time":"2026-11-22T09:26:30.999Z"`)
+	// 5. A source gone.
 	gone := filepath.Join(s.Root, "..", "testdata", "claude", "projects", "-home-dev-src-image", "88888888-8888-4888-8888-888888888888.jsonl")
 	if err := os.Remove(gone); err != nil {
 		t.Fatal(err)
@@ -104,12 +108,16 @@ func TestDamagedStore(t *testing.T) {
 		"11111111-1111-4111-8111-111111111111.md": {check.Transformed, 41, "message.content.0.text"},
 		"99999999-9999-4999-8999-999999999999.md": {check.Error, 0, ""},
 		"88888888-8888-4888-8888-888888888888.md": {check.Gone, 0, ""},
+		"55555555-5555-4555-8555-555555555555.md": {check.Document, 0, ""},
 	}
 	for doc, w := range want {
 		fs := got[doc]
 		if len(fs) != 1 || fs[0].Kind != w.kind || fs[0].Line != w.line || fs[0].Field != w.field {
 			t.Errorf("%s: findings %+v, want one %s at line %d in %q", doc, fs, w.kind, w.line, w.field)
 		}
+	}
+	if fs := got["55555555-5555-4555-8555-555555555555.md"]; len(fs) == 1 && (!strings.Contains(fs[0].Diff, "09:26:30.999Z") || !strings.Contains(fs[0].Diff, "09:26:30.394Z")) {
+		t.Errorf("the document finding's diff does not show the edited message:\n%s", fs[0].Diff)
 	}
 	for doc, fs := range got {
 		if _, ok := want[doc]; !ok {
