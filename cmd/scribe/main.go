@@ -2,6 +2,19 @@
 // archive, and back again. See the README and docs/FORMAT.md.
 package main
 
-import "os"
+import (
+	"os"
+	"runtime/debug"
+)
 
-func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+func main() {
+	// scribe's live heap is small (a round at a time) and it allocates
+	// briskly while decoding: collecting at 300% rather than 100% growth
+	// takes a fifth off a bulk inscribe (mkarchive --sessions 200: 5.9 s to
+	// 4.8 s, CPU 8.8 s to 7.3 s) for a peak of ~52 MB instead of ~33 MB.
+	// GOGC, when set, still decides.
+	if _, ok := os.LookupEnv("GOGC"); !ok {
+		debug.SetGCPercent(300)
+	}
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
