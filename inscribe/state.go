@@ -88,36 +88,13 @@ func readState(folder string) (*docState, error) {
 }
 
 func writeState(b *atomicfile.Batch, folder string, st *docState) error {
-	data, err := marshalState(st)
-	if err != nil {
-		return err
-	}
-	_, err = b.WriteIfChanged(filepath.Join(folder, stateFile), data, 0o644)
-	return err
-}
-
-// writeStateOver writes a note that replaces one written earlier in the same
-// batch: the file on disk may hold its bytes already, but will not once the
-// batch's earlier note is in place.
-func writeStateOver(b *atomicfile.Batch, folder string, st *docState) error {
-	data, err := marshalState(st)
-	if err != nil {
-		return err
-	}
-	p, err := b.Create(filepath.Join(folder, stateFile), 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := p.Write(data); err != nil {
-		return err
-	}
-	return p.Close()
-}
-
-func marshalState(st *docState) ([]byte, error) {
 	st.Version = stateVersion
 	data, err := json.MarshalIndent(st, "", "  ")
-	return append(data, '\n'), err
+	if err != nil {
+		return err
+	}
+	_, err = b.WriteIfChanged(filepath.Join(folder, stateFile), append(data, '\n'), 0o644)
+	return err
 }
 
 // tailWindow is how much of a file's end the quick checks hash.

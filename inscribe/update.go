@@ -623,10 +623,8 @@ func (u *update) build() error {
 			return err
 		}
 		u.batch.MoveLast(u.spec.md)
-		if err := writeStateOver(&u.batch, u.folder, &next); err != nil {
-			return err
-		}
-	} else if err := writeState(&u.batch, u.folder, &next); err != nil {
+	}
+	if err := writeState(&u.batch, u.folder, &next); err != nil {
 		return err
 	}
 	if err := u.batch.Commit(); err != nil {

@@ -33,11 +33,14 @@ func (b *Batch) Create(name string, perm fs.FileMode) (*Pending, error) {
 	return p, nil
 }
 
-// WriteIfChanged adds a file to the batch unless name already holds data.
-// It reports whether the file will be written.
+// WriteIfChanged adds a file to the batch unless name will hold data
+// anyway: it holds it now and the batch does not replace it already. It
+// reports whether the file will be written.
 func (b *Batch) WriteIfChanged(name string, data []byte, perm fs.FileMode) (bool, error) {
-	if same, err := Equal(name, data); err != nil || same {
-		return false, err
+	if !b.replaces(name) {
+		if same, err := Equal(name, data); err != nil || same {
+			return false, err
+		}
 	}
 	p, err := b.Create(name, perm)
 	if err != nil {
@@ -47,6 +50,16 @@ func (b *Batch) WriteIfChanged(name string, data []byte, perm fs.FileMode) (bool
 		return true, err
 	}
 	return true, p.Close()
+}
+
+// replaces reports whether the batch already holds a new version of name.
+func (b *Batch) replaces(name string) bool {
+	for _, p := range b.files {
+		if p.target == name {
+			return true
+		}
+	}
+	return false
 }
 
 // Drop removes a file from the batch, discarding what was written.
