@@ -366,52 +366,52 @@ func (u *update) run() error {
 	}
 	u.srcSize = fi.Size()
 
-	if done, err := u.loadOld(); err != nil || done {
-		return err
-	}
-	if u.old != nil {
-		if done, err := u.check(); err != nil || done {
+	if _, err := os.Stat(u.spec.md); !errors.Is(err, fs.ErrNotExist) {
+		st, err := readState(u.folder)
+		if err != nil {
 			return err
+		}
+		// A settled note is trusted before the document is read: over an
+		// unchanged tree, an append reads a note and one hash window per
+		// document. A note left mid-commit needs the document to resolve.
+		settled := st != nil && st.Next == nil
+		if settled {
+			u.old = st
+			if done, err := u.check(); err != nil || done {
+				return err
+			}
+		}
+		if err := u.loadOld(st); err != nil {
+			return err
+		}
+		if !settled && u.old != nil {
+			if done, err := u.check(); err != nil || done {
+				return err
+			}
 		}
 	}
 	return u.build()
 }
 
-// loadOld reads the read note and the existing document's head. done
-// reports that the note shows the source unchanged: the commonest case, on
-// a tree that is appended to often, which then reads nothing else.
-func (u *update) loadOld() (done bool, err error) {
-	if _, err := os.Stat(u.spec.md); errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	st, err := readState(u.folder)
-	if err != nil {
-		return false, err
-	}
-	if st != nil && st.Next == nil && !u.opts.Verify && !u.opts.Force && !u.opts.Rebuild && u.srcSize == st.Size {
-		if got, err := hashRange(u.src, st.Size, tailWindow); err == nil && got == st.TailHash {
-			u.res.Outcome = Unchanged
-			u.seen = st.Seen
-			return true, nil
-		}
-	}
+// loadOld reads the existing document's head and settles its read note st.
+func (u *update) loadOld(st *docState) error {
 	od, err := readOldDoc(u.spec.md)
 	if err != nil {
-		return false, err
+		return err
 	}
 	if od.meta.SessionID != u.spec.id {
-		return false, &ConflictError{Doc: u.spec.md, Have: od.meta.SessionID, Want: u.spec.id}
+		return &ConflictError{Doc: u.spec.md, Have: od.meta.SessionID, Want: u.spec.id}
 	}
 	u.oldDoc = od
 	u.notePending = st != nil && st.Next != nil
 	st = resolveState(st, u.spec.md)
 	if st == nil && !u.opts.Rebuild {
-		return false, &MissingNoteError{Doc: u.spec.md, Note: filepath.Join(u.folder, stateFile)}
+		return &MissingNoteError{Doc: u.spec.md, Note: filepath.Join(u.folder, stateFile)}
 	}
 	// The note holds even when the source was given by another path (a hook
 	// passes it absolute, a person relative): the hashes check the content.
 	u.old = st
-	return false, nil
+	return nil
 }
 
 // check compares the source with the read note. done reports that nothing
@@ -421,6 +421,16 @@ func (u *update) check() (done bool, err error) {
 	if u.srcSize < st.Seen {
 		return false, &SourceError{Source: u.spec.source, Doc: u.spec.md,
 			Why: fmt.Sprintf("the source shrank to %d bytes, but %d bytes of it were inscribed (it was truncated or replaced)", u.srcSize, st.Seen)}
+	}
+	// The same size and the same last bytes: nothing is new. Only Verify
+	// then still checks the inscribed bytes.
+	unchanged := false
+	if u.srcSize == st.Size {
+		got, err := hashRange(u.src, st.Size, tailWindow)
+		if err != nil {
+			return false, err
+		}
+		unchanged = got == st.TailHash && !u.opts.Force
 	}
 	if u.opts.Verify {
 		h := sha256.New()
@@ -432,7 +442,7 @@ func (u *update) check() (done bool, err error) {
 			return false, &SourceError{Source: u.spec.source, Doc: u.spec.md,
 				Why: "the source's first bytes differ from what was inscribed (another file took its place)"}
 		}
-	} else {
+	} else if !unchanged {
 		got, err := hashRange(u.src, st.OpenOffset, tailWindow)
 		if err != nil {
 			return false, err
@@ -442,26 +452,20 @@ func (u *update) check() (done bool, err error) {
 				Why: "the source no longer holds what was inscribed from it (another file took its place)"}
 		}
 	}
-	if u.srcSize == st.Size {
-		got, err := hashRange(u.src, st.Size, tailWindow)
-		if err != nil {
+	if !unchanged {
+		return false, nil
+	}
+	u.res.Outcome = Unchanged
+	u.seen = st.Seen
+	if u.notePending {
+		// An earlier update was stopped after putting the document in
+		// place: finish its note.
+		if err := writeState(&u.batch, u.folder, st); err != nil {
 			return false, err
 		}
-		if got == st.TailHash && !u.opts.Force {
-			u.res.Outcome = Unchanged
-			u.seen = st.Seen
-			if u.notePending {
-				// An earlier update was stopped after putting the document
-				// in place: finish its note.
-				if err := writeState(&u.batch, u.folder, st); err != nil {
-					return false, err
-				}
-				return true, u.batch.Commit()
-			}
-			return true, nil
-		}
+		return true, u.batch.Commit()
 	}
-	return false, nil
+	return true, nil
 }
 
 // build reads the source from the open round on, writes what changed, and
