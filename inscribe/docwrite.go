@@ -256,13 +256,13 @@ func (u *update) writeRound(r *session.Round) error {
 		u.rows = make(map[int]index.Row)
 	}
 	rf := roundHeader(r)
-	u.rows[r.N] = RoundRow(u.spec.key, &rf, "", nil)
+	u.rows[r.N] = roundRow(u.spec.key, &rf)
 	p := filepath.Join(dir, roundName(r.N))
 	f, err := u.batch.Create(p, 0o644)
 	if err != nil {
 		return err
 	}
-	if err := writeRoundTo(f, r, u.src); err != nil {
+	if err := writeRoundTo(f, rf, r, u.src); err != nil {
 		return err
 	}
 	if _, err := os.Stat(p); err == nil {

@@ -94,12 +94,10 @@ func WriteTags(folder string, tags map[int]string) error {
 	return err
 }
 
-// RoundRow derives a round's index row from its round file.
-func RoundRow(key string, rf *RoundFile, roundFile string, tags map[int]string) index.Row {
-	row := index.Row{SessionID: key, Round: rf.Round, Started: rf.Started, TokenCount: rf.TokenCount, RoundFile: roundFile}
-	if t, ok := tags[rf.Round]; ok {
-		row.EngagementID = &t
-	}
+// roundRow derives a round's index row from its round file's fields; the
+// caller sets the row's round file and engagement.
+func roundRow(key string, rf *RoundFile) index.Row {
+	row := index.Row{SessionID: key, Round: rf.Round, Started: rf.Started, TokenCount: rf.TokenCount}
 	var body, agentText strings.Builder
 	add := func(b *strings.Builder, s string) {
 		if s == "" {
@@ -270,53 +268,60 @@ func (s *Store) Docs() ([]string, error) {
 // their index rows.
 //
 // written holds rows an update derived from rounds it just wrote (see
-// RoundRow; without tags and round file): those rounds are not read back.
+// roundRow): those rounds are not read back.
 func (s *Store) docRows(md, key string, from int, written map[int]index.Row) ([]index.Row, error) {
 	folder := Folder(md)
 	tags, err := ReadTags(folder)
 	if err != nil {
 		return nil, err
 	}
-	var ns []int
-	if from <= 1 {
-		// Everything: list the folder, so that a gap in the numbers (a lost
-		// round file) does not hide the rounds after it.
-		ns, err = RoundNumbers(RoundsDir(folder))
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			return nil, err
-		}
+	ns, err := roundsFrom(RoundsDir(folder), from)
+	if err != nil {
+		return nil, err
 	}
 	var rows []index.Row
-	for i := 0; ; i++ {
-		// An append indexes the last few rounds: it opens them one by one
-		// rather than list a folder that grows with the session.
-		n := from + i
-		if from <= 1 {
-			if i == len(ns) {
-				break
-			}
-			n = ns[i]
-		}
+	for _, n := range ns {
 		p := filepath.Join(RoundsDir(folder), roundName(n))
-		rel, _ := filepath.Rel(s.SessionsDir(), p)
-		if row, ok := written[n]; ok {
-			row.RoundFile = filepath.ToSlash(rel)
-			if t, ok := tags[n]; ok {
-				row.EngagementID = &t
+		row, ok := written[n]
+		if !ok {
+			rf, err := ReadRoundHeader(p)
+			if err != nil {
+				return nil, err
 			}
-			rows = append(rows, row)
-			continue
+			row = roundRow(key, rf)
 		}
-		rf, err := ReadRoundHeader(p)
-		if from > 1 && errors.Is(err, os.ErrNotExist) {
-			break
+		rel, _ := filepath.Rel(s.SessionsDir(), p)
+		row.RoundFile = filepath.ToSlash(rel)
+		if t, ok := tags[n]; ok {
+			row.EngagementID = &t
 		}
-		if err != nil {
-			return nil, err
-		}
-		rows = append(rows, RoundRow(key, rf, filepath.ToSlash(rel), tags))
+		rows = append(rows, row)
 	}
 	return rows, nil
+}
+
+// roundsFrom returns the numbers of the rounds in dir from round `from` on.
+// From the first, it lists the folder, so that a gap in the numbers (a lost
+// round file) does not hide the rounds after it; from a later round (an
+// append indexes the last few) it looks for them one by one rather than
+// list a folder that grows with the session.
+func roundsFrom(dir string, from int) ([]int, error) {
+	if from <= 1 {
+		ns, err := RoundNumbers(dir)
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil
+		}
+		return ns, err
+	}
+	var ns []int
+	for n := from; ; n++ {
+		if _, err := os.Stat(filepath.Join(dir, roundName(n))); errors.Is(err, os.ErrNotExist) {
+			return ns, nil
+		} else if err != nil {
+			return nil, err
+		}
+		ns = append(ns, n)
+	}
 }
 
 func (s *Store) sessionRow(md string, m *session.Meta, summary string, seen int64) index.Session {

@@ -82,10 +82,10 @@ func roundName(n int) string { return fmt.Sprintf("%03d.json", n) }
 // RoundsDir is the rounds folder of a document folder.
 func RoundsDir(folder string) string { return filepath.Join(folder, "rounds") }
 
-// writeRoundTo writes a round file to w, streaming the entries: a round
-// with a 100 MB line is not copied again in memory.
-func writeRoundTo(w io.Writer, r *session.Round, src io.ReaderAt) error {
-	rf := roundHeader(r)
+// writeRoundTo writes a round file to w: its fields rf (roundHeader) and
+// the round's entries, streamed: a round with a 100 MB line is not copied
+// again in memory.
+func writeRoundTo(w io.Writer, rf RoundFile, r *session.Round, src io.ReaderAt) error {
 	agent := rf.Agent
 	rf.Agent = nil
 	head, err := json.MarshalIndent(rf, "", "  ")

@@ -551,12 +551,8 @@ func (u *update) build() error {
 			return err
 		}
 		u.collectFiles(open)
-		for i := range open.Items {
-			renderBuf.Reset()
-			RenderItem(&renderBuf, &open.Items[i])
-			if _, err := bw.Write(renderBuf.Bytes()); err != nil {
-				return err
-			}
+		if err := renderItems(bw, &renderBuf, open.Items); err != nil {
+			return err
 		}
 		if len(open.Items) > 0 {
 			next.OpenFirstID = open.Items[0].IDs[0]
@@ -668,9 +664,14 @@ func (u *update) closeRound(r *session.Round, buf *bytes.Buffer, w io.Writer) er
 		u.lastEnd = end
 	}
 	u.collectFiles(r)
-	for i := range r.Items {
+	return renderItems(w, buf, r.Items)
+}
+
+// renderItems writes items to w one by one, through buf.
+func renderItems(w io.Writer, buf *bytes.Buffer, items []session.Item) error {
+	for i := range items {
 		buf.Reset()
-		RenderItem(buf, &r.Items[i])
+		RenderItem(buf, &items[i])
 		if _, err := w.Write(buf.Bytes()); err != nil {
 			return err
 		}
