@@ -18,6 +18,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,36 +65,33 @@ func open(path string, shared bool) (*DB, error) {
 	if !shared {
 		dsn = "file:" + path + "?_pragma=busy_timeout(30000)&_pragma=journal_mode(DELETE)&_pragma=synchronous(OFF)"
 	}
-	_, statErr := os.Stat(path)
-	fresh := errors.Is(statErr, os.ErrNotExist)
-	if fresh {
-		// A new index starts as a copy of an empty one: parsing the schema
-		// costs more than everything else the index of a short session
-		// does.
-		created, err := createFromTemplate(path, shared)
-		if err != nil {
-			return nil, err
-		}
-		fresh = !created
-		if created {
-			db, err := sql.Open("sqlite", dsn)
-			if err != nil {
-				return nil, err
-			}
-			return &DB{db: db, path: path, shared: shared}, nil
-		}
-	}
-	db, err := sql.Open("sqlite", dsn)
+	db, err := sql.Open("sqlite", dsn) // opens the file on first use
 	if err != nil {
 		return nil, err
 	}
 	x := &DB{db: db, path: path, shared: shared}
-	if fresh {
-		if err := x.create(); err != nil {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		// A new index starts as a copy of an empty one: parsing the schema
+		// costs more than everything else the index of a short session
+		// does.
+		err := createFromTemplate(path, shared)
+		var le *os.LinkError
+		switch {
+		case err == nil:
+			return x, nil
+		case errors.Is(err, fs.ErrExist):
+			// Another process created it first: check it as any other.
+		case errors.As(err, &le):
+			// The file system cannot link: create the schema in place.
+			if err := x.create(); err != nil {
+				db.Close()
+				return nil, err
+			}
+			return x, nil
+		default:
 			db.Close()
 			return nil, err
 		}
-		return x, nil
 	}
 	var v int
 	if err := db.QueryRow("PRAGMA user_version").Scan(&v); err != nil {
@@ -112,12 +110,11 @@ func open(path string, shared bool) (*DB, error) {
 	return x, nil
 }
 
-// templates hold the bytes of an empty index, scratch and shared, made
-// once per process.
-var templates = [2]func() ([]byte, error){
-	sync.OnceValues(func() ([]byte, error) { return makeTemplate(false) }),
-	sync.OnceValues(func() ([]byte, error) { return makeTemplate(true) }),
-}
+// The bytes of an empty index, scratch and shared, made once per process.
+var (
+	scratchTemplate = sync.OnceValues(func() ([]byte, error) { return makeTemplate(false) })
+	sharedTemplate  = sync.OnceValues(func() ([]byte, error) { return makeTemplate(true) })
+)
 
 func makeTemplate(shared bool) ([]byte, error) {
 	dir, err := os.MkdirTemp("", "scribe-index-")
@@ -149,34 +146,30 @@ func makeTemplate(shared bool) ([]byte, error) {
 
 // createFromTemplate creates the index at path as a copy of an empty one,
 // put in place with link(2): of two processes creating it at once, one
-// creates it and the other opens what the first made. created is false
-// when the index exists already, or when the file system cannot link (the
-// caller then creates the index itself).
-func createFromTemplate(path string, shared bool) (created bool, err error) {
-	kind := 0
+// creates it and the other gets an error that is fs.ErrExist. A file system
+// that cannot link gives an *os.LinkError.
+func createFromTemplate(path string, shared bool) error {
+	template := scratchTemplate
 	if shared {
-		kind = 1
+		template = sharedTemplate
 	}
-	tmpl, err := templates[kind]()
+	data, err := template()
 	if err != nil {
-		return false, err
+		return err
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
-		return false, err
+		return err
 	}
 	defer os.Remove(f.Name())
-	_, err = f.Write(tmpl)
+	_, err = f.Write(data)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return false, err
+		return err
 	}
-	if err := os.Link(f.Name(), path); err != nil {
-		return false, nil
-	}
-	return true, nil
+	return os.Link(f.Name(), path)
 }
 
 func (x *DB) create() error {
