@@ -222,26 +222,31 @@ func (u *update) writeDoc(head []byte, keepFrom, keepTo, bodyLen int64) (bool, e
 	if err != nil {
 		return false, err
 	}
-	// Piece by piece, so that the kept part of the old document and the new
-	// items are copied file to file by the kernel.
 	if _, err := p.Write(head); err != nil {
 		return false, err
 	}
-	if old != nil && keepTo > keepFrom {
-		if _, err := old.Seek(keepFrom, io.SeekStart); err != nil {
-			return false, err
-		}
-		if _, err := io.Copy(p, io.LimitReader(old, keepTo-keepFrom)); err != nil {
+	if old != nil {
+		if err := copyRange(p, old, keepFrom, keepTo-keepFrom); err != nil {
 			return false, err
 		}
 	}
-	if _, err := u.body.Seek(0, io.SeekStart); err != nil {
-		return false, err
-	}
-	if _, err := io.Copy(p, io.LimitReader(u.body, bodyLen)); err != nil {
+	if err := copyRange(p, u.body, 0, bodyLen); err != nil {
 		return false, err
 	}
 	return true, p.Close()
+}
+
+// copyRange copies n bytes of f from offset off to w. Between files, the
+// kernel copies them (copy_file_range) without bringing them into memory.
+func copyRange(w io.Writer, f *os.File, off, n int64) error {
+	if n <= 0 {
+		return nil
+	}
+	if _, err := f.Seek(off, io.SeekStart); err != nil {
+		return err
+	}
+	_, err := io.Copy(w, io.LimitReader(f, n))
+	return err
 }
 
 // writeRound writes a round file. A closed round's file is final: it is

@@ -552,10 +552,7 @@ func spliceRoundsIndex(path string, head, rowStart, rows []byte) (bool, error) {
 		if _, err := w.Write(head); err != nil {
 			return err
 		}
-		if _, err := f.Seek(tableAt, io.SeekStart); err != nil {
-			return err
-		}
-		if _, err := io.Copy(w, io.LimitReader(f, rowAt-tableAt)); err != nil {
+		if err := copyRange(w, f, tableAt, rowAt-tableAt); err != nil {
 			return err
 		}
 		_, err := w.Write(rows)

@@ -220,10 +220,7 @@ func (s *Store) rewriteHead(md string, edit func(*session.Meta)) error {
 	if _, err := p.Write(head); err != nil {
 		return err
 	}
-	if _, err := f.Seek(od.bodyAt, io.SeekStart); err != nil {
-		return err
-	}
-	if _, err := io.Copy(p, io.LimitReader(f, od.size-od.bodyAt)); err != nil {
+	if err := copyRange(p, f, od.bodyAt, od.size-od.bodyAt); err != nil {
 		return err
 	}
 	// The document moved: so does the open round in the read note.
