@@ -214,8 +214,8 @@ type Compaction struct {
 type Entry struct {
 	Line int    // 1-based line number in the source
 	Raw  []byte // the line without its newline; nil when it is read back from the source (Offset, Len)
-	// Offset and Len locate the line in the source (Offset is -1 when
-	// unknown, as for entries read back from round files).
+	// Offset and Len locate the line in the source, when a builder read
+	// it there.
 	Offset int64
 	Len    int
 	// NoNewline marks a final line that the source did not terminate.

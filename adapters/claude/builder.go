@@ -152,14 +152,19 @@ func (b *Builder) Add(l Line) *session.Round {
 	if !b.cfg.RawInSource {
 		e.Raw = append([]byte(nil), l.Raw...)
 	}
-	// The line's bytes are used only while it is itemized, below.
-	return b.add(b.parse(e))
+	closed := b.add(b.parse(e))
+	if b.cfg.RawInSource {
+		// The line is itemized: its round keeps where it lies, not the
+		// reader's buffer.
+		es := b.cur.r.Entries
+		es[len(es)-1].Raw = nil
+	}
+	return closed
 }
 
 // AddEntry feeds an entry kept by an earlier run (read back from a round
-// file). Its Raw is kept.
+// file).
 func (b *Builder) AddEntry(e session.Entry) *session.Round {
-	e.Offset = -1
 	return b.add(b.parse(e))
 }
 
@@ -339,11 +344,7 @@ func (b *Builder) startRound() *roundBuild {
 }
 
 func (rb *roundBuild) add(p parsed) {
-	e := p.e
-	if e.Offset >= 0 && rb.it.b.cfg.RawInSource {
-		e.Raw = nil
-	}
-	rb.r.Entries = append(rb.r.Entries, e)
+	rb.r.Entries = append(rb.r.Entries, p.e)
 	rb.lastLine = p.e.Line
 	if p.env == nil {
 		return
