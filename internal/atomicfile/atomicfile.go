@@ -93,12 +93,17 @@ func SyncDir(dir string) error {
 	if runtime.GOOS == "windows" {
 		return nil
 	}
-	d, err := os.Open(dir)
+	return syncName(dir, os.O_RDONLY)
+}
+
+// syncName opens name with flag and flushes it.
+func syncName(name string, flag int) error {
+	f, err := os.OpenFile(name, flag, 0)
 	if err != nil {
 		return err
 	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	return err
@@ -127,7 +132,7 @@ func MkdirAll(dir string, perm fs.FileMode) error {
 type Pending struct {
 	f      *os.File
 	target string
-	perm   fs.FileMode // for a file of a Batch
+	perm   fs.FileMode // set by Close
 	closed bool        // written, its descriptor released
 	done   bool
 }
@@ -225,11 +230,9 @@ func (p *Pending) ReadFrom(r io.Reader) (int64, error) {
 // Commit makes what was written the target's contents, atomically.
 func (p *Pending) Commit(perm fs.FileMode) error {
 	p.done = true
-	err := p.f.Chmod(perm)
-	if err == nil {
-		err = p.f.Sync()
-	}
-	if cerr := p.f.Close(); err == nil {
+	p.perm = perm
+	err := p.sync()
+	if cerr := p.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil {
@@ -242,8 +245,8 @@ func (p *Pending) Commit(perm fs.FileMode) error {
 	return SyncDir(filepath.Dir(p.target))
 }
 
-// Close ends the writing of a file of a Batch and releases its descriptor.
-// The file stays pending until the batch commits.
+// Close ends the writing of a file and releases its descriptor, setting
+// its mode. The file stays pending until it (or its batch) commits.
 func (p *Pending) Close() error {
 	if p.closed {
 		return nil
@@ -261,15 +264,7 @@ func (p *Pending) sync() error {
 	if !p.closed {
 		return p.f.Sync()
 	}
-	f, err := os.OpenFile(p.f.Name(), os.O_WRONLY, 0)
-	if err != nil {
-		return err
-	}
-	err = f.Sync()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return syncName(p.f.Name(), os.O_WRONLY)
 }
 
 // Abort discards what was written. It is safe after Commit (it does
