@@ -124,32 +124,16 @@ func benchRun(b *testing.B, root, archive string, opts Options) []Result {
 	close(next)
 	wg.Wait()
 	var flat []Result
-	agents := map[string]bool{}
 	for _, rs := range out {
 		for _, r := range rs {
 			if r.Err != nil {
 				b.Fatalf("%s: %v", r.Source, r.Err)
 			}
 			flat = append(flat, r)
-			rel, err := filepath.Rel(s.SessionsDir(), r.Doc)
-			if err != nil {
-				continue
-			}
-			agent := strings.Split(filepath.ToSlash(rel), "/")[0]
-			if r.Outcome != Unchanged || s.IndexStale(agent, r.Doc) {
-				agents[agent] = true
-			}
 		}
 	}
-	if len(agents) > 0 {
-		var list []string
-		for a := range agents {
-			list = append(list, a)
-		}
-		sort.Strings(list)
-		if err := s.RefreshIndexes(list...); err != nil {
-			b.Fatal(err)
-		}
+	if err := s.RefreshAfter(flat); err != nil {
+		b.Fatal(err)
 	}
 	if err := s.CloseIndex(); err != nil {
 		b.Fatal(err)

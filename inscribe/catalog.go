@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -29,6 +31,30 @@ type agentSummary struct {
 	First    string `json:"first,omitempty"`
 	Last     string `json:"last,omitempty"`
 	Role     string `json:"role,omitempty"`
+}
+
+// RefreshAfter rewrites the index files of every agent whose documents the
+// results changed, or changed in an earlier run that was stopped before
+// its index files were written. It does nothing when there is none.
+func (s *Store) RefreshAfter(results []Result) error {
+	agents := map[string]bool{}
+	for _, r := range results {
+		if r.Doc == "" || r.Outcome == Failed {
+			continue
+		}
+		rel, err := filepath.Rel(s.SessionsDir(), r.Doc)
+		if err != nil {
+			continue
+		}
+		agent, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
+		if r.Outcome != Unchanged || s.indexStale(agent, r.Doc) {
+			agents[agent] = true
+		}
+	}
+	if len(agents) == 0 {
+		return nil
+	}
+	return s.RefreshIndexes(slices.Sorted(maps.Keys(agents))...)
 }
 
 // RefreshIndexes rewrites the index of each named agent (every agent when
@@ -283,10 +309,10 @@ func (s *Store) readStamps() map[string]int64 {
 	return stamps
 }
 
-// IndexStale reports whether an agent's index files may not reflect a
+// indexStale reports whether an agent's index files may not reflect a
 // document: the document changed after they were last written. A sidechain
 // (a document inside its session's folder) is not in the catalog.
-func (s *Store) IndexStale(agent, doc string) bool {
+func (s *Store) indexStale(agent, doc string) bool {
 	if filepath.Dir(doc) != filepath.Join(s.SessionsDir(), agent) {
 		return false
 	}

@@ -320,13 +320,13 @@ func TestIndexStale(t *testing.T) {
 	if err := os.Chtimes(subs[0], later, later); err != nil {
 		t.Fatal(err)
 	}
-	if s.IndexStale("claude", subs[0]) {
+	if s.indexStale("claude", subs[0]) {
 		t.Errorf("a newer sidechain makes the catalog stale")
 	}
 	if err := os.Chtimes(main, later, later); err != nil {
 		t.Fatal(err)
 	}
-	if !s.IndexStale("claude", main) {
+	if !s.indexStale("claude", main) {
 		t.Errorf("a newer document does not make the catalog stale")
 	}
 }

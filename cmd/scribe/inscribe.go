@@ -8,9 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
 
@@ -141,32 +139,8 @@ func runUpdate(ctx context.Context, e *env, o updateOptions) error {
 	results := updateAll(ctx, e, store, transcripts, opts)
 	results = append(failed, results...)
 
-	// Refresh the index files of every agent whose documents changed now,
-	// or changed in an earlier run that was stopped before its index files
-	// were written.
-	agents := map[string]bool{}
-	for _, r := range results {
-		if r.Doc == "" || r.Outcome == inscribe.Failed {
-			continue
-		}
-		rel, err := filepath.Rel(store.SessionsDir(), r.Doc)
-		if err != nil {
-			continue
-		}
-		agent := strings.Split(filepath.ToSlash(rel), "/")[0]
-		if r.Outcome != inscribe.Unchanged || store.IndexStale(agent, r.Doc) {
-			agents[agent] = true
-		}
-	}
-	if len(agents) > 0 {
-		var list []string
-		for a := range agents {
-			list = append(list, a)
-		}
-		sort.Strings(list)
-		if err := store.RefreshIndexes(list...); err != nil {
-			results = append(results, inscribe.Result{Doc: store.SessionsDir(), Outcome: inscribe.Failed, Err: fmt.Errorf("update index files: %w", err)})
-		}
+	if err := store.RefreshAfter(results); err != nil {
+		results = append(results, inscribe.Result{Doc: store.SessionsDir(), Outcome: inscribe.Failed, Err: fmt.Errorf("update index files: %w", err)})
 	}
 	if err := store.CloseIndex(); err != nil {
 		results = append(results, inscribe.Result{Doc: store.SessionsDir(), Outcome: inscribe.Failed, Err: fmt.Errorf("close the index: %w", err)})
