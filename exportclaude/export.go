@@ -113,7 +113,6 @@ func Transcript(md string, w io.Writer) ([]error, error) {
 type exporter struct {
 	md       string
 	items    *inscribe.ItemReader // the document's items, from the next one to compare
-	done     bool                 // the document has no more items
 	bw       *bufio.Writer
 	pending  []session.Entry // entries of the round being built
 	warnings []error
@@ -130,15 +129,9 @@ func (x *exporter) flush(r *session.Round) error {
 	patches := map[int][]patch{}
 	for i := range r.Items {
 		derived := &r.Items[i]
-		var edited *session.Item
-		if !x.done {
-			var err error
-			edited, err = x.items.Next()
-			if err == io.EOF {
-				x.done = true
-			} else if err != nil {
-				return err
-			}
+		edited, err := x.items.Next()
+		if err != nil && err != io.EOF {
+			return err
 		}
 		if edited == nil {
 			x.warn(derived.IDs[0], "missing from the document (deleted by hand?): exported from the round files")
