@@ -46,37 +46,37 @@ without --force; an identical one is left alone.`,
 	return cmd
 }
 
-// findDocument resolves a session id or a document path.
+// findDocument resolves a session id or a document path. A path needs no
+// store.
 func findDocument(e *env, ref string) (string, error) {
 	if strings.HasSuffix(ref, ".md") {
-		if _, err := os.Stat(ref); err != nil {
-			return "", err
-		}
-		return ref, nil
+		_, err := os.Stat(ref)
+		return ref, err
 	}
-	store, err := inscribe.OpenStore(e.root)
-	if err != nil {
-		return "", err
-	}
-	if !claude.ValidID(ref) {
-		return "", fmt.Errorf("%q is neither a session id nor a document (.md)", ref)
-	}
-	p, ok := store.FindDoc(ref)
-	if !ok {
-		return "", withHint(fmt.Errorf("no session %s in %s", ref, store.SessionsDir()),
-			"give the store with --root, or the document's path")
-	}
-	return p, nil
+	_, md, err := openDocument(e, ref)
+	return md, err
 }
 
-// openDocument opens the store and finds a document in it.
+// openDocument opens the store and resolves a session id or a document
+// path in it.
 func openDocument(e *env, ref string) (*inscribe.Store, string, error) {
-	md, err := findDocument(e, ref)
+	store, err := inscribe.OpenStore(e.root)
 	if err != nil {
 		return nil, "", err
 	}
-	store, err := inscribe.OpenStore(e.root)
-	return store, md, err
+	if strings.HasSuffix(ref, ".md") {
+		_, err := os.Stat(ref)
+		return store, ref, err
+	}
+	if !claude.ValidID(ref) {
+		return nil, "", fmt.Errorf("%q is neither a session id nor a document (.md)", ref)
+	}
+	p, ok := store.FindDoc(ref)
+	if !ok {
+		return nil, "", withHint(fmt.Errorf("no session %s in %s", ref, store.SessionsDir()),
+			"give the store with --root, or the document's path")
+	}
+	return store, p, nil
 }
 
 func runExport(e *env, o exportOptions) error {
