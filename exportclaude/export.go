@@ -26,6 +26,7 @@ import (
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/internal/atomicfile"
 	"github.com/scribe-archive/scribe/session"
+	"github.com/scribe-archive/scribe/session/source"
 )
 
 // Warning is an edit in a document that the export could not carry.
@@ -43,11 +44,13 @@ func (w *Warning) Error() string {
 }
 
 // Transcript writes the transcript of one document (a session, or a
-// sidechain) to w.
+// sidechain) to w. src is the adapter of the format the document was
+// inscribed from (its source_format): it groups the kept entries into the
+// document's items again, to find the person's edits.
 //
 // The document is read a message at a time, alongside the round files, so
 // neither is ever whole in memory.
-func Transcript(md string, w io.Writer) ([]error, error) {
+func Transcript(md string, src source.Adapter, w io.Writer) ([]error, error) {
 	items, err := inscribe.OpenItems(md)
 	if err != nil {
 		return nil, err
@@ -65,7 +68,10 @@ func Transcript(md string, w io.Writer) ([]error, error) {
 	}
 	x := &exporter{md: md, items: items, bw: bufio.NewWriterSize(w, 1<<16)}
 	base := strings.TrimSuffix(filepath.Base(md), ".md")
-	b := claude.NewBuilder(claude.Config{File: md, DocBase: base, Sidechain: items.Meta.SidechainOf != nil}, claude.State{}, nil)
+	b, err := src.NewBuilder(source.Config{File: md, DocBase: base, Sidechain: items.Meta.SidechainOf != nil}, nil, nil)
+	if err != nil {
+		return nil, err
+	}
 	for want, n := range rounds {
 		if n != want+1 {
 			return x.warnings, fmt.Errorf("%s: round %d is missing (found round %d): the backing store is damaged", folder, want+1, n)
@@ -287,7 +293,7 @@ func ProjectDir(projects string, m *session.Meta) (string, error) {
 // lays them out: <id>.jsonl, <id>/subagents/agent-<agent>.jsonl (with its
 // .meta.json), <id>/tool-results/... An existing identical file is left
 // alone; a different one is an error unless opts.Force.
-func Session(md, dir string, opts Options) ([]File, []error, error) {
+func Session(md string, src source.Adapter, dir string, opts Options) ([]File, []error, error) {
 	meta, err := inscribe.ReadMeta(md)
 	if err != nil {
 		return nil, nil, err
@@ -306,7 +312,7 @@ func Session(md, dir string, opts Options) ([]File, []error, error) {
 		files = append(files, f)
 		return nil
 	}
-	if err := put(meta.SessionID+".jsonl", func(w io.Writer) ([]error, error) { return Transcript(md, w) }); err != nil {
+	if err := put(meta.SessionID+".jsonl", func(w io.Writer) ([]error, error) { return Transcript(md, src, w) }); err != nil {
 		return files, warnings, err
 	}
 	folder := inscribe.Folder(md)
@@ -323,10 +329,10 @@ func Session(md, dir string, opts Options) ([]File, []error, error) {
 		if rel == "" || !local(rel) {
 			rel = filepath.Join(meta.SessionID, "subagents", "agent-"+sm.SidechainOf.AgentID+".jsonl")
 		}
-		if err := put(rel, func(w io.Writer) ([]error, error) { return Transcript(sc, w) }); err != nil {
+		if err := put(rel, func(w io.Writer) ([]error, error) { return Transcript(sc, src, w) }); err != nil {
 			return files, warnings, err
 		}
-		if m := filepath.Join(inscribe.Folder(sc), "meta.json"); fileExists(m) {
+		if m := filepath.Join(inscribe.Folder(sc), inscribe.SidechainMetaFile); fileExists(m) {
 			if err := put(strings.TrimSuffix(rel, ".jsonl")+".meta.json", copyFrom(m)); err != nil {
 				return files, warnings, err
 			}

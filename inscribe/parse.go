@@ -79,7 +79,7 @@ func decodeFrontmatter(fm []byte, m *session.Meta, name string) error {
 	if err := dec.Decode(m); err != nil {
 		return &FormatError{File: name, Line: 2, Msg: "frontmatter: " + err.Error()}
 	}
-	if m.Format != session.FormatVersion {
+	if m.Format != session.FormatVersion && m.Format != session.FormatVersion1 {
 		return &FormatError{File: name, Line: 2, Msg: fmt.Sprintf("format %q is not %q: this document was written by another version of scribe", m.Format, session.FormatVersion)}
 	}
 	return nil

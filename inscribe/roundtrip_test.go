@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/scribe-archive/scribe/adapters/claude"
 	"github.com/scribe-archive/scribe/internal/testenv"
 	"github.com/scribe-archive/scribe/session"
+	"github.com/scribe-archive/scribe/session/source"
 )
 
 // buildDoc builds the document of a transcript in memory.
@@ -22,8 +22,11 @@ func buildDoc(t testing.TB, path string) *session.Document {
 	}
 	defer f.Close()
 	base := strings.TrimSuffix(filepath.Base(path), ".jsonl")
-	b := claude.NewBuilder(claude.Config{File: path, DocBase: base, Sidechain: strings.HasPrefix(base, "agent-")}, claude.State{}, nil)
-	lr := claude.NewLineReader(f, 1, 0)
+	b, err := claudeSrc.NewBuilder(source.Config{File: path, DocBase: base, Sidechain: strings.HasPrefix(base, "agent-")}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lr := source.NewLineReader(f, 1, 0)
 	var items []session.Item
 	for {
 		l, err := lr.Next()
@@ -41,6 +44,7 @@ func buildDoc(t testing.TB, path string) *session.Document {
 	if fin.Open != nil {
 		items = append(items, fin.Open.Items...)
 	}
+	named(&fin.Meta, claudeSrc)
 	return &session.Document{Meta: fin.Meta, Summary: Placeholder(fin.FirstPrompt), Items: items}
 }
 

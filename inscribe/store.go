@@ -58,6 +58,10 @@ type Role struct {
 // the source client kept beside the transcript, byte for byte.
 const SourceFilesDir = "source-files"
 
+// SidechainMetaFile is the file, in a sidechain document's folder, that
+// keeps what the source client wrote about the subagent, byte for byte.
+const SidechainMetaFile = "meta.json"
+
 // RolesFile is the roles registry's file name in the store root.
 const RolesFile = "roles.yaml"
 

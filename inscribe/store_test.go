@@ -10,14 +10,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/scribe-archive/scribe/adapters/claude"
 	"github.com/scribe-archive/scribe/internal/testenv"
 )
 
 // inscribeAll inscribes every transcript under projects into store.
 func inscribeAll(t testing.TB, s *Store, projects string, opts Options) []Result {
 	t.Helper()
-	ts, err := claude.Discover(projects)
+	ts, err := claudeSrc.Discover(projects)
 	if err != nil {
 		t.Fatal(err)
 	}

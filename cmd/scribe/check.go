@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/scribe-archive/scribe/adapters/claude"
 	"github.com/scribe-archive/scribe/check"
 	"github.com/scribe-archive/scribe/inscribe"
 )
@@ -68,7 +67,17 @@ func runCheck(e *env, o checkOptions) error {
 			return err
 		}
 		for _, md := range docs {
-			rep, err := check.Stored(store, md)
+			m, err := inscribe.ReadMeta(md)
+			if err != nil {
+				reports = append(reports, &check.Report{Doc: md, Findings: []check.Finding{{Kind: check.Error, File: md, Msg: err.Error()}}})
+				continue
+			}
+			f, err := formatOf(m)
+			if err != nil {
+				reports = append(reports, &check.Report{Doc: md, Findings: []check.Finding{{Kind: check.Error, File: md, Msg: err.Error()}}})
+				continue
+			}
+			rep, err := check.Stored(store, md, f.checkFormat())
 			if err != nil {
 				return err
 			}
@@ -77,22 +86,22 @@ func runCheck(e *env, o checkOptions) error {
 	} else {
 		sources := o.sources
 		if len(sources) == 0 {
-			src, note, err := defaultSource()
-			if err != nil {
+			var note string
+			var err error
+			if sources, note, err = defaultSource(); err != nil {
 				return err
 			}
 			if note != "" {
 				fmt.Fprintf(e.stderr, "scribe: %s\n", strings.Replace(note, "inscribing", "checking", 1))
 			}
-			sources = []string{src}
 		}
 		for _, src := range sources {
-			ts, err := claude.Discover(src)
+			ts, err := discover(src)
 			if err != nil {
 				return describeOpenError(src, err)
 			}
 			for _, t := range ts {
-				rs, err := check.Transcript(t)
+				rs, err := check.Session(t, formatFor(t.Adapter).checkFormat())
 				if err != nil {
 					return err
 				}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/scribe-archive/scribe/adapters/claude"
 	"github.com/scribe-archive/scribe/exportclaude"
 	"github.com/scribe-archive/scribe/inscribe"
 )
@@ -68,7 +67,7 @@ func openDocument(e *env, ref string) (*inscribe.Store, string, error) {
 		_, err := os.Stat(ref)
 		return store, ref, err
 	}
-	if !claude.ValidID(ref) {
+	if strings.ContainsAny(ref, `/\`) || ref == "." || ref == ".." || ref == "" {
 		return nil, "", fmt.Errorf("%q is neither a session id nor a document (.md)", ref)
 	}
 	p, ok := store.FindDoc(ref)
@@ -84,26 +83,26 @@ func runExport(e *env, o exportOptions) error {
 	if err != nil {
 		return err
 	}
+	m, err := inscribe.ReadMeta(md)
+	if err != nil {
+		return err
+	}
+	f, err := formatOf(m)
+	if err != nil {
+		return err
+	}
 	if o.out == "-" {
-		warnings, err := exportclaude.Transcript(md, e.stdout)
+		warnings, err := f.transcript(md, e.stdout)
 		printWarnings(e, warnings)
 		return err
 	}
 	dir := o.out
 	if dir == "" {
-		projects, err := claude.DefaultProjectsDir()
-		if err != nil {
-			return err
-		}
-		m, err := inscribe.ReadMeta(md)
-		if err != nil {
-			return err
-		}
-		if dir, err = exportclaude.ProjectDir(projects, m); err != nil {
+		if dir, err = f.exportDir(m); err != nil {
 			return withHint(err, "use --out DIR")
 		}
 	}
-	files, warnings, err := exportclaude.Session(md, dir, exportclaude.Options{Force: o.force})
+	files, warnings, err := f.exportSession(md, dir, o.force)
 	printWarnings(e, warnings)
 	for _, f := range files {
 		verb := "unchanged"

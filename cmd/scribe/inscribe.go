@@ -14,8 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/scribe-archive/scribe/adapters/claude"
 	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/session/source"
 )
 
 // bundledSamples is where the repository keeps its sample sessions, used when
@@ -112,21 +112,20 @@ func runUpdate(ctx context.Context, e *env, o updateOptions) error {
 		sources = []string{in.TranscriptPath}
 	}
 	if len(sources) == 0 {
-		src, note, err := defaultSource()
-		if err != nil {
+		var note string
+		if sources, note, err = defaultSource(); err != nil {
 			return err
 		}
 		if note != "" {
 			fmt.Fprintf(e.stderr, "scribe: %s\n", note)
 		}
-		sources = []string{src}
 	}
 	opts := inscribe.Options{Agent: o.agent, Verify: o.verify, Force: o.force, Rebuild: o.rebuild}
 
-	var transcripts []claude.Transcript
+	var transcripts []source.Session
 	var failed []inscribe.Result
 	for _, src := range sources {
-		ts, err := claude.Discover(src)
+		ts, err := discover(src)
 		if err != nil {
 			failed = append(failed, inscribe.Result{Source: src, Outcome: inscribe.Failed, Err: describeOpenError(src, err)})
 			continue
@@ -134,7 +133,7 @@ func runUpdate(ctx context.Context, e *env, o updateOptions) error {
 		transcripts = append(transcripts, ts...)
 	}
 	if len(transcripts) == 0 && len(failed) == 0 {
-		fmt.Fprintf(e.stderr, "scribe: no transcripts (*.jsonl) in %s\n", strings.Join(sources, ", "))
+		fmt.Fprintf(e.stderr, "scribe: no sessions in %s\n", strings.Join(sources, ", "))
 	}
 	results := updateAll(ctx, e, store, transcripts, opts)
 	results = append(failed, results...)
@@ -160,20 +159,18 @@ func hookFailure(e *env, err error) error {
 	return &statusError{exitChanges}
 }
 
-// defaultSource is where scribe looks when given no source.
-func defaultSource() (src, note string, err error) {
-	dir, err := claude.DefaultProjectsDir()
-	if err != nil {
-		return "", "", err
-	}
-	if ts, err := claude.Discover(dir); err == nil && len(ts) > 0 {
-		return dir, "", nil
+// defaultSource is where scribe looks when given no source: every folder
+// where a client keeps sessions on this machine, else the bundled samples.
+func defaultSource() (srcs []string, note string, err error) {
+	have, looked := defaultSources()
+	if len(have) > 0 {
+		return have, "", nil
 	}
 	if fi, err := os.Stat(bundledSamples); err == nil && fi.IsDir() {
-		return bundledSamples, fmt.Sprintf("no Claude Code sessions in %s; inscribing the bundled sample sessions in %s", dir, bundledSamples), nil
+		return []string{bundledSamples}, fmt.Sprintf("no sessions in %s; inscribing the bundled sample sessions in %s", strings.Join(looked, " or "), bundledSamples), nil
 	}
-	return "", "", withHint(fmt.Errorf("no sessions to inscribe: none in %s", dir),
-		"name a transcript or a project directory: scribe inscribe ~/.claude/projects/<project>/",
+	return nil, "", withHint(fmt.Errorf("no sessions to inscribe: none in %s", strings.Join(looked, " or ")),
+		"name a session file or a folder of sessions: scribe inscribe ~/.claude/projects/<project>/",
 		"or set CLAUDE_CONFIG_DIR to the directory that holds Claude Code's projects/")
 }
 
@@ -187,7 +184,7 @@ func describeOpenError(src string, err error) error {
 
 // updateAll updates transcripts in parallel, reporting progress on a
 // terminal. Results come back in the transcripts' order.
-func updateAll(ctx context.Context, e *env, store *inscribe.Store, ts []claude.Transcript, opts inscribe.Options) []inscribe.Result {
+func updateAll(ctx context.Context, e *env, store *inscribe.Store, ts []source.Session, opts inscribe.Options) []inscribe.Result {
 	out := make([][]inscribe.Result, len(ts))
 	prog := newProgress(e.stderr, len(ts))
 	var wg sync.WaitGroup
@@ -255,8 +252,13 @@ func report(e *env, results []inscribe.Result, verbose bool) int {
 			fmt.Fprintf(e.stdout, "%-10s %s\n", r.Outcome, r.Doc)
 		}
 	}
-	fmt.Fprintf(e.stdout, "%d inscribed, %d appended, %d unchanged, %d %s, %d failed\n",
-		counts[inscribe.Inscribed], counts[inscribe.Appended], counts[inscribe.Unchanged],
+	upgraded := ""
+	if n := counts[inscribe.Upgraded]; n > 0 {
+		// Only while a store is brought forward to a new format.
+		upgraded = fmt.Sprintf("%d upgraded, ", n)
+	}
+	fmt.Fprintf(e.stdout, "%d inscribed, %d appended, %d unchanged, %s%d %s, %d failed\n",
+		counts[inscribe.Inscribed], counts[inscribe.Appended], counts[inscribe.Unchanged], upgraded,
 		warnings, plural(warnings, "warning", "warnings"), counts[inscribe.Failed])
 	return counts[inscribe.Failed]
 }
