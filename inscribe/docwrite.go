@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/scribe-archive/scribe/adapters/claude"
 	"github.com/scribe-archive/scribe/index"
@@ -424,8 +425,8 @@ func (s *Store) forkOrigin(t claude.Transcript) string {
 }
 
 // relist rewrites a document's head so that it lists sidechains.
-func (s *Store) relist(md string, add []session.Sidechain) error {
-	unlock, err := lock(Folder(md))
+func (s *Store) relist(md string, add []session.Sidechain, wait time.Duration) error {
+	unlock, err := lockWait(Folder(md), wait)
 	if err != nil {
 		return err
 	}
