@@ -75,6 +75,7 @@ In that mode a failure exits with status 1, which Claude Code reports
 without blocking the session.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.sources = args
+			e.hook = o.hook
 			return runUpdate(cmd.Context(), e, o)
 		},
 	}
@@ -104,10 +105,10 @@ func runUpdate(ctx context.Context, e *env, o updateOptions) error {
 		}
 		var in hookInput
 		if err := json.NewDecoder(io.LimitReader(e.stdin, 1<<20)).Decode(&in); err != nil {
-			return hookFailure(e, fmt.Errorf("read hook input on stdin: %w", err))
+			return fmt.Errorf("read hook input on stdin: %w", err)
 		}
 		if in.TranscriptPath == "" {
-			return hookFailure(e, errors.New("hook input has no transcript_path"))
+			return errors.New("hook input has no transcript_path")
 		}
 		sources = []string{in.TranscriptPath}
 	}
@@ -147,17 +148,9 @@ func runUpdate(ctx context.Context, e *env, o updateOptions) error {
 	}
 	nfailed := report(e, results, o.verbose)
 	if nfailed > 0 {
-		if o.hook {
-			return &statusError{exitChanges}
-		}
-		return &statusError{exitError}
+		return &statusError{exitError} // exitHookFailed in hook mode
 	}
 	return nil
-}
-
-func hookFailure(e *env, err error) error {
-	fmt.Fprintf(e.stderr, "scribe: error: %v\n", err)
-	return &statusError{exitChanges}
 }
 
 // defaultSource is where scribe looks when given no source.
@@ -198,7 +191,7 @@ func updateAll(ctx context.Context, e *env, store *inscribe.Store, ts []claude.T
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				out[i] = store.Update(ts[i], opts)
+				out[i] = updateOne(store, ts[i], opts)
 				prog.step()
 			}
 		}()
@@ -222,6 +215,20 @@ feed:
 		flat = append(flat, rs...)
 	}
 	return flat
+}
+
+// storeUpdate is inscribe.Store.Update; a test may make it panic.
+var storeUpdate = (*inscribe.Store).Update
+
+// updateOne updates one transcript. A panic fails its documents alone: the
+// run goes on with the others and ends with the status of a failure.
+func updateOne(store *inscribe.Store, t claude.Transcript, opts inscribe.Options) (rs []inscribe.Result) {
+	defer func() {
+		if r := recover(); r != nil {
+			rs = []inscribe.Result{{Source: t.Path, Outcome: inscribe.Failed, Err: fmt.Errorf("%s: %w", t.Path, panicError(r))}}
+		}
+	}()
+	return storeUpdate(store, t, opts)
 }
 
 // report prints the outcome of a run and returns how many documents failed.
