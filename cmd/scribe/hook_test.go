@@ -2,11 +2,14 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -98,6 +101,102 @@ func TestHookPanic(t *testing.T) {
 		}
 		if !strings.Contains(stdout, "1 failed") {
 			t.Errorf("stdout does not count the failure:\n%s", stdout)
+		}
+	})
+}
+
+// endless reads as a JSON object whose string never ends.
+type endless struct{ started bool }
+
+func (r *endless) Read(p []byte) (int, error) {
+	n := 0
+	if !r.started {
+		n = copy(p, `{"transcript_path":"`)
+		r.started = true
+	}
+	for i := n; i < len(p); i++ {
+		p[i] = 'a'
+	}
+	return len(p), nil
+}
+
+// TestHookInput: the hook input is read up to its first JSON object, within
+// a time and a size bound, and each way it can be wrong is said plainly.
+func TestHookInput(t *testing.T) {
+	const want = "expected Claude Code's hook JSON with transcript_path"
+	ctx := context.Background()
+	for _, c := range []struct {
+		name, in, err string
+	}{
+		{"ok", hookJSON("proj/s.jsonl"), ""},
+		{"ok, then more", hookJSON("proj/s.jsonl") + "\n{\"more\":", ""},
+		{"empty", "", "no hook input on stdin (it is empty): " + want},
+		{"blank", " \n\t", "no hook input on stdin (it is empty): " + want},
+		{"not JSON", "Stop\n", "hook input on stdin is not JSON: invalid character 'S' looking for beginning of value: " + want},
+		{"cut short", `{"transcript_path":"pro`, "hook input on stdin ends before its JSON is complete (23 bytes): " + want},
+		{"not an object", `"proj/s.jsonl"`, "hook input on stdin is not the JSON object expected: "},
+		{"no transcript_path", `{"hook_event_name":"SessionEnd"}`, "hook input has no transcript_path"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			in, err := readHookInput(ctx, strings.NewReader(c.in), time.Minute, hookInputMax)
+			switch {
+			case c.err == "" && err != nil:
+				t.Fatalf("error %v", err)
+			case c.err == "" && in.TranscriptPath != "proj/s.jsonl":
+				t.Fatalf("transcript_path %q, want proj/s.jsonl", in.TranscriptPath)
+			case c.err != "" && (err == nil || !strings.HasPrefix(err.Error(), c.err)):
+				t.Fatalf("error %v, want %q", err, c.err)
+			}
+		})
+	}
+
+	t.Run("larger than the bound", func(t *testing.T) {
+		// Once "unexpected EOF" from a 1 MiB bound; now 64 MiB, and said.
+		_, err := readHookInput(ctx, new(endless), time.Minute, hookInputMax)
+		if err == nil || err.Error() != "hook input on stdin is larger than 64 MiB: "+want {
+			t.Fatalf("error %v", err)
+		}
+	})
+
+	t.Run("object, then stdin left open", func(t *testing.T) {
+		r, w := io.Pipe()
+		defer w.Close()
+		go w.Write([]byte(hookJSON("proj/s.jsonl")))
+		in, err := readHookInput(ctx, r, time.Minute, hookInputMax)
+		if err != nil || in.TranscriptPath != "proj/s.jsonl" {
+			t.Fatalf("got %+v, %v", in, err)
+		}
+	})
+
+	t.Run("stdin left open, nothing on it", func(t *testing.T) {
+		r, w := io.Pipe()
+		defer w.Close()
+		_, err := readHookInput(ctx, r, 50*time.Millisecond, hookInputMax)
+		if err == nil || err.Error() != "no hook input on stdin after 50ms: "+want {
+			t.Fatalf("error %v", err)
+		}
+	})
+
+	t.Run("stdin left open mid-object", func(t *testing.T) {
+		r, w := io.Pipe()
+		defer w.Close()
+		go w.Write([]byte(`{"transcript_path":`))
+		_, err := readHookInput(ctx, r, 200*time.Millisecond, hookInputMax)
+		if err == nil || !strings.HasPrefix(err.Error(), "hook input on stdin is incomplete after 200ms (19 bytes and no complete JSON object): ") {
+			t.Fatalf("error %v", err)
+		}
+	})
+
+	t.Run("append --hook, stdin left open", func(t *testing.T) {
+		saved := hookInputTimeout
+		defer func() { hookInputTimeout = saved }()
+		hookInputTimeout = 50 * time.Millisecond
+		r, w := io.Pipe()
+		defer w.Close()
+		var stdout, stderr bytes.Buffer
+		code := run([]string{"--root", filepath.Join(t.TempDir(), "data"), "append", "--hook"}, r, &stdout, &stderr)
+		if code != exitHookFailed || !strings.Contains(stderr.String(), "scribe: error: no hook input on stdin after 50ms: "+want) {
+			t.Fatalf("status %d, stderr:\n%s", code, stderr.String())
 		}
 	})
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -86,31 +85,21 @@ without blocking the session.`,
 	return cmd
 }
 
-// hookInput is the part of Claude Code's hook input that append reads.
-type hookInput struct {
-	SessionID      string `json:"session_id"`
-	TranscriptPath string `json:"transcript_path"`
-	HookEventName  string `json:"hook_event_name"`
-}
-
 func runUpdate(ctx context.Context, e *env, o updateOptions) error {
-	store, err := inscribe.OpenStore(e.root)
-	if err != nil {
-		return err
-	}
 	sources := o.sources
 	if o.hook {
 		if len(sources) > 0 {
 			return &flagError{errors.New("--hook reads its source from stdin: give no SOURCE")}
 		}
-		var in hookInput
-		if err := json.NewDecoder(io.LimitReader(e.stdin, 1<<20)).Decode(&in); err != nil {
-			return fmt.Errorf("read hook input on stdin: %w", err)
-		}
-		if in.TranscriptPath == "" {
-			return errors.New("hook input has no transcript_path")
+		in, err := readHookInput(ctx, e.stdin, hookInputTimeout, hookInputMax)
+		if err != nil {
+			return err
 		}
 		sources = []string{in.TranscriptPath}
+	}
+	store, err := inscribe.OpenStore(e.root)
+	if err != nil {
+		return err
 	}
 	if len(sources) == 0 {
 		src, note, err := defaultSource()
