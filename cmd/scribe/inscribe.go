@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -112,6 +113,12 @@ func runUpdate(ctx context.Context, e *env, o updateOptions) error {
 		sources = []string{src}
 	}
 	opts := inscribe.Options{Agent: o.agent, Verify: o.verify, Force: o.force, Rebuild: o.rebuild}
+	if o.hook {
+		// A hook holds up the end of the turn: it does not wait out another
+		// scribe writing the same document (a cron append, the hook of a
+		// parallel session) but leaves the document for the next append.
+		opts.LockWait = hookLockWait
+	}
 
 	var transcripts []claude.Transcript
 	var failed []inscribe.Result
@@ -141,6 +148,10 @@ func runUpdate(ctx context.Context, e *env, o updateOptions) error {
 	}
 	return nil
 }
+
+// hookLockWait is how long append --hook waits for a document that another
+// scribe is writing before it leaves the document for the next append.
+const hookLockWait = 1500 * time.Millisecond
 
 // defaultSource is where scribe looks when given no source.
 func defaultSource() (src, note string, err error) {
@@ -221,15 +232,27 @@ func updateOne(store *inscribe.Store, t claude.Transcript, opts inscribe.Options
 }
 
 // report prints the outcome of a run and returns how many documents failed.
+// In hook mode a document another scribe is writing is not a failure: it is
+// left for the next append, which catches up.
 func report(e *env, results []inscribe.Result, verbose bool) int {
 	counts := map[inscribe.Outcome]int{}
-	warnings := 0
+	warnings, left := 0, 0
 	for _, r := range results {
-		counts[r.Outcome]++
 		for _, w := range r.Warnings {
 			warnings++
 			fmt.Fprintf(e.stderr, "scribe: warning: %v\n", w)
 		}
+		var busy *inscribe.LockError
+		if e.hook && errors.As(r.Err, &busy) {
+			doc := r.Doc
+			if doc == "" {
+				doc = busy.Path + ".md"
+			}
+			fmt.Fprintf(e.stderr, "scribe: another scribe is writing %s; left for the next append\n", doc)
+			left++
+			continue
+		}
+		counts[r.Outcome]++
 		if r.Err != nil {
 			fmt.Fprintf(e.stderr, "scribe: error: %v\n", r.Err)
 			var le *inscribe.LockError
@@ -251,9 +274,13 @@ func report(e *env, results []inscribe.Result, verbose bool) int {
 			fmt.Fprintf(e.stdout, "%-10s %s\n", r.Outcome, r.Doc)
 		}
 	}
-	fmt.Fprintf(e.stdout, "%d inscribed, %d appended, %d unchanged, %d %s, %d failed\n",
+	fmt.Fprintf(e.stdout, "%d inscribed, %d appended, %d unchanged, %d %s, %d failed",
 		counts[inscribe.Inscribed], counts[inscribe.Appended], counts[inscribe.Unchanged],
 		warnings, plural(warnings, "warning", "warnings"), counts[inscribe.Failed])
+	if left > 0 {
+		fmt.Fprintf(e.stdout, ", %d left for the next append", left)
+	}
+	fmt.Fprintln(e.stdout)
 	return counts[inscribe.Failed]
 }
 
