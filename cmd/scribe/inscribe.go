@@ -71,8 +71,17 @@ nothing the second time. Sessions not yet in the store are inscribed.
 
 With --hook, the source is read from a Claude Code hook's input on stdin
 (its transcript_path), so a Stop or SessionEnd hook can run it directly.
-In that mode a failure exits with status 1, which Claude Code reports
-without blocking the session.`,
+It never blocks the session:
+  - Every failure exits with status 1, which Claude Code reports without
+    blocking, never 2 (which would block a Stop hook): a store that does
+    not open, a transcript missing or unreadable, a write that fails, bad
+    hook input, a command line that does not parse, a panic. stderr says
+    what went wrong.
+  - stdin is read up to its first complete JSON object, for at most 10s
+    and 64 MiB.
+  - A document another scribe is writing is waited for at most 1.5s, then
+    left for the next append, which catches up; stderr says so. That is
+    not a failure: the status is 0 unless something else failed.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.sources = args
 			e.hook = o.hook

@@ -156,7 +156,7 @@ claude --resume accepts, and check that nothing was lost on the way.
 
 EXIT STATUS
   0  success
-  1  check found differences (or, with append --hook, something failed)
+  1  check found differences; with append --hook, any failure (never 2)
   2  error`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
