@@ -7,14 +7,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/scribe-archive/scribe/adapters/claude"
-	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/internal/testenv"
 )
 
@@ -87,10 +86,13 @@ func TestHookPanic(t *testing.T) {
 		}
 	})
 	t.Run("update", func(t *testing.T) {
-		// A panic while updating a document, in one of the workers.
+		// A panic while updating a document, in one of the workers. (The
+		// stand-in is made by reflection so that it need not name the type
+		// of what Update takes.)
 		saved := storeUpdate
 		defer func() { storeUpdate = saved }()
-		storeUpdate = func(*inscribe.Store, claude.Transcript, inscribe.Options) []inscribe.Result { panic("boom") }
+		reflect.ValueOf(&storeUpdate).Elem().Set(reflect.MakeFunc(reflect.TypeOf(storeUpdate),
+			func([]reflect.Value) []reflect.Value { panic("boom") }))
 		dir, transcript := hookDir(t, 0)
 		code, stdout, stderr := runHook(hookJSON(transcript), "--root", filepath.Join(dir, "data"), "append", "--hook")
 		if code != exitHookFailed {

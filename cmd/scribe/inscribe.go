@@ -200,7 +200,7 @@ func updateAll(ctx context.Context, e *env, store *inscribe.Store, ts []claude.T
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				out[i] = updateOne(store, ts[i], opts)
+				out[i] = updateOne(ts[i].Path, func() []inscribe.Result { return storeUpdate(store, ts[i], opts) })
 				prog.step()
 			}
 		}()
@@ -229,15 +229,15 @@ feed:
 // storeUpdate is inscribe.Store.Update; a test may make it panic.
 var storeUpdate = (*inscribe.Store).Update
 
-// updateOne updates one transcript. A panic fails its documents alone: the
-// run goes on with the others and ends with the status of a failure.
-func updateOne(store *inscribe.Store, t claude.Transcript, opts inscribe.Options) (rs []inscribe.Result) {
+// updateOne runs the update of one source. A panic fails its documents
+// alone: the run goes on with the others and ends with a failure's status.
+func updateOne(src string, update func() []inscribe.Result) (rs []inscribe.Result) {
 	defer func() {
 		if r := recover(); r != nil {
-			rs = []inscribe.Result{{Source: t.Path, Outcome: inscribe.Failed, Err: fmt.Errorf("%s: %w", t.Path, panicError(r))}}
+			rs = []inscribe.Result{{Source: src, Outcome: inscribe.Failed, Err: fmt.Errorf("%s: %w", src, panicError(r))}}
 		}
 	}()
-	return storeUpdate(store, t, opts)
+	return update()
 }
 
 // report prints the outcome of a run and returns how many documents failed.
