@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/scribe-archive/scribe/index"
 	"github.com/scribe-archive/scribe/internal/atomicfile"
@@ -377,8 +378,8 @@ func copyIfChanged(b *atomicfile.Batch, from, to string) (bool, error) {
 }
 
 // relist rewrites a document's head so that it lists sidechains.
-func (s *Store) relist(md string, add []session.Sidechain) error {
-	unlock, err := lock(Folder(md))
+func (s *Store) relist(md string, add []session.Sidechain, wait time.Duration) error {
+	unlock, err := lockWait(Folder(md), wait)
 	if err != nil {
 		return err
 	}

@@ -184,7 +184,13 @@ var lockTimeout = 30 * time.Second
 // lockTimeout) and then sees what the first wrote. The lock is an flock(2)
 // on <folder>/.lock (LockFileEx on Windows), so it is released when the
 // process dies.
-func lock(folder string) (unlock func(), err error) {
+func lock(folder string) (unlock func(), err error) { return lockWait(folder, 0) }
+
+// lockWait is lock waiting up to wait instead (lockTimeout when zero).
+func lockWait(folder string, wait time.Duration) (unlock func(), err error) {
+	if wait <= 0 {
+		wait = lockTimeout
+	}
 	if err := os.MkdirAll(folder, 0o755); err != nil {
 		return nil, err
 	}
@@ -193,7 +199,7 @@ func lock(folder string) (unlock func(), err error) {
 	if err != nil {
 		return nil, err
 	}
-	deadline := time.Now().Add(lockTimeout)
+	deadline := time.Now().Add(wait)
 	for {
 		held, err := tryLock(f)
 		if err != nil {

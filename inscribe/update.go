@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/scribe-archive/scribe/index"
 	"github.com/scribe-archive/scribe/internal/atomicfile"
@@ -35,6 +36,10 @@ type Options struct {
 	// Rebuild rebuilds a document whose read note is missing from its
 	// source, replacing edits a person made to its messages.
 	Rebuild bool
+	// LockWait is how long an update waits for another process that is
+	// updating the same document before it gives up on that document with
+	// a *LockError; zero waits the default (lockTimeout, 30 s).
+	LockWait time.Duration
 }
 
 // Outcome says what an update did to a document.
@@ -125,7 +130,7 @@ func (s *Store) Update(src source.Session, opts Options) []Result {
 		// in the store.
 		if len(sidechains) > 0 {
 			if _, err := os.Stat(md); err == nil {
-				if err := s.relist(md, sidechains); err != nil {
+				if err := s.relist(md, sidechains, opts.LockWait); err != nil {
 					results = append(results, Result{Doc: md, Outcome: Failed, Err: err})
 				}
 			}
@@ -157,7 +162,7 @@ func (s *Store) Update(src source.Session, opts Options) []Result {
 	r := s.updateDoc(spec, opts)
 	if r.Outcome == Unchanged && len(sidechains) > 0 {
 		// The session did not change, but a sidechain may be new.
-		if err := s.relist(md, sidechains); err != nil {
+		if err := s.relist(md, sidechains, opts.LockWait); err != nil {
 			r.Outcome, r.Err = Failed, err
 		}
 	}
@@ -276,7 +281,7 @@ func (s *Store) updateDoc(spec docSpec, opts Options) (res Result) {
 		res.Outcome, res.Err = Failed, err
 		return res
 	}
-	unlock, err := lock(folder)
+	unlock, err := lockWait(folder, opts.LockWait)
 	if err != nil {
 		res.Outcome, res.Err = Failed, err
 		return res

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -71,10 +71,20 @@ nothing the second time. Sessions not yet in the store are inscribed.
 
 With --hook, the source is read from a Claude Code hook's input on stdin
 (its transcript_path), so a Stop or SessionEnd hook can run it directly.
-In that mode a failure exits with status 1, which Claude Code reports
-without blocking the session.`,
+It never blocks the session:
+  - Every failure exits with status 1, which Claude Code reports without
+    blocking, never 2 (which would block a Stop hook): a store that does
+    not open, a transcript missing or unreadable, a write that fails, bad
+    hook input, a command line that does not parse, a panic. stderr says
+    what went wrong.
+  - stdin is read up to its first complete JSON object, for at most 10s
+    and 64 MiB.
+  - A document another scribe is writing is waited for at most 1.5s, then
+    left for the next append, which catches up; stderr says so. That is
+    not a failure: the status is 0 unless something else failed.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.sources = args
+			e.hook = o.hook
 			return runUpdate(cmd.Context(), e, o)
 		},
 	}
@@ -85,31 +95,21 @@ without blocking the session.`,
 	return cmd
 }
 
-// hookInput is the part of Claude Code's hook input that append reads.
-type hookInput struct {
-	SessionID      string `json:"session_id"`
-	TranscriptPath string `json:"transcript_path"`
-	HookEventName  string `json:"hook_event_name"`
-}
-
 func runUpdate(ctx context.Context, e *env, o updateOptions) error {
-	store, err := inscribe.OpenStore(e.root)
-	if err != nil {
-		return err
-	}
 	sources := o.sources
 	if o.hook {
 		if len(sources) > 0 {
 			return &flagError{errors.New("--hook reads its source from stdin: give no SOURCE")}
 		}
-		var in hookInput
-		if err := json.NewDecoder(io.LimitReader(e.stdin, 1<<20)).Decode(&in); err != nil {
-			return hookFailure(e, fmt.Errorf("read hook input on stdin: %w", err))
-		}
-		if in.TranscriptPath == "" {
-			return hookFailure(e, errors.New("hook input has no transcript_path"))
+		in, err := readHookInput(ctx, e.stdin, hookInputTimeout, hookInputMax)
+		if err != nil {
+			return err
 		}
 		sources = []string{in.TranscriptPath}
+	}
+	store, err := inscribe.OpenStore(e.root)
+	if err != nil {
+		return err
 	}
 	if len(sources) == 0 {
 		var note string
@@ -121,6 +121,12 @@ func runUpdate(ctx context.Context, e *env, o updateOptions) error {
 		}
 	}
 	opts := inscribe.Options{Agent: o.agent, Verify: o.verify, Force: o.force, Rebuild: o.rebuild}
+	if o.hook {
+		// A hook holds up the end of the turn: it does not wait out another
+		// scribe writing the same document (a cron append, the hook of a
+		// parallel session) but leaves the document for the next append.
+		opts.LockWait = hookLockWait
+	}
 
 	var transcripts []source.Session
 	var failed []inscribe.Result
@@ -146,18 +152,14 @@ func runUpdate(ctx context.Context, e *env, o updateOptions) error {
 	}
 	nfailed := report(e, results, o.verbose)
 	if nfailed > 0 {
-		if o.hook {
-			return &statusError{exitChanges}
-		}
-		return &statusError{exitError}
+		return &statusError{exitError} // exitHookFailed in hook mode
 	}
 	return nil
 }
 
-func hookFailure(e *env, err error) error {
-	fmt.Fprintf(e.stderr, "scribe: error: %v\n", err)
-	return &statusError{exitChanges}
-}
+// hookLockWait is how long append --hook waits for a document that another
+// scribe is writing before it leaves the document for the next append.
+const hookLockWait = 1500 * time.Millisecond
 
 // defaultSource is where scribe looks when given no source: every folder
 // where a client keeps sessions on this machine, else the bundled samples.
@@ -195,7 +197,7 @@ func updateAll(ctx context.Context, e *env, store *inscribe.Store, ts []source.S
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				out[i] = store.Update(ts[i], opts)
+				out[i] = updateOne(ts[i].Path, func() []inscribe.Result { return storeUpdate(store, ts[i], opts) })
 				prog.step()
 			}
 		}()
@@ -221,16 +223,42 @@ feed:
 	return flat
 }
 
+// storeUpdate is inscribe.Store.Update; a test may make it panic.
+var storeUpdate = (*inscribe.Store).Update
+
+// updateOne runs the update of one source. A panic fails its documents
+// alone: the run goes on with the others and ends with a failure's status.
+func updateOne(src string, update func() []inscribe.Result) (rs []inscribe.Result) {
+	defer func() {
+		if r := recover(); r != nil {
+			rs = []inscribe.Result{{Source: src, Outcome: inscribe.Failed, Err: fmt.Errorf("%s: %w", src, panicError(r))}}
+		}
+	}()
+	return update()
+}
+
 // report prints the outcome of a run and returns how many documents failed.
+// In hook mode a document another scribe is writing is not a failure: it is
+// left for the next append, which catches up.
 func report(e *env, results []inscribe.Result, verbose bool) int {
 	counts := map[inscribe.Outcome]int{}
-	warnings := 0
+	warnings, left := 0, 0
 	for _, r := range results {
-		counts[r.Outcome]++
 		for _, w := range r.Warnings {
 			warnings++
 			fmt.Fprintf(e.stderr, "scribe: warning: %v\n", w)
 		}
+		var busy *inscribe.LockError
+		if e.hook && errors.As(r.Err, &busy) {
+			doc := r.Doc
+			if doc == "" {
+				doc = busy.Path + ".md"
+			}
+			fmt.Fprintf(e.stderr, "scribe: another scribe is writing %s; left for the next append\n", doc)
+			left++
+			continue
+		}
+		counts[r.Outcome]++
 		if r.Err != nil {
 			fmt.Fprintf(e.stderr, "scribe: error: %v\n", r.Err)
 			var le *inscribe.LockError
@@ -257,9 +285,13 @@ func report(e *env, results []inscribe.Result, verbose bool) int {
 		// Only while a store is brought forward to a new format.
 		upgraded = fmt.Sprintf("%d upgraded, ", n)
 	}
-	fmt.Fprintf(e.stdout, "%d inscribed, %d appended, %d unchanged, %s%d %s, %d failed\n",
+	fmt.Fprintf(e.stdout, "%d inscribed, %d appended, %d unchanged, %s%d %s, %d failed",
 		counts[inscribe.Inscribed], counts[inscribe.Appended], counts[inscribe.Unchanged], upgraded,
 		warnings, plural(warnings, "warning", "warnings"), counts[inscribe.Failed])
+	if left > 0 {
+		fmt.Fprintf(e.stdout, ", %d left for the next append", left)
+	}
+	fmt.Fprintln(e.stdout)
 	return counts[inscribe.Failed]
 }
 

@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -19,8 +21,38 @@ func TestMain(m *testing.M) {
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	testscript.Main(m, map[string]func(){
-		"scribe": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"scribe":      func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"want-status": func() { os.Exit(wantStatus(os.Args[1:])) },
 	})
+}
+
+// wantStatus runs "want-status N PROGRAM [ARG...]": it runs the program
+// with its own stdin, stdout and stderr and succeeds when the program exits
+// with status N, so a script can tell exit statuses apart (! exec only
+// says "not 0").
+func wantStatus(args []string) int {
+	if len(args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: want-status N PROGRAM [ARG...]")
+		return 2
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "want-status: %v\n", err)
+		return 2
+	}
+	cmd := exec.Command(args[1], args[2:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	err = cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		fmt.Fprintf(os.Stderr, "want-status: %v\n", err)
+		return 2
+	}
+	if got := cmd.ProcessState.ExitCode(); got != want {
+		fmt.Fprintf(os.Stderr, "want-status: %s exited with status %d (%v), want %d\n", args[1], got, cmd.ProcessState, want)
+		return 1
+	}
+	return 0
 }
 
 // TestScript runs the end-to-end scripts in testdata/script.
@@ -37,25 +69,36 @@ func TestScript(t *testing.T) {
 			e.Setenv("SAMPLES", samples)
 			return nil
 		},
+		Condition: func(cond string) (bool, error) {
+			if cond == "root" { // root ignores file permissions
+				return os.Geteuid() == 0, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 	})
 }
 
-// TestExitCodes pins the one mapping from errors to exit statuses.
+// TestExitCodes pins the one mapping from errors to exit statuses: in hook
+// mode every failure is 1, never 2 (which blocks a Stop hook).
 func TestExitCodes(t *testing.T) {
 	for _, c := range []struct {
-		err  error
-		want int
+		err            error
+		want, wantHook int
 	}{
-		{nil, exitOK},
-		{&statusError{exitChanges}, exitChanges},
-		{&statusError{exitError}, exitError},
-		{errors.New("boom"), exitError},
-		{&flagError{errors.New("bad flag")}, exitError},
-		{withHint(errors.New("x"), "do y"), exitError},
+		{nil, exitOK, exitOK},
+		{&statusError{exitChanges}, exitChanges, exitHookFailed},
+		{&statusError{exitError}, exitError, exitHookFailed},
+		{errors.New("boom"), exitError, exitHookFailed},
+		{&flagError{errors.New("bad flag")}, exitError, exitHookFailed},
+		{withHint(errors.New("x"), "do y"), exitError, exitHookFailed},
+		{panicError("boom"), exitError, exitHookFailed},
 	} {
 		var stderr bytes.Buffer
-		if got := exitCode(nil, &stderr, c.err); got != c.want {
+		if got := exitCode(&stderr, false, c.err); got != c.want {
 			t.Errorf("exitCode(%v) = %d, want %d", c.err, got, c.want)
+		}
+		if got := exitCode(&stderr, true, c.err); got != c.wantHook {
+			t.Errorf("in hook mode, exitCode(%v) = %d, want %d", c.err, got, c.wantHook)
 		}
 	}
 }

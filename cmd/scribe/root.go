@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -15,8 +17,12 @@ import (
 // Exit statuses.
 const (
 	exitOK      = 0
-	exitChanges = 1 // check found differences; also a failed --hook run
+	exitChanges = 1 // check found differences
 	exitError   = 2
+	// exitHookFailed is every failure of append --hook, whatever it is:
+	// Claude Code reports it without blocking the session, where 2 would
+	// block a Stop hook (its stderr is fed back to the model, which goes on).
+	exitHookFailed = 1
 )
 
 // env is what every command reads and writes through.
@@ -24,6 +30,11 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	root           string // store root (--root, $SCRIBE_ROOT, ./data)
+	// hook is set when scribe runs as a Claude Code hook (append --hook):
+	// then every failure exits with exitHookFailed. It is guessed from the
+	// arguments before they are parsed, so that a command line that does
+	// not parse fails the same way, and set by append once they are.
+	hook bool
 }
 
 // errSilent ends a command with a status after it printed its own report.
@@ -50,19 +61,62 @@ func withHint(err error, hints ...string) error { return &hintError{err: err, hi
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
-	root := newRootCmd(e)
+	return execute(e, newRootCmd(e), args)
+}
+
+// execute runs the command line and turns its outcome, a panic included,
+// into an exit status.
+func execute(e *env, root *cobra.Command, args []string) (code int) {
+	e.hook = hookArgs(args)
+	defer func() {
+		if r := recover(); r != nil {
+			code = exitCode(e.stderr, e.hook, panicError(r))
+		}
+	}()
 	root.SetArgs(args)
-	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	root.SetIn(e.stdin)
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	err := root.ExecuteContext(ctx)
-	return exitCode(root, stderr, err)
+	return exitCode(e.stderr, e.hook, err)
+}
+
+// hookArgs reports whether a command line asks for hook mode (--hook),
+// before it is parsed. It stops at "--", after which --hook is an argument.
+func hookArgs(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "--hook" {
+			return true
+		}
+		if v, ok := strings.CutPrefix(a, "--hook="); ok {
+			b, err := strconv.ParseBool(v)
+			return b || err != nil
+		}
+	}
+	return false
+}
+
+// panicError is a panic recovered, with the stack where it happened.
+func panicError(r any) error {
+	return fmt.Errorf("internal error (a bug in scribe; please report it): panic: %v\n%s", r, debug.Stack())
 }
 
 // exitCode is the one place where errors become exit statuses and messages.
-func exitCode(root *cobra.Command, stderr io.Writer, err error) int {
+// In hook mode every failure is exitHookFailed.
+func exitCode(stderr io.Writer, hook bool, err error) int {
+	code := errorCode(stderr, err)
+	if hook && code != exitOK {
+		return exitHookFailed
+	}
+	return code
+}
+
+func errorCode(stderr io.Writer, err error) int {
 	if err == nil {
 		return exitOK
 	}
@@ -102,7 +156,7 @@ claude --resume accepts, and check that nothing was lost on the way.
 
 EXIT STATUS
   0  success
-  1  check found differences (or, with append --hook, something failed)
+  1  check found differences; with append --hook, any failure (never 2)
   2  error`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
