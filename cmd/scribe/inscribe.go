@@ -18,9 +18,10 @@ import (
 	"github.com/scribe-archive/scribe/session/source"
 )
 
-// bundledSamples is where the repository keeps its sample sessions, used when
-// a person runs scribe from a checkout and has no sessions of their own.
-const bundledSamples = "testdata/claude/projects"
+// bundledSamples is where the repository keeps its sample sessions (one
+// folder per client), used when a person runs scribe from a checkout and
+// has no sessions of their own.
+var bundledSamples = []string{"testdata/claude/projects", "testdata/codex/sessions"}
 
 type updateOptions struct {
 	sources []string
@@ -168,8 +169,14 @@ func defaultSource() (srcs []string, note string, err error) {
 	if len(have) > 0 {
 		return have, "", nil
 	}
-	if fi, err := os.Stat(bundledSamples); err == nil && fi.IsDir() {
-		return []string{bundledSamples}, fmt.Sprintf("no sessions in %s; inscribing the bundled sample sessions in %s", strings.Join(looked, " or "), bundledSamples), nil
+	var samples []string
+	for _, dir := range bundledSamples {
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+			samples = append(samples, dir)
+		}
+	}
+	if len(samples) > 0 {
+		return samples, fmt.Sprintf("no sessions in %s; inscribing the bundled sample sessions in %s", strings.Join(looked, " or "), strings.Join(samples, " and ")), nil
 	}
 	return nil, "", withHint(fmt.Errorf("no sessions to inscribe: none in %s", strings.Join(looked, " or ")),
 		"name a session file or a folder of sessions: scribe inscribe ~/.claude/projects/<project>/",

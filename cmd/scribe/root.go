@@ -172,7 +172,7 @@ EXIT STATUS
 	}
 	root.PersistentFlags().StringVar(&e.root, "root", "", "store root (default $SCRIBE_ROOT, else ./data)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &flagError{err} })
-	root.AddCommand(newInscribeCmd(e), newAppendCmd(e), newExportCmd(e), newCheckCmd(e),
+	root.AddCommand(newInscribeCmd(e), newAppendCmd(e), newExportCmd(e), newExportCodexCmd(e), newCheckCmd(e),
 		newSearchCmd(e), newTagCmd(e, false), newTagCmd(e, true), newContextCmd(e), newReindexCmd(e))
 	return root
 }
