@@ -370,6 +370,8 @@ const (
 )
 
 // Search finds rounds, best first (bm25), ties broken by session and round.
+// Each hit's snippet is about 16 tokens of the round's text around its
+// first match.
 func (x *DB) Search(ctx context.Context, q Query) ([]Hit, error) {
 	var where []string
 	args := []any{q.Text}
@@ -396,8 +398,8 @@ func (x *DB) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if limit <= 0 {
 		limit = 20
 	}
-	sqlText := `SELECT r.session_id, s.agent_id, s.title, s.project, r.round, r.started, r.engagement_id,
-			snippet(text_fts, 0, '` + HighlightStart + `', '` + HighlightEnd + `', '…', 16), s.doc, bm25(text_fts) AS rank
+	sqlText := `SELECT r.rowid, r.session_id, s.agent_id, s.title, s.project, r.round, r.started, r.engagement_id,
+			s.doc, bm25(text_fts) AS rank
 		FROM text_fts JOIN rounds r ON r.rowid = text_fts.rowid JOIN sessions s ON s.session_id = r.session_id
 		WHERE text_fts MATCH ?`
 	for _, w := range where {
@@ -405,25 +407,45 @@ func (x *DB) Search(ctx context.Context, q Query) ([]Hit, error) {
 	}
 	sqlText += ` ORDER BY rank, r.session_id, r.round LIMIT ?`
 	args = append(args, limit)
-	rows, err := x.db.QueryContext(ctx, sqlText, args...)
+
+	// One transaction: the hits and the text their snippets come from
+	// are of the same moment.
+	tx, err := x.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, sqlText, args...)
 	if err != nil {
 		return nil, queryError(q.Text, err)
 	}
 	defer rows.Close()
 	var out []Hit
+	var ids []int64
 	for rows.Next() {
 		var h Hit
+		var id int64
 		var tag sql.NullString
-		if err := rows.Scan(&h.SessionID, &h.AgentID, &h.Title, &h.Project, &h.Round, &h.Started, &tag, &h.Snippet, &h.Doc, &h.Rank); err != nil {
+		if err := rows.Scan(&id, &h.SessionID, &h.AgentID, &h.Title, &h.Project, &h.Round, &h.Started, &tag, &h.Doc, &h.Rank); err != nil {
 			return nil, err
 		}
 		if tag.Valid {
 			h.EngagementID = &tag.String
 		}
 		out = append(out, h)
+		ids = append(ids, id)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, queryError(q.Text, err)
+	}
+	rows.Close()
+	phrases := rawPhrases(q.Text)
+	for i, id := range ids {
+		var body string
+		if err := tx.QueryRowContext(ctx, `SELECT body FROM rounds WHERE rowid = ?`, id).Scan(&body); err != nil {
+			return nil, fmt.Errorf("%s: round %d of %s: %w", x.path, out[i].Round, out[i].SessionID, err)
+		}
+		out[i].Snippet = snippet(body, phrases)
 	}
 	return out, nil
 }

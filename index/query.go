@@ -1,0 +1,149 @@
+package index
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// A token is what the full-text index stores and matches, as SQLite's
+// unicode61 tokenizer (FTS5's default) cuts text: a run of letters,
+// digits and private-use characters, without regard to case. Everything
+// else (spaces, punctuation, symbols, '_') only separates tokens.
+func isTokenRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Co, r)
+}
+
+func isTokenByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
+
+// nextToken returns the first token of s at or after byte i, as s[start:end];
+// start is len(s) when there is none.
+func nextToken(s string, i int) (start, end int) {
+	for i < len(s) {
+		if c := s[i]; c < utf8.RuneSelf {
+			if isTokenByte(c) {
+				break
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if isTokenRune(r) {
+			break
+		}
+		i += n
+	}
+	return i, tokenEnd(s, i)
+}
+
+// tokenEnd returns where the token that starts at byte i of s ends.
+func tokenEnd(s string, i int) int {
+	for i < len(s) {
+		if c := s[i]; c < utf8.RuneSelf {
+			if !isTokenByte(c) {
+				break
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if !isTokenRune(r) {
+			break
+		}
+		i += n
+	}
+	return i
+}
+
+// tokens returns the tokens of s.
+func tokens(s string) []string {
+	var out []string
+	for i := 0; ; {
+		start, end := nextToken(s, i)
+		if start == len(s) {
+			return out
+		}
+		out = append(out, s[start:end])
+		i = end
+	}
+}
+
+// A phrase is tokens that must follow one another; with prefix, the last
+// one need only start a token of the text.
+type phrase struct {
+	tokens []string
+	prefix bool
+}
+
+// rawPhrases picks the phrases out of an FTS5 query, to mark them in
+// snippets: its strings and barewords, less operators, column names and
+// NEAR's distance. An FTS5 query SQLite will refuse gets some phrases
+// all the same; they are never used.
+func rawPhrases(q string) []phrase {
+	var out []phrase
+	afterComma := false
+	for i := 0; i < len(q); {
+		c := q[i]
+		var word string
+		bare := false
+		switch {
+		case c == '"':
+			var sb strings.Builder
+			j := i + 1
+			for j < len(q) {
+				if q[j] == '"' {
+					if j+1 < len(q) && q[j+1] == '"' {
+						sb.WriteByte('"')
+						j += 2
+						continue
+					}
+					j++
+					break
+				}
+				sb.WriteByte(q[j])
+				j++
+			}
+			word, i = sb.String(), j
+		case c == '{': // {col1 col2}: a column filter
+			if j := strings.IndexByte(q[i:], '}'); j >= 0 {
+				i += j + 1
+			} else {
+				i = len(q)
+			}
+			continue
+		case c >= utf8.RuneSelf || isTokenByte(c) || c == '_' || c == 0x1a:
+			j := i
+			for j < len(q) && (q[j] >= utf8.RuneSelf || isTokenByte(q[j]) || q[j] == '_' || q[j] == 0x1a) {
+				j++
+			}
+			word, i, bare = q[i:j], j, true
+		default:
+			if c != ' ' {
+				afterComma = c == ','
+			}
+			i++
+			continue
+		}
+		j := i
+		for j < len(q) && q[j] == ' ' {
+			j++
+		}
+		if j < len(q) && q[j] == ':' { // a column name
+			continue
+		}
+		if bare && (word == "AND" || word == "OR" || word == "NOT" || word == "NEAR") {
+			continue
+		}
+		if bare && afterComma && strings.Trim(word, "0123456789") == "" { // NEAR(a b, 5)
+			continue
+		}
+		afterComma = false
+		p := phrase{tokens: tokens(word), prefix: j < len(q) && q[j] == '*'}
+		if len(p.tokens) > 0 {
+			out = append(out, p)
+		}
+	}
+	return out
+}
