@@ -332,7 +332,18 @@ func (x *DB) SetEngagement(ctx context.Context, id string, rounds []int, engagem
 
 // Query is a search.
 type Query struct {
-	Text       string // FTS5 query syntax
+	// Text is what to look for. Each of its words (what lies between
+	// spaces) must be in the round, its letters and digits in the same
+	// order with nothing but spaces and punctuation between them, in any
+	// case: hello.py finds "hello.py" and "Hello py", foo-bar finds
+	// "foo_bar". A word that ends in * finds the words that start with it:
+	// hel* finds "hello". Punctuation on its own separates words, and
+	// nothing else: a query of punctuation alone is a *QueryError.
+	Text string
+	// Raw says Text is an FTS5 query, with its operators, phrases, column
+	// filters and parentheses (https://sqlite.org/fts5.html#full_text_query_syntax);
+	// one SQLite cannot read is a *QueryError.
+	Raw        bool
 	Agent      string
 	Project    string // a substring of the project directory
 	Engagement string
@@ -355,14 +366,6 @@ type Hit struct {
 	Rank         float64 `json:"rank"`
 }
 
-// QueryError is a query SQLite's full-text engine could not parse.
-type QueryError struct {
-	Query string
-	Msg   string
-}
-
-func (e *QueryError) Error() string { return fmt.Sprintf("search %q: %s", e.Query, e.Msg) }
-
 // Highlight marks the matched words in a hit's snippet.
 const (
 	HighlightStart = "\x02"
@@ -373,8 +376,12 @@ const (
 // Each hit's snippet is about 16 tokens of the round's text around its
 // first match.
 func (x *DB) Search(ctx context.Context, q Query) ([]Hit, error) {
+	match, phrases, err := parseQuery(q)
+	if err != nil {
+		return nil, err
+	}
 	var where []string
-	args := []any{q.Text}
+	args := []any{match}
 	add := func(cond string, v any) {
 		where = append(where, cond)
 		args = append(args, v)
@@ -417,7 +424,7 @@ func (x *DB) Search(ctx context.Context, q Query) ([]Hit, error) {
 	defer tx.Rollback()
 	rows, err := tx.QueryContext(ctx, sqlText, args...)
 	if err != nil {
-		return nil, queryError(q.Text, err)
+		return nil, searchError(q, err)
 	}
 	defer rows.Close()
 	var out []Hit
@@ -436,10 +443,9 @@ func (x *DB) Search(ctx context.Context, q Query) ([]Hit, error) {
 		ids = append(ids, id)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, queryError(q.Text, err)
+		return nil, searchError(q, err)
 	}
 	rows.Close()
-	phrases := rawPhrases(q.Text)
 	for i, id := range ids {
 		var body string
 		if err := tx.QueryRowContext(ctx, `SELECT body FROM rounds WHERE rowid = ?`, id).Scan(&body); err != nil {
@@ -450,18 +456,11 @@ func (x *DB) Search(ctx context.Context, q Query) ([]Hit, error) {
 	return out, nil
 }
 
-// queryError turns SQLite's complaint about a full-text query into a
-// QueryError; other errors pass through.
-func queryError(q string, err error) error {
-	s := err.Error()
-	s = strings.TrimSuffix(strings.TrimSpace(s), " (1)") // SQLite's result code
-	if i := strings.Index(s, "no such column: "); i >= 0 {
-		return &QueryError{Query: q, Msg: fmt.Sprintf("%q was read as a column name (FTS5 reads a word before ':' or after '-' as a column filter)", s[i+len("no such column: "):])}
-	}
-	for _, p := range []string{"fts5: ", "unknown special query: ", "malformed MATCH expression", "unterminated string"} {
-		if i := strings.Index(s, p); i >= 0 {
-			return &QueryError{Query: q, Msg: strings.TrimPrefix(s[i:], "fts5: ")}
-		}
+// searchError is err, or a *QueryError if it is SQLite's complaint about
+// a raw query.
+func searchError(q Query, err error) error {
+	if q.Raw {
+		return queryError(q.Text, err)
 	}
 	return err
 }

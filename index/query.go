@@ -1,6 +1,7 @@
 package index
 
 import (
+	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -77,6 +78,54 @@ type phrase struct {
 	prefix bool
 }
 
+// QueryError is a query that cannot be searched: one with nothing to
+// search for, or (with [Query.Raw]) one SQLite's full-text engine cannot
+// read.
+type QueryError struct {
+	Query string // as given
+	Raw   bool   // Query is FTS5 syntax SQLite could not read
+	// Msg says what is wrong, e.g. `FTS5 syntax error near "AND" at the
+	// end of the query`.
+	Msg string
+}
+
+func (e *QueryError) Error() string { return fmt.Sprintf("search %q: %s", e.Query, e.Msg) }
+
+// parseQuery returns the FTS5 query to run for q and the phrases to mark
+// in snippets.
+func parseQuery(q Query) (match string, phrases []phrase, err error) {
+	if q.Raw {
+		if strings.TrimSpace(q.Text) == "" {
+			return "", nil, &QueryError{Query: q.Text, Msg: "the query is empty"}
+		}
+		return q.Text, rawPhrases(q.Text), nil
+	}
+	var parts []string
+	for _, w := range strings.Fields(q.Text) {
+		p := phrase{prefix: strings.HasSuffix(w, "*")}
+		p.tokens = tokens(strings.TrimRight(w, "*"))
+		if len(p.tokens) == 0 {
+			// Punctuation alone: FTS5 would read it as a phrase of no
+			// tokens, which matches no row at all.
+			continue
+		}
+		part := `"` + strings.ReplaceAll(strings.Join(p.tokens, " "), `"`, `""`) + `"`
+		if p.prefix {
+			part += "*"
+		}
+		parts = append(parts, part)
+		phrases = append(phrases, p)
+	}
+	if len(parts) == 0 {
+		msg := "the query is empty"
+		if strings.TrimSpace(q.Text) != "" {
+			msg = "the query has no letters or digits: there is nothing to search for"
+		}
+		return "", nil, &QueryError{Query: q.Text, Msg: msg}
+	}
+	return strings.Join(parts, " AND "), phrases, nil
+}
+
 // rawPhrases picks the phrases out of an FTS5 query, to mark them in
 // snippets: its strings and barewords, less operators, column names and
 // NEAR's distance. An FTS5 query SQLite will refuse gets some phrases
@@ -146,4 +195,44 @@ func rawPhrases(q string) []phrase {
 		}
 	}
 	return out
+}
+
+// queryError turns SQLite's complaint about a full-text query into a
+// *QueryError that says what is wrong; other errors pass through.
+func queryError(q string, err error) error {
+	s := err.Error()
+	s = strings.TrimSuffix(strings.TrimSpace(s), " (1)") // SQLite's result code
+	qe := &QueryError{Query: q, Raw: true}
+	if i := strings.Index(s, "no such column: "); i >= 0 {
+		qe.Msg = fmt.Sprintf("FTS5 read %q as a column name (a word before ':' or after '-' names a column to search in)", s[i+len("no such column: "):])
+		return qe
+	}
+	if i := strings.Index(s, "fts5: syntax error near "); i >= 0 {
+		near := s[i+len("fts5: syntax error near "):]
+		if near == `""` {
+			// SQLite names the end of the query as "": name its last word.
+			f := strings.Fields(q)
+			if len(f) == 0 {
+				qe.Msg = "FTS5 syntax error: the query is empty"
+			} else {
+				qe.Msg = fmt.Sprintf("FTS5 syntax error near %q at the end of the query", f[len(f)-1])
+			}
+			return qe
+		}
+		qe.Msg = "FTS5 syntax error near " + near
+		return qe
+	}
+	switch {
+	case strings.Contains(s, "unknown special query"):
+		qe.Msg = `FTS5 syntax error: "*" can only end a word (hel* finds the words that start with hel)`
+	case strings.Contains(s, "unterminated string"):
+		qe.Msg = "FTS5 syntax error: a double quote is not closed"
+	case strings.Contains(s, "fts5: "):
+		qe.Msg = "FTS5 " + s[strings.Index(s, "fts5: ")+len("fts5: "):]
+	case strings.Contains(s, "malformed MATCH expression"):
+		qe.Msg = "FTS5 " + s[strings.Index(s, "malformed MATCH expression"):]
+	default:
+		return err
+	}
+	return qe
 }

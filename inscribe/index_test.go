@@ -230,7 +230,7 @@ func TestSearch(t *testing.T) {
 		{index.Query{Text: "question", Since: "2026-11-22T09:26:21"}, 3},
 		{index.Query{Text: "question", Until: "2026-11-22T09:26:21"}, 2},
 		{index.Query{Text: "question", Limit: 2}, 2},
-		{index.Query{Text: `"fourth question" OR "fifth question"`}, 2},
+		{index.Query{Text: `"fourth question" OR "fifth question"`, Raw: true}, 2},
 	} {
 		hits, err := s.Search(c.q)
 		if err != nil || len(hits) != c.want {
@@ -238,7 +238,7 @@ func TestSearch(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{`foo-bar`, `"unclosed`, `AND`, `nope:x`} {
-		_, err := s.Search(index.Query{Text: bad})
+		_, err := s.Search(index.Query{Text: bad, Raw: true})
 		var qe *index.QueryError
 		if !errors.As(err, &qe) {
 			t.Errorf("%q: %v, want a QueryError", bad, err)

@@ -54,8 +54,15 @@ func newSearchCmd(e *env) *cobra.Command {
 		Use:   "search QUERY",
 		Short: "Search every round of the store",
 		Long: `search finds the rounds whose text (prompts, replies, thinking, tool
-inputs) matches QUERY, best first. QUERY uses SQLite FTS5 syntax: words,
-"a phrase", prefix*, AND, OR, NOT, NEAR(a b, 5), and parentheses.
+inputs) has every word of QUERY, best first. Words are searched as they are
+typed, in any case: hello.py, foo-bar, src/index.go:42 and AND find
+themselves (their letters and digits in order, with only spaces or
+punctuation between them). A word that ends in * finds the words that
+start with it: hel* finds hello and help.
+
+With --fts, QUERY is SQLite FTS5 syntax instead: "a phrase", prefix*, AND,
+OR, NOT, NEAR(a b, 5), and parentheses
+(https://sqlite.org/fts5.html#full_text_query_syntax).
 
 Each hit shows the session's title, the round, its time, a snippet with the
 matching words marked, and where to read it: the document and the round's
@@ -67,6 +74,7 @@ anchor.`,
 		},
 	}
 	f := cmd.Flags()
+	f.BoolVar(&o.q.Raw, "fts", false, "read QUERY as SQLite FTS5 syntax (AND, OR, NOT, NEAR, \"phrases\")")
 	f.StringVar(&o.q.Agent, "agent", "", "only sessions of this agent id")
 	f.StringVar(&o.q.Project, "project", "", "only sessions whose project directory contains this")
 	f.StringVar(&o.q.Since, "since", "", "only rounds started at or after this date or time (ISO 8601)")
@@ -89,13 +97,7 @@ func runSearch(e *env, o searchOptions) error {
 		return err
 	}
 	hits, err := store.Search(o.q)
-	var qe *index.QueryError
-	if errors.As(err, &qe) {
-		return withHint(fmt.Errorf("search: %s is not a valid query: %s", quoteArg(qe.Query), qe.Msg),
-			`put words with punctuation in double quotes: scribe search '"foo-bar" OR baz'`,
-			"see https://sqlite.org/fts5.html#full_text_query_syntax")
-	}
-	if err != nil {
+	if err := searchError(err); err != nil {
 		return err
 	}
 	if o.json {
@@ -126,6 +128,20 @@ func runSearch(e *env, o searchOptions) error {
 		fmt.Fprintf(e.stdout, "%s · round %d · %s%s\n    %s\n    %s\n\n", title, h.Round, h.Started, eng, mark.Replace(h.Snippet), h.Path)
 	}
 	return nil
+}
+
+// searchError words the index's complaints about a query for the person
+// who typed it; other errors pass through.
+func searchError(err error) error {
+	var qe *index.QueryError
+	if errors.As(err, &qe) {
+		if qe.Raw {
+			return withHint(fmt.Errorf("search: %s; drop --fts to search the words literally", qe.Msg),
+				"see https://sqlite.org/fts5.html#full_text_query_syntax")
+		}
+		return err
+	}
+	return err
 }
 
 func quoteArg(s string) string { b, _ := json.Marshal(s); return string(b) }
