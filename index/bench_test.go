@@ -136,7 +136,7 @@ func BenchmarkSearchStore(b *testing.B) {
 	var qs []Query
 	for _, q := range []string{"error", "test", "README", "git commit", `"go test"`, "func*", "python OR golang",
 		"index AND search", "NEAR(file error, 5)", "permission denied", "hello", "compaction"} {
-		qs = append(qs, Query{Text: q, Limit: 20}, Query{Text: q, Limit: 20, Since: "2026-01-01", Agent: "claude"})
+		qs = append(qs, Query{Text: q, Limit: 20}, Query{Text: q, Limit: 20, Since: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Agent: "claude"})
 	}
 	searchLatency(b, db, qs)
 }
@@ -151,7 +151,7 @@ func BenchmarkSearchMillion(b *testing.B) {
 	var qs []Query
 	for _, q := range queries {
 		qs = append(qs, Query{Text: q, Limit: 20})
-		qs = append(qs, Query{Text: q, Limit: 20, Agent: "historian", Since: "2026-03-01"})
+		qs = append(qs, Query{Text: q, Limit: 20, Agent: "historian", Since: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)})
 		qs = append(qs, Query{Text: q, Limit: 20, Engagement: "console-work"})
 	}
 	searchLatency(b, db, qs)

@@ -23,6 +23,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -347,9 +348,12 @@ type Query struct {
 	Agent      string
 	Project    string // a substring of the project directory
 	Engagement string
-	Since      string // inclusive, compared with the round's start (ISO 8601)
-	Until      string // exclusive
-	Limit      int
+	// Since and Until bound the round's start: Since inclusive, Until
+	// exclusive; a zero time does not bound it. They are compared as
+	// instants, whatever offset the round's stamp was written with (a
+	// stamp without one is UTC), to the millisecond.
+	Since, Until time.Time
+	Limit        int // at most this many hits; 0 or less: 20
 }
 
 // Hit is one round a search found.
@@ -371,6 +375,10 @@ const (
 	HighlightStart = "\x02"
 	HighlightEnd   = "\x03"
 )
+
+// stampLayout is how a time is compared with a round's start: what
+// SQLite's strftime('%Y-%m-%dT%H:%M:%fZ') makes of the stamp.
+const stampLayout = "2006-01-02T15:04:05.000Z"
 
 // Search finds rounds, best first (bm25), ties broken by session and round.
 // Each hit's snippet is about 16 tokens of the round's text around its
@@ -395,11 +403,14 @@ func (x *DB) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if q.Engagement != "" {
 		add("r.engagement_id = ?", q.Engagement)
 	}
-	if q.Since != "" {
-		add("r.started >= ?", q.Since)
+	// The stamps are text, written by the source: normalised to UTC
+	// before they are compared, so an offset or its absence cannot sort
+	// them wrong.
+	if !q.Since.IsZero() {
+		add("strftime('%Y-%m-%dT%H:%M:%fZ', r.started) >= ?", q.Since.UTC().Format(stampLayout))
 	}
-	if q.Until != "" {
-		add("r.started < ?", q.Until)
+	if !q.Until.IsZero() {
+		add("strftime('%Y-%m-%dT%H:%M:%fZ', r.started) < ?", q.Until.UTC().Format(stampLayout))
 	}
 	limit := q.Limit
 	if limit <= 0 {

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 )
 
 // testIndex is an index of rounds with the given bodies and start stamps:
@@ -182,6 +183,49 @@ func TestSnippetFarMatch(t *testing.T) {
 		_, phrases, _ := parseQuery(Query{Text: q})
 		if got := marked(snippet(body, phrases)); !strings.Contains(got, "«Zanzibar»! «jumps»") && !strings.Contains(got, "«Zanzibar»! jumps") {
 			t.Errorf("%q: %q", q, got)
+		}
+	}
+}
+
+// TestSearchDates: rounds are compared with --since and --until as
+// instants, whatever offset their stamps carry.
+func TestSearchDates(t *testing.T) {
+	db := testIndex(t, []string{"word", "word", "word", "word", "word"}, []string{
+		"2026-11-22T09:26:16.967Z",
+		"2026-11-22T11:00:00+02:00",     // 09:00Z
+		"2026-11-22T09:30:00",           // no offset: UTC
+		"2026-11-22T04:45:00.500-05:00", // 09:45:00.500Z
+		"",                              // unknown: outside every bound
+	})
+	at := func(s string) time.Time {
+		tm, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tm
+	}
+	ctx := context.Background()
+	for _, c := range []struct {
+		since, until string
+		want         []int
+	}{
+		{"2026-11-22T09:26:16.967Z", "", []int{1, 3, 4}},
+		{"2026-11-22T09:26:16.968Z", "", []int{3, 4}},
+		{"2026-11-22T10:26:16.967+01:00", "", []int{1, 3, 4}},
+		{"", "2026-11-22T09:26:16.967Z", []int{2}},
+		{"2026-11-22T09:00:00Z", "2026-11-22T09:45:00.5Z", []int{1, 2, 3}},
+		{"2026-11-22T00:00:00-12:00", "", []int{}},
+	} {
+		q := Query{Text: "word"}
+		if c.since != "" {
+			q.Since = at(c.since)
+		}
+		if c.until != "" {
+			q.Until = at(c.until)
+		}
+		hits, err := db.Search(ctx, q)
+		if err != nil || !reflect.DeepEqual(rounds(hits), c.want) {
+			t.Errorf("since %q until %q: rounds %v (%v), want %v", c.since, c.until, rounds(hits), err, c.want)
 		}
 	}
 }

@@ -44,8 +44,9 @@ append keep up to date.`,
 }
 
 type searchOptions struct {
-	q    index.Query
-	json bool
+	q            index.Query
+	since, until string
+	json         bool
 }
 
 func newSearchCmd(e *env) *cobra.Command {
@@ -64,6 +65,12 @@ With --fts, QUERY is SQLite FTS5 syntax instead: "a phrase", prefix*, AND,
 OR, NOT, NEAR(a b, 5), and parentheses
 (https://sqlite.org/fts5.html#full_text_query_syntax).
 
+--since and --until take a day (2026-11-22: from midnight UTC), an RFC 3339
+time with any offset (2026-11-22T10:26:16+01:00; none means UTC), a span
+back from now (30m, 24h, 7d, 2w), today or yesterday (midnight UTC).
+--since includes its time, --until does not: --since yesterday --until
+today is yesterday's rounds.
+
 Each hit shows the session's title, the round, its time, a snippet with the
 matching words marked, and where to read it: the document and the round's
 anchor.`,
@@ -77,8 +84,8 @@ anchor.`,
 	f.BoolVar(&o.q.Raw, "fts", false, "read QUERY as SQLite FTS5 syntax (AND, OR, NOT, NEAR, \"phrases\")")
 	f.StringVar(&o.q.Agent, "agent", "", "only sessions of this agent id")
 	f.StringVar(&o.q.Project, "project", "", "only sessions whose project directory contains this")
-	f.StringVar(&o.q.Since, "since", "", "only rounds started at or after this date or time (ISO 8601)")
-	f.StringVar(&o.q.Until, "until", "", "only rounds started before this date or time (ISO 8601)")
+	f.StringVar(&o.since, "since", "", "only rounds started at or after this time (2026-11-22, RFC 3339, 7d, 24h, yesterday…)")
+	f.StringVar(&o.until, "until", "", "only rounds started before this time (same forms as --since)")
 	f.StringVar(&o.q.Engagement, "engagement", "", "only rounds tagged with this engagement")
 	f.IntVar(&o.q.Limit, "limit", 20, "at most this many hits")
 	f.BoolVar(&o.json, "json", false, "print the hits as JSON")
@@ -86,6 +93,23 @@ anchor.`,
 }
 
 func runSearch(e *env, o searchOptions) error {
+	t := clock()
+	for _, w := range []struct {
+		flag, value string
+		to          *time.Time
+	}{{"--since", o.since, &o.q.Since}, {"--until", o.until, &o.q.Until}} {
+		if w.value == "" {
+			continue
+		}
+		var err error
+		if *w.to, err = parseWhen(w.value, t); err != nil {
+			return &flagError{fmt.Errorf("%s: %w; use %s", w.flag, err, whenForms)}
+		}
+	}
+	if !o.q.Since.IsZero() && !o.q.Until.IsZero() && !o.q.Since.Before(o.q.Until) {
+		return &flagError{fmt.Errorf("--since %s is not before --until %s: no round can match",
+			o.q.Since.UTC().Format(time.RFC3339Nano), o.q.Until.UTC().Format(time.RFC3339Nano))}
+	}
 	store, err := inscribe.OpenStore(e.root)
 	if err != nil {
 		return err
