@@ -370,6 +370,23 @@ type Hit struct {
 	Rank         float64 `json:"rank"`
 }
 
+// FilterError is a search whose filter names what the index has never
+// seen: an agent or an engagement no round has, or a project no session's
+// directory contains. The search found nothing.
+type FilterError struct {
+	Filter string   // "agent", "project" or "engagement"
+	Value  string   // as given
+	Known  []string // what the index has, sorted
+}
+
+func (e *FilterError) Error() string {
+	known := strings.Join(e.Known, ", ")
+	if known == "" {
+		known = "none"
+	}
+	return fmt.Sprintf("no %s %q in the index (it has %s)", e.Filter, e.Value, known)
+}
+
 // Highlight marks the matched words in a hit's snippet.
 const (
 	HighlightStart = "\x02"
@@ -382,7 +399,8 @@ const stampLayout = "2006-01-02T15:04:05.000Z"
 
 // Search finds rounds, best first (bm25), ties broken by session and round.
 // Each hit's snippet is about 16 tokens of the round's text around its
-// first match.
+// first match. A search that finds nothing because a filter names an
+// agent, project or engagement the index does not have is a *FilterError.
 func (x *DB) Search(ctx context.Context, q Query) ([]Hit, error) {
 	match, phrases, err := parseQuery(q)
 	if err != nil {
@@ -457,6 +475,9 @@ func (x *DB) Search(ctx context.Context, q Query) ([]Hit, error) {
 		return nil, searchError(q, err)
 	}
 	rows.Close()
+	if len(out) == 0 {
+		return nil, unknownFilter(ctx, tx, q)
+	}
 	for i, id := range ids {
 		var body string
 		if err := tx.QueryRowContext(ctx, `SELECT body FROM rounds WHERE rowid = ?`, id).Scan(&body); err != nil {
@@ -474,6 +495,77 @@ func searchError(q Query, err error) error {
 		return queryError(q.Text, err)
 	}
 	return err
+}
+
+// unknownFilter returns a *FilterError for the first filter of q that
+// names what the index does not have, else nil.
+func unknownFilter(ctx context.Context, tx *sql.Tx, q Query) error {
+	for _, f := range []struct {
+		name, value, exists, known string
+	}{
+		{"agent", q.Agent, `SELECT 1 FROM sessions WHERE agent_id = ?`, agentsSQL},
+		{"project", q.Project, `SELECT 1 FROM sessions WHERE instr(project, ?) > 0`, projectsSQL},
+		{"engagement", q.Engagement, `SELECT 1 FROM rounds WHERE engagement_id = ?`, engagementsSQL},
+	} {
+		if f.value == "" {
+			continue
+		}
+		var one int
+		err := tx.QueryRowContext(ctx, f.exists+` LIMIT 1`, f.value).Scan(&one)
+		if err == nil {
+			continue
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		known, err := column(ctx, tx, f.known)
+		if err != nil {
+			return err
+		}
+		return &FilterError{Filter: f.name, Value: f.value, Known: known}
+	}
+	return nil
+}
+
+const (
+	agentsSQL      = `SELECT DISTINCT agent_id FROM sessions WHERE agent_id != '' ORDER BY 1`
+	projectsSQL    = `SELECT DISTINCT project FROM sessions WHERE project != '' ORDER BY 1`
+	engagementsSQL = `SELECT DISTINCT engagement_id FROM rounds WHERE engagement_id IS NOT NULL ORDER BY 1`
+)
+
+// Agents returns the agent ids of the index's sessions, sorted.
+func (x *DB) Agents(ctx context.Context) ([]string, error) { return column(ctx, x.db, agentsSQL) }
+
+// Projects returns the project directories of the index's sessions, sorted.
+func (x *DB) Projects(ctx context.Context) ([]string, error) { return column(ctx, x.db, projectsSQL) }
+
+// Engagements returns the engagements the index's rounds are tagged with,
+// sorted.
+func (x *DB) Engagements(ctx context.Context) ([]string, error) {
+	return column(ctx, x.db, engagementsSQL)
+}
+
+// querier is a *sql.DB or a *sql.Tx.
+type querier interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}
+
+// column returns the strings a query of one column gives.
+func column(ctx context.Context, db querier, query string) ([]string, error) {
+	rows, err := db.QueryContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
 }
 
 // Dump returns every row of the index in a canonical text form, and checks

@@ -229,3 +229,42 @@ func TestSearchDates(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchUnknownFilter: a filter that names nothing the index has is
+// an error that lists what it has; one that merely finds nothing is not.
+func TestSearchUnknownFilter(t *testing.T) {
+	db := testIndex(t, []string{"alpha", "beta"}, nil)
+	ctx := context.Background()
+	eng := "console-work"
+	if _, err := db.SetEngagement(ctx, "s", []int{1}, &eng); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Put(ctx, Session{SessionID: "t", AgentID: "codex", Project: "/home/dev/src/lib", Doc: "codex/t.md"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		q    Query
+		want *FilterError
+	}{
+		{Query{Text: "alpha", Agent: "cladue"}, &FilterError{"agent", "cladue", []string{"claude", "codex"}}},
+		{Query{Text: "alpha", Project: "nowhere"}, &FilterError{"project", "nowhere", []string{"/home/dev/src/app", "/home/dev/src/lib"}}},
+		{Query{Text: "alpha", Engagement: "console"}, &FilterError{"engagement", "console", []string{"console-work"}}},
+		{Query{Text: "alpha", Agent: "codex"}, nil},
+		{Query{Text: "beta", Engagement: "console-work"}, nil},
+		{Query{Text: "alpha", Project: "src/lib"}, nil},
+	} {
+		hits, err := db.Search(ctx, c.q)
+		var fe *FilterError
+		switch {
+		case c.want == nil && (err != nil || len(hits) != 0):
+			t.Errorf("%+v: %v %v, want no hits and no error", c.q, hits, err)
+		case c.want != nil && (!errors.As(err, &fe) || !reflect.DeepEqual(fe, c.want)):
+			t.Errorf("%+v: %#v, want %#v", c.q, err, c.want)
+		}
+	}
+	for name, f := range map[string]func(context.Context) ([]string, error){"Agents": db.Agents, "Projects": db.Projects, "Engagements": db.Engagements} {
+		if got, err := f(ctx); err != nil || len(got) == 0 {
+			t.Errorf("%s: %v %v", name, got, err)
+		}
+	}
+}

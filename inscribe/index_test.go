@@ -226,7 +226,7 @@ func TestSearch(t *testing.T) {
 	}{
 		{index.Query{Text: "question"}, 5},
 		{index.Query{Text: "question", Project: "multiturn"}, 5},
-		{index.Query{Text: "question", Agent: "nobody"}, 0},
+		{index.Query{Text: "question", Project: "subagent"}, 0},
 		{index.Query{Text: "question", Since: time.Date(2026, 11, 22, 9, 26, 21, 0, time.UTC)}, 3},
 		{index.Query{Text: "question", Until: time.Date(2026, 11, 22, 9, 26, 21, 0, time.UTC)}, 2},
 		{index.Query{Text: "question", Limit: 2}, 2},

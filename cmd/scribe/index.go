@@ -69,7 +69,8 @@ OR, NOT, NEAR(a b, 5), and parentheses
 time with any offset (2026-11-22T10:26:16+01:00; none means UTC), a span
 back from now (30m, 24h, 7d, 2w), today or yesterday (midnight UTC).
 --since includes its time, --until does not: --since yesterday --until
-today is yesterday's rounds.
+today is yesterday's rounds. An --agent, --project or --engagement the
+store has never seen is an error that lists the ones it has.
 
 Each hit shows the session's title, the round, its time, a snippet with the
 matching words marked, and where to read it: the document and the round's
@@ -164,6 +165,23 @@ func searchError(err error) error {
 				"see https://sqlite.org/fts5.html#full_text_query_syntax")
 		}
 		return err
+	}
+	var fe *index.FilterError
+	if errors.As(err, &fe) {
+		what := map[string]string{"agent": "agent %q", "project": "project containing %q", "engagement": "engagement %q"}[fe.Filter]
+		msg := "no " + fmt.Sprintf(what, fe.Value) + " in the store; "
+		const most = 20
+		switch {
+		case len(fe.Known) == 0 && fe.Filter == "engagement":
+			msg += "no round is tagged with an engagement"
+		case len(fe.Known) == 0:
+			msg += "it has no sessions"
+		case len(fe.Known) > most:
+			msg += fmt.Sprintf("known %ss: %s, and %d more", fe.Filter, strings.Join(fe.Known[:most], ", "), len(fe.Known)-most)
+		default:
+			msg += fmt.Sprintf("known %ss: %s", fe.Filter, strings.Join(fe.Known, ", "))
+		}
+		return errors.New(msg)
 	}
 	return err
 }
