@@ -88,12 +88,16 @@ anchor.`,
 	f.StringVar(&o.since, "since", "", "only rounds started at or after this time (2026-11-22, RFC 3339, 7d, 24h, yesterday…)")
 	f.StringVar(&o.until, "until", "", "only rounds started before this time (same forms as --since)")
 	f.StringVar(&o.q.Engagement, "engagement", "", "only rounds tagged with this engagement")
-	f.IntVar(&o.q.Limit, "limit", 20, "at most this many hits")
+	f.IntVar(&o.q.Limit, "limit", 20, "at most this many hits (1 or more)")
 	f.BoolVar(&o.json, "json", false, "print the hits as JSON")
 	return cmd
 }
 
 func runSearch(e *env, o searchOptions) error {
+	if o.q.Limit < 1 {
+		return withHint(&flagError{fmt.Errorf("--limit %d: the number of hits to show must be at least 1", o.q.Limit)},
+			"the best 20 are shown by default; ask for more with a larger --limit, e.g. --limit 1000")
+	}
 	t := clock()
 	for _, w := range []struct {
 		flag, value string
