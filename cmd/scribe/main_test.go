@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -21,7 +22,17 @@ func TestMain(m *testing.M) {
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	testscript.Main(m, map[string]func(){
-		"scribe":      func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"scribe": func() {
+			// A script sets the time relative dates count back from.
+			if s := os.Getenv("SCRIBE_TEST_NOW"); s != "" {
+				t, err := time.Parse(time.RFC3339, s)
+				if err != nil {
+					panic("SCRIBE_TEST_NOW: " + err.Error())
+				}
+				testOnlyNow = t
+			}
+			os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+		},
 		"want-status": func() { os.Exit(wantStatus(os.Args[1:])) },
 	})
 }
