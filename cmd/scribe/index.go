@@ -154,7 +154,7 @@ func runSearch(e *env, o searchOptions) error {
 		if h.EngagementID != nil {
 			eng = " · " + *h.EngagementID
 		}
-		fmt.Fprintf(e.stdout, "%s · round %d · %s%s\n    %s\n    %s\n\n", title, h.Round, h.Started, eng, mark.Replace(h.Snippet), h.Path)
+		fmt.Fprintf(e.stdout, "%s · %s · round %d · %s%s\n    %s\n    %s\n\n", title, h.AgentID, h.Round, h.Started, eng, mark.Replace(h.Snippet), h.Path)
 	}
 	return nil
 }

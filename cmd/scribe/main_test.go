@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -78,6 +79,7 @@ func TestScript(t *testing.T) {
 			e.Setenv("HOME", e.WorkDir+"/home")
 			e.Setenv("TZ", "UTC")
 			e.Setenv("SAMPLES", samples)
+			e.Setenv("CODEX_SAMPLES", filepath.Join(testenv.RepoRoot(t), "testdata", "codex", "sessions"))
 			return nil
 		},
 		Condition: func(cond string) (bool, error) {
