@@ -19,10 +19,23 @@ func TestLayering(t *testing.T) {
 		"adapters/claude":     {"session"},
 		"internal/atomicfile": {},
 		"index":               {"modernc.org/sqlite"},
-		"inscribe":            {"session", "adapters/claude", "index", "internal/atomicfile", "github.com/yuin/goldmark", "gopkg.in/yaml.v3"},
-		"exportclaude":        {"session", "adapters/claude", "inscribe", "internal/atomicfile"},
-		"check":               {"session", "adapters/claude", "inscribe", "exportclaude", "github.com/sergi/go-diff"},
-		"cmd/scribe":          {"adapters/claude", "inscribe", "exportclaude", "check", "index", "github.com/spf13/cobra"},
+		"inscribe/document":   {"session", "github.com/yuin/goldmark", "gopkg.in/yaml.v3"},
+		"inscribe":            {"session", "adapters/claude", "index", "inscribe/document", "internal/atomicfile"},
+		"exportclaude":        {"session", "adapters/claude", "inscribe", "inscribe/document", "internal/atomicfile"},
+		"check":               {"session", "adapters/claude", "inscribe", "inscribe/document", "exportclaude", "github.com/sergi/go-diff"},
+		"cmd/scribe":          {"adapters/claude", "inscribe", "inscribe/document", "exportclaude", "check", "index", "github.com/spf13/cobra"},
+	}
+	owner := map[string]string{} // third-party dependency -> the one package that may import it
+	for pkg, ok := range allowed {
+		for _, a := range ok {
+			if !strings.Contains(strings.Split(a, "/")[0], ".") {
+				continue // one of scribe's packages
+			}
+			if other, dup := owner[a]; dup {
+				t.Errorf("%s may be imported by %s and by %s: each third-party dependency belongs to one package", a, other, pkg)
+			}
+			owner[a] = pkg
+		}
 	}
 	for pkg, ok := range allowed {
 		out, err := exec.Command("go", "list", "-f", `{{join .Imports "\n"}}`, "./"+pkg).Output()

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/scribe-archive/scribe/adapters/claude"
+	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/testenv"
 )
 
@@ -163,12 +164,12 @@ func TestDocumentsParse(t *testing.T) {
 			continue
 		}
 		src, _ := os.ReadFile(p)
-		d, err := Parse(src, p)
+		d, err := document.Parse(src, p)
 		if err != nil {
 			t.Errorf("%v", err)
 			continue
 		}
-		if !bytes.Equal(Render(d), src) {
+		if !bytes.Equal(document.Render(d), src) {
 			t.Errorf("%s: render(parse(doc)) != doc", rel)
 		}
 	}

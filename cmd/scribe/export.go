@@ -11,6 +11,7 @@ import (
 	"github.com/scribe-archive/scribe/adapters/claude"
 	"github.com/scribe-archive/scribe/exportclaude"
 	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/inscribe/document"
 )
 
 type exportOptions struct {
@@ -95,7 +96,7 @@ func runExport(e *env, o exportOptions) error {
 		if err != nil {
 			return err
 		}
-		m, err := inscribe.ReadMeta(md)
+		m, err := document.ReadMeta(md)
 		if err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package inscribe
+package document
 
 import (
 	"bytes"
@@ -45,8 +45,8 @@ func Parse(src []byte, name string) (*session.Document, error) {
 	return d, nil
 }
 
-// ParseMeta reads only a document's frontmatter.
-func ParseMeta(src []byte, name string) (*session.Meta, error) {
+// parseMeta reads only a document's frontmatter.
+func parseMeta(src []byte, name string) (*session.Meta, error) {
 	fm, _, _, err := splitFrontmatter(src, name)
 	if err != nil {
 		return nil, err
@@ -74,15 +74,24 @@ func splitFrontmatter(src []byte, name string) (fm, body []byte, bodyLine int, e
 }
 
 func decodeFrontmatter(fm []byte, m *session.Meta, name string) error {
-	dec := yaml.NewDecoder(bytes.NewReader(fm))
-	dec.KnownFields(true)
-	if err := dec.Decode(m); err != nil {
+	if err := DecodeYAML(fm, m); err != nil {
 		return &FormatError{File: name, Line: 2, Msg: "frontmatter: " + err.Error()}
 	}
 	if m.Format != session.FormatVersion {
 		return &FormatError{File: name, Line: 2, Msg: fmt.Sprintf("format %q is not %q: this document was written by another version of scribe", m.Format, session.FormatVersion)}
 	}
 	return nil
+}
+
+// DecodeYAML decodes the first YAML document in data into v as the
+// frontmatter is decoded: a field v does not have is an error. It returns
+// io.EOF when data holds no YAML document. The store reads its other YAML
+// file, the roles registry, with it, so that one package imports the YAML
+// library.
+func DecodeYAML(data []byte, v any) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	return dec.Decode(v)
 }
 
 // token is a top-level node of the body.
@@ -137,7 +146,7 @@ func (p *docParser) tokenize() {
 		switch n := n.(type) {
 		case *ast.HTMLBlock:
 			first := p.src[t.start:p.lineEnd(t.start)]
-			if mark, data, ok := parseMarker(first); ok {
+			if mark, data, ok := ParseMarker(first); ok {
 				t.kind, t.mark, t.data = tokHTML, mark, data
 			} else if bytes.HasPrefix(first, []byte("<details><summary>")) {
 				t.kind, t.mark = tokHTML, "details"
@@ -181,8 +190,10 @@ func (p *docParser) htmlEnd(n *ast.HTMLBlock, start int) int {
 	return end
 }
 
-// parseMarker reads "<!-- scribe[:kind][ json] -->" at the start of a line.
-func parseMarker(line []byte) (kind string, data []byte, ok bool) {
+// ParseMarker reads a marker, "<!-- scribe[:kind][ json] -->", at the
+// start of a line; what follows " -->" is not read. kind is "" for a
+// message's identity.
+func ParseMarker(line []byte) (kind string, data []byte, ok bool) {
 	const open = "<!-- scribe"
 	if !bytes.HasPrefix(line, []byte(open)) {
 		return "", nil, false
@@ -450,7 +461,7 @@ func (c *cursor) details() (session.Block, bool, error) {
 	open := c.take()
 	// The marker is the second line of the details block.
 	second := c.p.lineEnd(open.start)
-	kind, data, ok := parseMarker(c.p.src[second:c.p.lineEnd(second)])
+	kind, data, ok := ParseMarker(c.p.src[second:c.p.lineEnd(second)])
 	if !ok {
 		return session.Block{}, false, c.p.errorf(second, "a details block must carry a scribe marker on its second line")
 	}
@@ -602,7 +613,7 @@ func (c *cursor) compaction() (session.Block, bool, error) {
 	// A summary may follow, in a details block of its own.
 	if next, plain := c.peek(); !plain && next != nil && next.mark == "details" {
 		second := c.p.lineEnd(next.start)
-		if kind, data, ok := parseMarker(c.p.src[second:c.p.lineEnd(second)]); ok && kind == "summary" {
+		if kind, data, ok := ParseMarker(c.p.src[second:c.p.lineEnd(second)]); ok && kind == "summary" {
 			open := c.take()
 			var sm blockMark
 			if err := json.Unmarshal(data, &sm); err != nil {

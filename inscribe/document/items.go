@@ -1,4 +1,4 @@
-package inscribe
+package document
 
 import (
 	"bytes"
@@ -29,7 +29,7 @@ type ItemReader struct {
 
 // OpenItems opens a document and reads its head.
 func OpenItems(md string) (*ItemReader, error) {
-	od, err := readOldDoc(md)
+	h, err := ReadHead(md)
 	if err != nil {
 		return nil, err
 	}
@@ -37,12 +37,12 @@ func OpenItems(md string) (*ItemReader, error) {
 	if err != nil {
 		return nil, err
 	}
-	head := make([]byte, od.bodyAt)
+	head := make([]byte, h.BodyAt)
 	if _, err := io.ReadFull(f, head); err != nil {
 		f.Close()
 		return nil, err
 	}
-	return &ItemReader{Meta: od.meta, Summary: od.summary, f: f, name: md,
+	return &ItemReader{Meta: h.Meta, Summary: h.Summary, f: f, name: md,
 		line: bytes.Count(head, []byte("\n")) + 1, chunk: 256 << 10}, nil
 }
 
