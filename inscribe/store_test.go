@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/scribe-archive/scribe/adapters/claude"
 	"github.com/scribe-archive/scribe/inscribe/document"
@@ -92,6 +93,7 @@ func TestRepositoryData(t *testing.T) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	diffed := false
 	for _, n := range names {
 		w, ok := want[n]
 		if !ok {
@@ -100,9 +102,21 @@ func TestRepositoryData(t *testing.T) {
 		}
 		a, _ := os.ReadFile(got[n])
 		b, _ := os.ReadFile(w)
-		if !bytes.Equal(a, b) {
-			t.Errorf("data/sessions/%s is stale (run go test ./inscribe -update)", n)
+		if bytes.Equal(a, b) {
+			continue
 		}
+		// The first stale file shows how: a line diff from what data/
+		// holds to what the samples give now.
+		switch {
+		case diffed:
+			t.Errorf("data/sessions/%s is stale (run go test ./inscribe -update)", n)
+		case !utf8.Valid(a) || !utf8.Valid(b):
+			t.Errorf("data/sessions/%s is stale (run go test ./inscribe -update); its bytes differ", n)
+		default:
+			t.Errorf("data/sessions/%s is stale (run go test ./inscribe -update):\n%s", n,
+				testenv.Diff("data/sessions/"+n, b, "inscribed from testdata/", a))
+		}
+		diffed = true
 	}
 	for n := range want {
 		if _, ok := got[n]; !ok {
