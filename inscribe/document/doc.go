@@ -93,8 +93,12 @@
 //
 // A document that does not follow the format is reported as a
 // [*FormatError] naming the file and the line: a missing frontmatter or
-// title, a text not set off by blank lines, a fence left open, a details
-// block not closed where expected, invalid JSON in a marker or a quoted
-// text. Markdown the parser does not recognise where it expects scribe's
-// structure is an error, never guessed at.
+// title, CRLF line ends, a text not set off by blank lines, an identity that
+// does not start a message, a fence left open, a details block not closed
+// where expected, invalid JSON in a marker or a quoted text. Markdown the
+// parser does not recognise where it expects scribe's structure is an
+// error, never guessed at, and no byte is dropped unread. The one edit it
+// cannot tell from text is a deleted identity: the separator and heading
+// above it are markdown a text may hold, so the message joins the text (or
+// the summary) before it.
 package document
