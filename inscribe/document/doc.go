@@ -1,9 +1,10 @@
 // Package document owns the format of a scribe document, scribe/1: the
 // markdown file that is the readable image of one session. It prints a
 // [session.Document] ([Render], [RenderHead], [RenderItem]) and reads one
-// back ([Parse], [ReadHead], [ReadMeta], [OpenItems]). It knows nothing of
-// where documents are stored or where sessions come from. docs/FORMAT.md
-// (sections 3 to 6) is the full specification; this is its short form.
+// back ([Parse], [ParseMeta], [ReadHead], [ReadMeta], [OpenItems]). It
+// knows nothing of where documents are stored or where sessions come from.
+// docs/FORMAT.md (sections 3 to 6) is the full specification; this is its
+// short form.
 //
 // # Layout
 //

@@ -62,7 +62,7 @@ func ReadHead(path string) (*Head, error) {
 // parseHead reads the head of a document of size bytes from buf, its first
 // bytes: all of them, or at least the head.
 func parseHead(buf []byte, size int64, name string) (*Head, error) {
-	meta, err := parseMeta(buf, name)
+	meta, err := ParseMeta(buf, name)
 	if err != nil {
 		return nil, err
 	}

@@ -51,8 +51,8 @@ func Parse(src []byte, name string) (*session.Document, error) {
 	return d, nil
 }
 
-// parseMeta reads only a document's frontmatter.
-func parseMeta(src []byte, name string) (*session.Meta, error) {
+// ParseMeta reads only a document's frontmatter. name is used in errors.
+func ParseMeta(src []byte, name string) (*session.Meta, error) {
 	fm, _, _, err := splitFrontmatter(src, name)
 	if err != nil {
 		return nil, err
