@@ -31,14 +31,14 @@ var policy = map[string][]string{
 	"internal/atomicfile": {},
 	"internal/jsonpatch":  {},
 	"index":               {"modernc.org/sqlite"},
-	"inscribe": {"session", "session/source", "index", "internal/atomicfile",
-		"github.com/yuin/goldmark", "gopkg.in/yaml.v3", "golang.org/x/sys/windows"},
+	"inscribe/document":   {"session", "github.com/yuin/goldmark", "gopkg.in/yaml.v3"},
+	"inscribe":            {"session", "session/source", "index", "inscribe/document", "internal/atomicfile", "golang.org/x/sys/windows"},
 	// Exporters may import the wire types of the format they write.
-	"exportclaude": {"session", "session/source", "adapters/claude", "inscribe", "internal/atomicfile", "internal/jsonpatch"},
-	"exportcodex":  {"session", "session/source", "adapters/codex", "inscribe", "internal/atomicfile", "internal/jsonpatch"},
-	"check":        {"session", "session/source", "inscribe", "github.com/sergi/go-diff"},
+	"exportclaude": {"session", "session/source", "adapters/claude", "inscribe", "inscribe/document", "internal/atomicfile", "internal/jsonpatch"},
+	"exportcodex":  {"session", "session/source", "adapters/codex", "inscribe", "inscribe/document", "internal/atomicfile", "internal/jsonpatch"},
+	"check":        {"session", "session/source", "inscribe", "inscribe/document", "github.com/sergi/go-diff"},
 	// The command is the one place that names the concrete adapters.
-	"cmd/scribe": {"session", "session/source", "adapters/", "inscribe", "index", "exportclaude", "exportcodex", "check",
+	"cmd/scribe": {"session", "session/source", "adapters/", "inscribe", "inscribe/document", "index", "exportclaude", "exportcodex", "check",
 		"github.com/spf13/cobra"},
 	// Test helpers.
 	"internal/testenv":    {},

@@ -6,9 +6,9 @@ go 1.26.0
 require (
 	github.com/sergi/go-diff v1.4.0 // check: line diffs (v1.4.0 fixes line-mode mismatches)
 	github.com/spf13/cobra v1.10.2 // cmd/scribe
-	github.com/yuin/goldmark v1.8.7 // inscribe: reading documents
+	github.com/yuin/goldmark v1.8.7 // inscribe/document: reading documents
 	golang.org/x/sys v0.49.0 // inscribe: file locks on Windows
-	gopkg.in/yaml.v3 v3.0.1 // inscribe: frontmatter, roles registry
+	gopkg.in/yaml.v3 v3.0.1 // inscribe/document: frontmatter, and the store's roles registry through document.DecodeYAML
 	modernc.org/sqlite v1.61.1 // index: pure-Go SQLite with FTS5
 )
 

@@ -24,6 +24,7 @@ import (
 
 	"github.com/scribe-archive/scribe/adapters/claude"
 	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/atomicfile"
 	"github.com/scribe-archive/scribe/internal/jsonpatch"
 	"github.com/scribe-archive/scribe/session"
@@ -52,7 +53,7 @@ func (w *Warning) Error() string {
 // The document is read a message at a time, alongside the round files, so
 // neither is ever whole in memory.
 func Transcript(md string, src source.Adapter, w io.Writer) ([]error, error) {
-	items, err := inscribe.OpenItems(md)
+	items, err := document.OpenItems(md)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +120,7 @@ func Transcript(md string, src source.Adapter, w io.Writer) ([]error, error) {
 
 type exporter struct {
 	md       string
-	items    *inscribe.ItemReader // the document's items, from the next one to compare
+	items    *document.ItemReader // the document's items, from the next one to compare
 	bw       *bufio.Writer
 	pending  []session.Entry // entries of the round being built
 	warnings []error
@@ -295,7 +296,7 @@ func ProjectDir(projects string, m *session.Meta) (string, error) {
 // .meta.json), <id>/tool-results/... An existing identical file is left
 // alone; a different one is an error unless opts.Force.
 func Session(md string, src source.Adapter, dir string, opts Options) ([]File, []error, error) {
-	meta, err := inscribe.ReadMeta(md)
+	meta, err := document.ReadMeta(md)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -319,7 +320,7 @@ func Session(md string, src source.Adapter, dir string, opts Options) ([]File, [
 	folder := inscribe.Folder(md)
 	sidechains, _ := filepath.Glob(filepath.Join(folder, "agent-*.md"))
 	for _, sc := range sidechains {
-		sm, err := inscribe.ReadMeta(sc)
+		sm, err := document.ReadMeta(sc)
 		if err != nil {
 			return files, warnings, err
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/scribe-archive/scribe/exportclaude"
 	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/storetest"
 	"github.com/scribe-archive/scribe/internal/testenv"
 )
@@ -170,15 +171,15 @@ func TestExportCarriesEdits(t *testing.T) {
 		if r.Err != nil {
 			t.Fatal(r.Err)
 		}
-		a, _ := inscribe.Parse([]byte(edited), md)
+		a, _ := document.Parse([]byte(edited), md)
 		got, _ := os.ReadFile(r.Doc)
-		b, err := inscribe.Parse(got, r.Doc)
+		b, err := document.Parse(got, r.Doc)
 		if err != nil {
 			t.Fatal(err)
 		}
 		// The summary placeholder quotes the first prompt, which was edited.
 		a.Meta.Source, b.Meta.Source, a.Summary, b.Summary = "", "", "", ""
-		if !inscribe.Equal(a, b) {
+		if !document.Equal(a, b) {
 			t.Error("inscribing the export does not give the edited document")
 		}
 	}

@@ -12,9 +12,8 @@ import (
 	"sync"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/scribe-archive/scribe/index"
+	"github.com/scribe-archive/scribe/inscribe/document"
 )
 
 // Store is a scribe store: a directory (by default ./data) holding
@@ -82,9 +81,7 @@ func OpenStore(root string) (*Store, error) {
 	var reg struct {
 		Roles []Role `yaml:"roles"`
 	}
-	dec := yaml.NewDecoder(strings.NewReader(string(data)))
-	dec.KnownFields(true)
-	if err := dec.Decode(&reg); err != nil && !errors.Is(err, io.EOF) {
+	if err := document.DecodeYAML(data, &reg); err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(root, RolesFile), err)
 	}
 	for _, r := range reg.Roles {

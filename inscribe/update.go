@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/scribe-archive/scribe/index"
+	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/atomicfile"
 	"github.com/scribe-archive/scribe/session"
 	"github.com/scribe-archive/scribe/session/source"
@@ -581,14 +582,14 @@ func (u *update) build() error {
 	// The document.
 	u.spec.fixed(&meta)
 	named(&meta, u.spec.adapter)
-	summary := Placeholder(fin.FirstPrompt)
+	summary := document.Placeholder(fin.FirstPrompt)
 	if od := u.oldDoc; od != nil {
 		meta.Engagements = od.meta.Engagements
 		if od.meta.ForkedFrom != nil {
 			meta.ForkedFrom = od.meta.ForkedFrom
 		}
 		meta.Sidechains = mergeSidechains(od.meta.Sidechains, meta.Sidechains)
-		if !IsPlaceholder(od.summary) {
+		if !document.IsPlaceholder(od.summary) {
 			summary = od.summary
 		}
 	}
@@ -597,7 +598,7 @@ func (u *update) build() error {
 			meta.ForkedFrom = session.Ptr(f)
 		}
 	}
-	head := RenderHead(&meta, summary)
+	head := document.RenderHead(&meta, summary)
 	keepFrom, keepTo, err := u.keptRange()
 	if err != nil {
 		return err
@@ -682,7 +683,7 @@ func (u *update) closeRound(r *session.Round, buf *bytes.Buffer, w io.Writer) er
 func renderItems(w io.Writer, buf *bytes.Buffer, items []session.Item) error {
 	for i := range items {
 		buf.Reset()
-		RenderItem(buf, &items[i])
+		document.RenderItem(buf, &items[i])
 		if _, err := w.Write(buf.Bytes()); err != nil {
 			return err
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/scribe-archive/scribe/check"
 	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/inscribe/document"
 )
 
 type checkOptions struct {
@@ -67,7 +68,7 @@ func runCheck(e *env, o checkOptions) error {
 			return err
 		}
 		for _, md := range docs {
-			m, err := inscribe.ReadMeta(md)
+			m, err := document.ReadMeta(md)
 			if err != nil {
 				reports = append(reports, &check.Report{Doc: md, Findings: []check.Finding{{Kind: check.Error, File: md, Msg: err.Error()}}})
 				continue

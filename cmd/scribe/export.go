@@ -10,6 +10,7 @@ import (
 
 	"github.com/scribe-archive/scribe/exportclaude"
 	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/inscribe/document"
 )
 
 type exportOptions struct {
@@ -83,7 +84,7 @@ func runExport(e *env, o exportOptions) error {
 	if err != nil {
 		return err
 	}
-	m, err := inscribe.ReadMeta(md)
+	m, err := document.ReadMeta(md)
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/scribe-archive/scribe/adapters/codex"
-	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/inscribe/document"
 )
 
 func newExportCodexCmd(e *env) *cobra.Command {
@@ -31,7 +31,7 @@ overwritten without --force; an identical one is left alone.`,
 			if err != nil {
 				return err
 			}
-			m, err := inscribe.ReadMeta(md)
+			m, err := document.ReadMeta(md)
 			if err != nil {
 				return err
 			}
