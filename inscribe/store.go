@@ -17,7 +17,7 @@ import (
 	"github.com/scribe-archive/scribe/index"
 )
 
-// Store is a scribe store: a directory (by default ./data) holding
+// Store is a scribe store: a directory holding
 //
 //	roles.yaml                                 the roles registry (optional)
 //	sessions/index.md                          agents, session counts, date ranges

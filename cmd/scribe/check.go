@@ -58,7 +58,7 @@ func runCheck(e *env, o checkOptions) error {
 		if len(o.sources) > 0 {
 			return &flagError{fmt.Errorf("--store checks the whole store: give no SOURCE")}
 		}
-		store, err := inscribe.OpenStore(e.root)
+		store, err := e.openExistingStore()
 		if err != nil {
 			return err
 		}
@@ -86,13 +86,13 @@ func runCheck(e *env, o checkOptions) error {
 	} else {
 		sources := o.sources
 		if len(sources) == 0 {
-			var note string
+			var samples bool
 			var err error
-			if sources, note, err = defaultSource(); err != nil {
+			if sources, samples, err = defaultSource(); err != nil {
 				return err
 			}
-			if note != "" {
-				fmt.Fprintf(e.stderr, "scribe: %s\n", strings.Replace(note, "inscribing", "checking", 1))
+			if samples {
+				fmt.Fprintf(e.stderr, "scribe: %s; checking the bundled sample sessions in %s\n", noSessionsNote(), bundledSamples)
 			}
 		}
 		for _, src := range sources {

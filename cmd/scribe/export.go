@@ -59,7 +59,7 @@ func findDocument(e *env, ref string) (string, error) {
 // openDocument opens the store and resolves a session id or a document
 // path in it.
 func openDocument(e *env, ref string) (*inscribe.Store, string, error) {
-	store, err := inscribe.OpenStore(e.root)
+	store, err := e.openExistingStore()
 	if err != nil {
 		return nil, "", err
 	}

@@ -23,7 +23,7 @@ document's tags.tsv. The result is the same as the indexes inscribe and
 append keep up to date.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			store, err := inscribe.OpenStore(e.root)
+			store, err := e.openExistingStore()
 			if err != nil {
 				return err
 			}
@@ -78,7 +78,7 @@ anchor.`,
 }
 
 func runSearch(e *env, o searchOptions) error {
-	store, err := inscribe.OpenStore(e.root)
+	store, err := e.openExistingStore()
 	if err != nil {
 		return err
 	}

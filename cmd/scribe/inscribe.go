@@ -107,18 +107,29 @@ func runUpdate(ctx context.Context, e *env, o updateOptions) error {
 		}
 		sources = []string{in.TranscriptPath}
 	}
-	store, err := inscribe.OpenStore(e.root)
+	root, named, err := e.storeRoot()
 	if err != nil {
 		return err
 	}
 	if len(sources) == 0 {
-		var note string
-		if sources, note, err = defaultSource(); err != nil {
+		var samples bool
+		if sources, samples, err = defaultSource(); err != nil {
 			return err
 		}
-		if note != "" {
-			fmt.Fprintf(e.stderr, "scribe: %s\n", note)
+		if samples {
+			// The repository's data/ is the inscription of its samples:
+			// inscribing them there changes nothing, and keeps a person's
+			// store out of the checkout.
+			where := "your store"
+			if !named {
+				root, where = sampleRoot, "the checkout's ./"+sampleRoot
+			}
+			fmt.Fprintf(e.stderr, "scribe: %s; inscribing the bundled sample sessions in %s into %s\n", noSessionsNote(), bundledSamples, where)
 		}
+	}
+	store, err := inscribe.OpenStore(root)
+	if err != nil {
+		return err
 	}
 	opts := inscribe.Options{Agent: o.agent, Verify: o.verify, Force: o.force, Rebuild: o.rebuild}
 	if o.hook {
@@ -162,18 +173,25 @@ func runUpdate(ctx context.Context, e *env, o updateOptions) error {
 const hookLockWait = 1500 * time.Millisecond
 
 // defaultSource is where scribe looks when given no source: every folder
-// where a client keeps sessions on this machine, else the bundled samples.
-func defaultSource() (srcs []string, note string, err error) {
+// where a client keeps sessions on this machine, else the bundled samples
+// (samples is then set).
+func defaultSource() (srcs []string, samples bool, err error) {
 	have, looked := defaultSources()
 	if len(have) > 0 {
-		return have, "", nil
+		return have, false, nil
 	}
 	if fi, err := os.Stat(bundledSamples); err == nil && fi.IsDir() {
-		return []string{bundledSamples}, fmt.Sprintf("no sessions in %s; inscribing the bundled sample sessions in %s", strings.Join(looked, " or "), bundledSamples), nil
+		return []string{bundledSamples}, true, nil
 	}
-	return nil, "", withHint(fmt.Errorf("no sessions to inscribe: none in %s", strings.Join(looked, " or ")),
+	return nil, false, withHint(fmt.Errorf("no sessions to inscribe: none in %s", strings.Join(looked, " or ")),
 		"name a session file or a folder of sessions: scribe inscribe ~/.claude/projects/<project>/",
 		"or set CLAUDE_CONFIG_DIR to the directory that holds Claude Code's projects/")
+}
+
+// noSessionsNote says where scribe looked for sessions and found none.
+func noSessionsNote() string {
+	_, looked := defaultSources()
+	return "no sessions in " + strings.Join(looked, " or ")
 }
 
 func describeOpenError(src string, err error) error {

@@ -65,6 +65,9 @@ func TestScript(t *testing.T) {
 		UpdateScripts:       *testenv.Update,
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("HOME", e.WorkDir+"/home")
+			// The scripts work on ./data unless they say otherwise;
+			// store_root.txtar unsets this to test the default.
+			e.Setenv("SCRIBE_ROOT", "data")
 			e.Setenv("TZ", "UTC")
 			e.Setenv("SAMPLES", samples)
 			return nil
@@ -94,10 +97,10 @@ func TestExitCodes(t *testing.T) {
 		{panicError("boom"), exitError, exitHookFailed},
 	} {
 		var stderr bytes.Buffer
-		if got := exitCode(&stderr, false, c.err); got != c.want {
+		if got := exitCode(&env{stderr: &stderr}, c.err); got != c.want {
 			t.Errorf("exitCode(%v) = %d, want %d", c.err, got, c.want)
 		}
-		if got := exitCode(&stderr, true, c.err); got != c.wantHook {
+		if got := exitCode(&env{stderr: &stderr, hook: true}, c.err); got != c.wantHook {
 			t.Errorf("in hook mode, exitCode(%v) = %d, want %d", c.err, got, c.wantHook)
 		}
 	}

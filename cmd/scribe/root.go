@@ -29,7 +29,7 @@ const (
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
-	root           string // store root (--root, $SCRIBE_ROOT, ./data)
+	root           string // --root; see storeRoot for the store's root
 	// hook is set when scribe runs as a Claude Code hook (append --hook):
 	// then every failure exits with exitHookFailed. It is guessed from the
 	// arguments before they are parsed, so that a command line that does
@@ -70,7 +70,7 @@ func execute(e *env, root *cobra.Command, args []string) (code int) {
 	e.hook = hookArgs(args)
 	defer func() {
 		if r := recover(); r != nil {
-			code = exitCode(e.stderr, e.hook, panicError(r))
+			code = exitCode(e, panicError(r))
 		}
 	}()
 	root.SetArgs(args)
@@ -80,7 +80,7 @@ func execute(e *env, root *cobra.Command, args []string) (code int) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	err := root.ExecuteContext(ctx)
-	return exitCode(e.stderr, e.hook, err)
+	return exitCode(e, err)
 }
 
 // hookArgs reports whether a command line asks for hook mode (--hook),
@@ -108,9 +108,9 @@ func panicError(r any) error {
 
 // exitCode is the one place where errors become exit statuses and messages.
 // In hook mode every failure is exitHookFailed.
-func exitCode(stderr io.Writer, hook bool, err error) int {
-	code := errorCode(stderr, err)
-	if hook && code != exitOK {
+func exitCode(e *env, err error) int {
+	code := errorCode(e.stderr, err)
+	if e.hook && code != exitOK {
 		return exitHookFailed
 	}
 	return code
@@ -150,9 +150,16 @@ func newRootCmd(e *env) *cobra.Command {
 		Use:   "scribe",
 		Short: "Turn agent sessions into a durable, readable, searchable archive, and back again",
 		Long: `scribe turns Claude Code sessions into documents: markdown with YAML
-frontmatter, backed by append-only round files, in a store (by default
-./data). It can turn them back into a transcript that
-claude --resume accepts, and check that nothing was lost on the way.
+frontmatter, backed by append-only round files, in a store. It can turn
+them back into a transcript that claude --resume accepts, and check that
+nothing was lost on the way.
+
+THE STORE
+  --root DIR, else $SCRIBE_ROOT, else ` + defaultRootHelp() + `.
+  A store is a directory holding sessions/. inscribe and append create
+  it; the other commands need one and never create it. The bundled
+  sample sessions, inscribed from a checkout with neither --root nor
+  $SCRIBE_ROOT, go to the checkout's ./data.
 
 EXIT STATUS
   0  success
@@ -160,17 +167,8 @@ EXIT STATUS
   2  error`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
-		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
-			if e.root == "" {
-				e.root = os.Getenv("SCRIBE_ROOT")
-			}
-			if e.root == "" {
-				e.root = "data"
-			}
-			return nil
-		},
 	}
-	root.PersistentFlags().StringVar(&e.root, "root", "", "store root (default $SCRIBE_ROOT, else ./data)")
+	root.PersistentFlags().StringVar(&e.root, "root", "", "the store's root (default $SCRIBE_ROOT, else "+defaultRootHelp()+")")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &flagError{err} })
 	root.AddCommand(newInscribeCmd(e), newAppendCmd(e), newExportCmd(e), newCheckCmd(e),
 		newSearchCmd(e), newTagCmd(e, false), newTagCmd(e, true), newContextCmd(e), newReindexCmd(e))
