@@ -1,8 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -15,7 +15,6 @@ import (
 type checkOptions struct {
 	sources []string
 	store   bool
-	json    bool
 }
 
 func newCheckCmd(e *env) *cobra.Command {
@@ -48,7 +47,7 @@ EXIT STATUS
 		},
 	}
 	cmd.Flags().BoolVar(&o.store, "store", false, "check the sessions in the store against their sources")
-	cmd.Flags().BoolVar(&o.json, "json", false, "print the reports as JSON")
+	cmd.Flags().BoolVar(&e.json, "json", false, "print the reports as JSON")
 	return cmd
 }
 
@@ -109,7 +108,7 @@ func runCheck(e *env, o checkOptions) error {
 			}
 		}
 	}
-	return printReports(e, reports, o.json)
+	return printReports(e, reports, e.json)
 }
 
 // storedDocs lists every document in a store, sidechains included.
@@ -141,12 +140,20 @@ func printReports(e *env, reports []*check.Report, asJSON bool) error {
 		}
 	}
 	if asJSON {
-		if reports == nil {
-			reports = []*check.Report{}
+		// An empty list is [], never null, and a path names a file that
+		// exists: a document check inscribed into its scratch store is
+		// gone by now.
+		out := make([]check.Report, len(reports))
+		for i, r := range reports {
+			out[i] = *r
+			if out[i].Findings == nil {
+				out[i].Findings = []check.Finding{}
+			}
+			if _, err := os.Stat(r.Doc); err != nil {
+				out[i].Doc = ""
+			}
 		}
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(reports); err != nil {
+		if err := writeJSON(e.stdout, out); err != nil {
 			return err
 		}
 	} else {

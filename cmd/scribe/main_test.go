@@ -112,3 +112,29 @@ func scribeCmd(args ...string) *exec.Cmd {
 	cmd.Env = append(os.Environ(), "SCRIBE_TEST_MAIN=1")
 	return cmd
 }
+
+// TestErrorJSON pins the shape of an error with --json: one object on
+// stderr, hints always a list.
+func TestErrorJSON(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{errors.New("boom"), `{"error":"boom","hints":[]}`},
+		{withHint(errors.New("x <y>"), "do y", "or z"), `{"error":"x <y>","hints":["do y","or z"]}`},
+		{&flagError{errors.New("bad flag")}, `{"error":"bad flag","hints":["see 'scribe --help'"]}`},
+	} {
+		var stderr bytes.Buffer
+		if got := exitCode(&env{stderr: &stderr, json: true}, c.err); got != exitError {
+			t.Errorf("exitCode(%v) = %d, want %d", c.err, got, exitError)
+		}
+		if got := stderr.String(); got != c.want+"\n" {
+			t.Errorf("with --json, %v is reported as %s, want %s", c.err, got, c.want)
+		}
+	}
+	var stderr bytes.Buffer
+	exitCode(&env{stderr: &stderr, json: true}, &statusError{exitChanges})
+	if stderr.Len() != 0 {
+		t.Errorf("a status after a report printed %q", stderr.String())
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -30,6 +31,10 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	root           string // --root; see storeRoot for the store's root
+	// json is set when the command reports as JSON (--json): then an
+	// error is reported as JSON too. Like hook, it is guessed from the
+	// arguments before they are parsed, and set by the flag once they are.
+	json bool
 	// hook is set when scribe runs as a Claude Code hook (append --hook):
 	// then every failure exits with exitHookFailed. It is guessed from the
 	// arguments before they are parsed, so that a command line that does
@@ -68,6 +73,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // into an exit status.
 func execute(e *env, root *cobra.Command, args []string) (code int) {
 	e.hook = hookArgs(args)
+	e.json = jsonArgs(args)
 	defer func() {
 		if r := recover(); r != nil {
 			code = exitCode(e, panicError(r))
@@ -101,22 +107,48 @@ func hookArgs(args []string) bool {
 	return false
 }
 
+// jsonArgs reports whether a command line asks for JSON (--json), before
+// it is parsed. It stops at "--", after which --json is an argument.
+func jsonArgs(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "--json" {
+			return true
+		}
+		if v, ok := strings.CutPrefix(a, "--json="); ok {
+			b, _ := strconv.ParseBool(v)
+			return b
+		}
+	}
+	return false
+}
+
 // panicError is a panic recovered, with the stack where it happened.
 func panicError(r any) error {
 	return fmt.Errorf("internal error (a bug in scribe; please report it): panic: %v\n%s", r, debug.Stack())
 }
 
 // exitCode is the one place where errors become exit statuses and messages.
-// In hook mode every failure is exitHookFailed.
+// In hook mode every failure is exitHookFailed. With --json the message is
+// one JSON object on stderr (errorJSON).
 func exitCode(e *env, err error) int {
-	code := errorCode(e.stderr, err)
+	code := errorCode(e.stderr, e.json, err)
 	if e.hook && code != exitOK {
 		return exitHookFailed
 	}
 	return code
 }
 
-func errorCode(stderr io.Writer, err error) int {
+// errorJSON is how an error is reported with --json: one line on stderr,
+// {"error": "...", "hints": [...]}.
+type errorJSON struct {
+	Error string   `json:"error"`
+	Hints []string `json:"hints"`
+}
+
+func errorCode(stderr io.Writer, asJSON bool, err error) int {
 	if err == nil {
 		return exitOK
 	}
@@ -124,16 +156,24 @@ func errorCode(stderr io.Writer, err error) int {
 	if errors.As(err, &st) {
 		return st.code
 	}
-	fmt.Fprintf(stderr, "scribe: error: %s\n", strings.TrimSpace(err.Error()))
+	report := errorJSON{Error: strings.TrimSpace(err.Error()), Hints: []string{}}
 	var he *hintError
 	if errors.As(err, &he) {
-		for _, h := range he.hints {
-			fmt.Fprintf(stderr, "scribe: hint: %s\n", h)
-		}
+		report.Hints = append(report.Hints, he.hints...)
 	}
 	var fe *flagError
 	if errors.As(err, &fe) || isCobraUsage(err) {
-		fmt.Fprintf(stderr, "scribe: hint: see 'scribe --help'\n")
+		report.Hints = append(report.Hints, "see 'scribe --help'")
+	}
+	if asJSON {
+		enc := json.NewEncoder(stderr)
+		enc.SetEscapeHTML(false)
+		enc.Encode(report)
+		return exitError
+	}
+	fmt.Fprintf(stderr, "scribe: error: %s\n", report.Error)
+	for _, h := range report.Hints {
+		fmt.Fprintf(stderr, "scribe: hint: %s\n", h)
 	}
 	return exitError
 }
@@ -164,7 +204,10 @@ THE STORE
 EXIT STATUS
   0  success
   1  check found differences; with append --hook, any failure (never 2)
-  2  error`,
+  2  error
+
+With --json, a command's report is JSON on stdout, and an error is one
+JSON object on stderr: {"error": "...", "hints": [...]}.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
