@@ -109,6 +109,24 @@ func ValidAgentID(s string) bool {
 	return true
 }
 
+// SessionIDRule says which session ids can name a document (ValidSessionID).
+const SessionIDRule = "1 to 200 characters from A-Z a-z 0-9 . _ - (not . or ..)"
+
+// ValidSessionID reports whether s can name a document and its folder in
+// the store: 1 to 200 characters from A-Z a-z 0-9 . _ -, and not . or ..
+// (docs/FORMAT.md, section 2). Subagent ids follow the same rule.
+func ValidSessionID(s string) bool {
+	if s == "" || s == "." || s == ".." || len(s) > 200 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+			return false
+		}
+	}
+	return true
+}
+
 // roleFor picks the role of a session from its agent name and project.
 func (s *Store) roleFor(agentName, project string) *Role {
 	for i := range s.Roles {

@@ -109,7 +109,7 @@ func (s *Store) Update(src source.Session, opts Options) []Result {
 		return []Result{{Source: src.Path, Outcome: Failed, Err: fmt.Errorf("agent id %q: use lowercase letters, digits, dashes and underscores", opts.Agent)}}
 	}
 	if !validName(src.ID) || strings.EqualFold(src.ID, "index") {
-		return []Result{{Source: src.Path, Outcome: Failed, Err: fmt.Errorf("%s: session id %q cannot name a file in the store (it holds a path separator, is . or .., or is index, the name of the agent's catalog): refused", src.Path, src.ID)}}
+		return []Result{{Source: src.Path, Outcome: Failed, Err: fmt.Errorf("%s: session id %q cannot name a file in the store: a session id is %s, and not index (the name of an agent's catalog): refused", src.Path, src.ID, SessionIDRule)}}
 	}
 	a := src.Adapter
 	agent, role := s.agentFor(src, opts)
@@ -177,11 +177,8 @@ func named(m *session.Meta, a source.Adapter) {
 	m.AgentName = a.AgentName()
 }
 
-// validName reports whether s can name a file in the store: it may not
-// hold a path separator or be "." or "..".
-func validName(s string) bool {
-	return s != "" && s != "." && s != ".." && !strings.ContainsAny(s, `/\`) && !strings.ContainsRune(s, 0)
-}
+// validName reports whether s can name a file in the store (ValidSessionID).
+func validName(s string) bool { return ValidSessionID(s) }
 
 // agentFor picks the agent bucket of a session: --agent, a document that
 // already holds the session, the roles registry, or the source's agent.
@@ -209,7 +206,7 @@ func (s *Store) agentFor(src source.Session, opts Options) (string, *string) {
 
 func (s *Store) updateSidechain(src source.Session, sc source.Sidechain, parentMD, agent string, role *string, opts Options) (Result, *session.Sidechain) {
 	if !validName(sc.ID) {
-		return Result{Source: sc.Path, Outcome: Failed, Err: fmt.Errorf("%s: agent id %q cannot name a file in the store: refused", sc.Path, sc.ID)}, nil
+		return Result{Source: sc.Path, Outcome: Failed, Err: fmt.Errorf("%s: agent id %q cannot name a file in the store: a subagent's id is %s: refused", sc.Path, sc.ID, SessionIDRule)}, nil
 	}
 	parentFolder := Folder(parentMD)
 	base := "agent-" + sc.ID

@@ -3,8 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -43,39 +41,6 @@ without --force; an identical one is left alone.`,
 	cmd.Flags().StringVar(&o.out, "out", "", "write into this directory instead (\"-\": the session's transcript to stdout)")
 	cmd.Flags().BoolVar(&o.force, "force", false, "overwrite existing files that differ")
 	return cmd
-}
-
-// findDocument resolves a session id or a document path. A path needs no
-// store.
-func findDocument(e *env, ref string) (string, error) {
-	if strings.HasSuffix(ref, ".md") {
-		_, err := os.Stat(ref)
-		return ref, err
-	}
-	_, md, err := openDocument(e, ref)
-	return md, err
-}
-
-// openDocument opens the store and resolves a session id or a document
-// path in it.
-func openDocument(e *env, ref string) (*inscribe.Store, string, error) {
-	store, err := e.openExistingStore()
-	if err != nil {
-		return nil, "", err
-	}
-	if strings.HasSuffix(ref, ".md") {
-		_, err := os.Stat(ref)
-		return store, ref, err
-	}
-	if strings.ContainsAny(ref, `/\`) || ref == "." || ref == ".." || ref == "" {
-		return nil, "", fmt.Errorf("%q is neither a session id nor a document (.md)", ref)
-	}
-	p, ok := store.FindDoc(ref)
-	if !ok {
-		return nil, "", withHint(fmt.Errorf("no session %s in %s", ref, store.SessionsDir()),
-			"give the store with --root, or the document's path")
-	}
-	return store, p, nil
 }
 
 func runExport(e *env, o exportOptions) error {
