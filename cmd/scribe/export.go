@@ -31,7 +31,11 @@ SESSION is a session id or the path of a document (.md). The markdown is
 the authority for content: a message edited in the document is exported as
 edited. Structure, identities and timestamps come from the round files and
 are never regenerated. An existing file that differs is not overwritten
-without --force; an identical one is left alone.`,
+without --force; an identical one is left alone.
+
+With --json the report is one object on stdout:
+  {"files": [{"path", "written"}, ...], "warnings": [...]}
+where written is false for a file that was already there, identical.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.session = args[0]
@@ -40,6 +44,7 @@ without --force; an identical one is left alone.`,
 	}
 	cmd.Flags().StringVar(&o.out, "out", "", "write into this directory instead (\"-\": the session's transcript to stdout)")
 	cmd.Flags().BoolVar(&o.force, "force", false, "overwrite existing files that differ")
+	cmd.Flags().BoolVar(&e.json, "json", false, "print the report as JSON")
 	return cmd
 }
 
@@ -57,6 +62,9 @@ func runExport(e *env, o exportOptions) error {
 		return err
 	}
 	if o.out == "-" {
+		if e.json {
+			return &flagError{errors.New("--out - writes the transcript to stdout: it cannot also be a --json report")}
+		}
 		warnings, err := f.transcript(md, e.stdout)
 		printWarnings(e, warnings)
 		return err
@@ -68,19 +76,43 @@ func runExport(e *env, o exportOptions) error {
 		}
 	}
 	files, warnings, err := f.exportSession(md, dir, o.force)
-	printWarnings(e, warnings)
-	for _, f := range files {
-		verb := "unchanged"
-		if f.Written {
-			verb = "wrote"
+	if e.json {
+		rep := exportJSON{Files: []exportFileJSON{}, Warnings: []string{}}
+		for _, f := range files {
+			rep.Files = append(rep.Files, exportFileJSON{Path: f.Path, Written: f.Written})
 		}
-		fmt.Fprintf(e.stdout, "%-10s %s\n", verb, f.Path)
+		for _, w := range warnings {
+			rep.Warnings = append(rep.Warnings, w.Error())
+		}
+		if werr := writeJSON(e.stdout, rep); err == nil {
+			err = werr
+		}
+	} else {
+		printWarnings(e, warnings)
+		for _, f := range files {
+			verb := "unchanged"
+			if f.Written {
+				verb = "wrote"
+			}
+			fmt.Fprintf(e.stdout, "%-10s %s\n", verb, f.Path)
+		}
 	}
 	var ee *exportclaude.ExistsError
 	if errors.As(err, &ee) {
 		return withHint(err, "use --force to replace it, or --out to write elsewhere")
 	}
 	return err
+}
+
+// exportJSON is the report of export-claude --json.
+type exportJSON struct {
+	Files    []exportFileJSON `json:"files"`
+	Warnings []string         `json:"warnings"`
+}
+
+type exportFileJSON struct {
+	Path    string `json:"path"`
+	Written bool   `json:"written"` // false: an identical file was already there
 }
 
 func printWarnings(e *env, ws []error) {

@@ -45,7 +45,7 @@ directory (~/.claude/projects/<project>) or a directory of projects. With no
 SOURCE, scribe reads $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects.
 
 A session already in the store is checked against its source from the start
-and brought up to date: inscribing twice changes nothing.`,
+and brought up to date: inscribing twice changes nothing.` + updateJSONHelp,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.sources = args
 			o.verify = true
@@ -55,6 +55,7 @@ and brought up to date: inscribing twice changes nothing.`,
 	cmd.Flags().StringVar(&o.agent, "agent", "", "file the sessions under this agent id (a role slug)")
 	cmd.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "list every document, unchanged ones too")
 	cmd.Flags().BoolVar(&o.rebuild, "rebuild", false, "rebuild documents whose read note (state.json) is lost, from their sources")
+	cmd.Flags().BoolVar(&e.json, "json", false, "print the report as JSON")
 	return cmd
 }
 
@@ -81,7 +82,7 @@ It never blocks the session:
     and 64 MiB.
   - A document another scribe is writing is waited for at most 1.5s, then
     left for the next append, which catches up; stderr says so. That is
-    not a failure: the status is 0 unless something else failed.`,
+    not a failure: the status is 0 unless something else failed.` + updateJSONHelp,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.sources = args
 			e.hook = o.hook
@@ -92,8 +93,20 @@ It never blocks the session:
 	cmd.Flags().BoolVar(&o.hook, "hook", false, "read the transcript path from Claude Code hook input on stdin")
 	cmd.Flags().BoolVar(&o.force, "force", false, "replace a provisional last round that was edited by hand")
 	cmd.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "list every document, unchanged ones too")
+	cmd.Flags().BoolVar(&e.json, "json", false, "print the report as JSON")
 	return cmd
 }
+
+// updateJSONHelp documents the report of inscribe and append --json.
+const updateJSONHelp = `
+With --json the report is one object on stdout:
+  {"documents": [{"outcome", "doc", "source", "warnings", "error",
+   "hints"}, ...], "inscribed", "appended", "unchanged", "upgraded",
+   "warnings", "failed", "left"}
+with one entry per document, unchanged ones too; outcome is inscribed,
+appended, unchanged, upgraded, failed, or left (append --hook: another
+scribe was writing it); doc is "" when no document exists; error is ""
+unless it failed.`
 
 func runUpdate(ctx context.Context, e *env, o updateOptions) error {
 	sources := o.sources
@@ -259,58 +272,114 @@ func updateOne(src string, update func() []inscribe.Result) (rs []inscribe.Resul
 // In hook mode a document another scribe is writing is not a failure: it is
 // left for the next append, which catches up.
 func report(e *env, results []inscribe.Result, verbose bool) int {
+	sum := updateJSON{Documents: []docJSON{}}
 	counts := map[inscribe.Outcome]int{}
-	warnings, left := 0, 0
 	for _, r := range results {
+		d := docJSON{Outcome: string(r.Outcome), Source: r.Source, Warnings: []string{}, Hints: []string{}}
+		if _, err := os.Stat(r.Doc); err == nil {
+			d.Doc = r.Doc
+		}
 		for _, w := range r.Warnings {
-			warnings++
-			fmt.Fprintf(e.stderr, "scribe: warning: %v\n", w)
+			sum.Warnings++
+			d.Warnings = append(d.Warnings, w.Error())
+			if !e.json {
+				fmt.Fprintf(e.stderr, "scribe: warning: %v\n", w)
+			}
 		}
 		var busy *inscribe.LockError
-		if e.hook && errors.As(r.Err, &busy) {
+		switch {
+		case e.hook && errors.As(r.Err, &busy):
 			doc := r.Doc
 			if doc == "" {
 				doc = busy.Path + ".md"
 			}
-			fmt.Fprintf(e.stderr, "scribe: another scribe is writing %s; left for the next append\n", doc)
-			left++
-			continue
-		}
-		counts[r.Outcome]++
-		if r.Err != nil {
-			fmt.Fprintf(e.stderr, "scribe: error: %v\n", r.Err)
-			var le *inscribe.LockError
-			var ee *inscribe.EditedError
-			var se *inscribe.SourceError
-			switch {
-			case errors.As(r.Err, &le):
-				fmt.Fprintf(e.stderr, "scribe: hint: run again when the other scribe is done\n")
-			case errors.As(r.Err, &ee):
-				fmt.Fprintf(e.stderr, "scribe: hint: move the edit out of the last round, or run scribe append --force to replace it\n")
-			case errors.As(r.Err, new(*inscribe.MissingNoteError)):
-				fmt.Fprintf(e.stderr, "scribe: hint: restore it, or run scribe inscribe --rebuild to rebuild the document from its source (edits made to its messages by hand are lost)\n")
-			case errors.As(r.Err, &se):
-				fmt.Fprintf(e.stderr, "scribe: hint: inscribe the new file into another store (--root), or remove the document to inscribe it afresh\n")
+			if !e.json {
+				fmt.Fprintf(e.stderr, "scribe: another scribe is writing %s; left for the next append\n", doc)
 			}
-			continue
+			d.Outcome = "left"
+			sum.Left++
+		case r.Err != nil:
+			counts[r.Outcome]++
+			d.Error = r.Err.Error()
+			d.Hints = append(d.Hints, resultHints(r.Err)...)
+			if !e.json {
+				fmt.Fprintf(e.stderr, "scribe: error: %v\n", r.Err)
+				for _, h := range d.Hints {
+					fmt.Fprintf(e.stderr, "scribe: hint: %s\n", h)
+				}
+			}
+		default:
+			counts[r.Outcome]++
+			if !e.json && (verbose || r.Outcome != inscribe.Unchanged) {
+				fmt.Fprintf(e.stdout, "%-10s %s\n", r.Outcome, r.Doc)
+			}
 		}
-		if verbose || r.Outcome != inscribe.Unchanged {
-			fmt.Fprintf(e.stdout, "%-10s %s\n", r.Outcome, r.Doc)
-		}
+		sum.Documents = append(sum.Documents, d)
+	}
+	sum.Inscribed, sum.Appended, sum.Unchanged = counts[inscribe.Inscribed], counts[inscribe.Appended], counts[inscribe.Unchanged]
+	sum.Upgraded, sum.Failed = counts[inscribe.Upgraded], counts[inscribe.Failed]
+	if e.json {
+		writeJSON(e.stdout, sum)
+		return sum.Failed
 	}
 	upgraded := ""
-	if n := counts[inscribe.Upgraded]; n > 0 {
+	if sum.Upgraded > 0 {
 		// Only while a store is brought forward to a new format.
-		upgraded = fmt.Sprintf("%d upgraded, ", n)
+		upgraded = fmt.Sprintf("%d upgraded, ", sum.Upgraded)
 	}
 	fmt.Fprintf(e.stdout, "%d inscribed, %d appended, %d unchanged, %s%d %s, %d failed",
-		counts[inscribe.Inscribed], counts[inscribe.Appended], counts[inscribe.Unchanged], upgraded,
-		warnings, plural(warnings, "warning", "warnings"), counts[inscribe.Failed])
-	if left > 0 {
-		fmt.Fprintf(e.stdout, ", %d left for the next append", left)
+		sum.Inscribed, sum.Appended, sum.Unchanged, upgraded,
+		sum.Warnings, plural(sum.Warnings, "warning", "warnings"), sum.Failed)
+	if sum.Left > 0 {
+		fmt.Fprintf(e.stdout, ", %d left for the next append", sum.Left)
 	}
 	fmt.Fprintln(e.stdout)
-	return counts[inscribe.Failed]
+	return sum.Failed
+}
+
+// updateJSON is the report of inscribe and append with --json.
+type updateJSON struct {
+	// Documents has one entry per document the run looked at, unchanged
+	// ones included.
+	Documents []docJSON `json:"documents"`
+	Inscribed int       `json:"inscribed"`
+	Appended  int       `json:"appended"`
+	Unchanged int       `json:"unchanged"`
+	Upgraded  int       `json:"upgraded"`
+	Warnings  int       `json:"warnings"`
+	Failed    int       `json:"failed"`
+	// Left counts the documents append --hook left to the next append
+	// because another scribe was writing them.
+	Left int `json:"left"`
+}
+
+// docJSON is one document of an inscribe or append report.
+type docJSON struct {
+	// Outcome is inscribed, appended, unchanged, upgraded, failed or left.
+	Outcome  string   `json:"outcome"`
+	Doc      string   `json:"doc"`    // the document; "" when there is none
+	Source   string   `json:"source"` // what it was read from
+	Warnings []string `json:"warnings"`
+	Error    string   `json:"error"` // "" unless it failed
+	Hints    []string `json:"hints"`
+}
+
+// resultHints is the advice for the failure of one document.
+func resultHints(err error) []string {
+	var le *inscribe.LockError
+	var ee *inscribe.EditedError
+	var se *inscribe.SourceError
+	switch {
+	case errors.As(err, &le):
+		return []string{"run again when the other scribe is done"}
+	case errors.As(err, &ee):
+		return []string{"move the edit out of the last round, or run scribe append --force to replace it"}
+	case errors.As(err, new(*inscribe.MissingNoteError)):
+		return []string{"restore it, or run scribe inscribe --rebuild to rebuild the document from its source (edits made to its messages by hand are lost)"}
+	case errors.As(err, &se):
+		return []string{"inscribe the new file into another store (--root), or remove the document to inscribe it afresh"}
+	}
+	return nil
 }
 
 func plural(n int, one, many string) string {
