@@ -26,16 +26,19 @@ var policy = map[string][]string{
 	"":                    {}, // the module root holds only this test
 	"session":             {},
 	"session/source":      {"session"},
-	"adapters/claude":     {"session", "session/source"},
+	"adapters/claude":     {"session", "session/source", "internal/jsonpatch"},
+	"adapters/codex":      {"session", "session/source"},
 	"internal/atomicfile": {},
+	"internal/jsonpatch":  {},
 	"index":               {"modernc.org/sqlite"},
 	"inscribe": {"session", "session/source", "index", "internal/atomicfile",
 		"github.com/yuin/goldmark", "gopkg.in/yaml.v3", "golang.org/x/sys/windows"},
 	// Exporters may import the wire types of the format they write.
-	"exportclaude": {"session", "session/source", "adapters/claude", "inscribe", "internal/atomicfile"},
+	"exportclaude": {"session", "session/source", "adapters/claude", "inscribe", "internal/atomicfile", "internal/jsonpatch"},
+	"exportcodex":  {"session", "session/source", "adapters/codex", "inscribe", "internal/atomicfile", "internal/jsonpatch"},
 	"check":        {"session", "session/source", "inscribe", "github.com/sergi/go-diff"},
 	// The command is the one place that names the concrete adapters.
-	"cmd/scribe": {"session", "session/source", "adapters/", "inscribe", "index", "exportclaude", "check",
+	"cmd/scribe": {"session", "session/source", "adapters/", "inscribe", "index", "exportclaude", "exportcodex", "check",
 		"github.com/spf13/cobra"},
 	// Test helpers.
 	"internal/testenv":    {},

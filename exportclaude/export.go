@@ -25,6 +25,7 @@ import (
 	"github.com/scribe-archive/scribe/adapters/claude"
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/internal/atomicfile"
+	"github.com/scribe-archive/scribe/internal/jsonpatch"
 	"github.com/scribe-archive/scribe/session"
 	"github.com/scribe-archive/scribe/session/source"
 )
@@ -149,7 +150,7 @@ func (x *exporter) flush(r *session.Round) error {
 	for _, e := range x.pending[:n] {
 		raw := e.Raw
 		for _, p := range patches[e.Line] {
-			out, err := claude.Patch(raw, p.path, p.value)
+			out, err := jsonpatch.Patch(raw, p.path, p.value)
 			if err != nil {
 				x.warn(p.item, fmt.Sprintf("edit not carried: %v", err))
 				continue
@@ -228,7 +229,7 @@ func (x *exporter) compareText(id string, kind session.BlockKind, derived, edite
 		x.warn(id, fmt.Sprintf("an edit of a %s block cannot be carried (it has no single source value)", kind))
 		return
 	}
-	value := claude.EncodeString(edited)
+	value := jsonpatch.EncodeString(edited)
 	if kind == session.KindRaw {
 		// A raw block is JSON as recorded: the edit replaces it whole.
 		if !json.Valid([]byte(edited)) {

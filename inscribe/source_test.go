@@ -5,12 +5,16 @@ import (
 	"strings"
 
 	"github.com/scribe-archive/scribe/adapters/claude"
+	"github.com/scribe-archive/scribe/adapters/codex"
 	"github.com/scribe-archive/scribe/session/source"
 )
 
-// The store's tests inscribe Claude Code transcripts, the sample sessions'
-// format; the store itself knows no source format.
-var claudeSrc = claude.New()
+// The store's tests inscribe the sample sessions, Claude Code transcripts
+// and Codex rollouts; the store itself knows no source format.
+var (
+	claudeSrc = claude.New()
+	codexSrc  = codex.New()
+)
 
 // claudeAt describes the Claude Code transcript at p as session id, kept in
 // project directory dir.

@@ -91,7 +91,7 @@ func runCheck(e *env, o checkOptions) error {
 				return err
 			}
 			if samples {
-				fmt.Fprintf(e.stderr, "scribe: %s; checking the bundled sample sessions in %s\n", noSessionsNote(), bundledSamples)
+				fmt.Fprintf(e.stderr, "scribe: %s; checking the bundled sample sessions in %s\n", noSessionsNote(), strings.Join(sources, " and "))
 			}
 		}
 		for _, src := range sources {

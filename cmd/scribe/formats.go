@@ -1,14 +1,17 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
 	"github.com/scribe-archive/scribe/adapters/claude"
+	"github.com/scribe-archive/scribe/adapters/codex"
 	"github.com/scribe-archive/scribe/check"
 	"github.com/scribe-archive/scribe/exportclaude"
+	"github.com/scribe-archive/scribe/exportcodex"
 	"github.com/scribe-archive/scribe/session"
 	"github.com/scribe-archive/scribe/session/source"
 )
@@ -30,7 +33,7 @@ type format struct {
 
 // formats are the source formats, in the order their default folders are
 // read.
-var formats = []*format{claudeFormat()}
+var formats = []*format{claudeFormat(), codexFormat()}
 
 func claudeFormat() *format {
 	a := claude.New()
@@ -49,6 +52,29 @@ func claudeFormat() *format {
 			}
 			return exportclaude.ProjectDir(projects, m)
 		},
+	}
+}
+
+func codexFormat() *format {
+	a := codex.New()
+	return &format{
+		adapter: a,
+		transcript: func(md string, w io.Writer) ([]error, error) {
+			return exportcodex.Transcript(md, a, w)
+		},
+		exportSession: func(md, dir string, force bool) ([]exportclaude.File, []error, error) {
+			fs, warnings, err := exportcodex.Session(md, a, dir, exportcodex.Options{Force: force})
+			var out []exportclaude.File
+			for _, f := range fs {
+				out = append(out, exportclaude.File{Path: f.Path, Written: f.Written})
+			}
+			var ee *exportcodex.ExistsError
+			if errors.As(err, &ee) {
+				err = &exportclaude.ExistsError{Path: ee.Path}
+			}
+			return out, warnings, err
+		},
+		exportDir: func(*session.Meta) (string, error) { return exportcodex.DefaultDir() },
 	}
 }
 

@@ -64,8 +64,9 @@ type reindexJSON struct {
 }
 
 type searchOptions struct {
-	q    index.Query
-	json bool
+	q            index.Query
+	since, until string
+	json         bool
 }
 
 func newSearchCmd(e *env) *cobra.Command {
@@ -74,8 +75,22 @@ func newSearchCmd(e *env) *cobra.Command {
 		Use:   "search QUERY",
 		Short: "Search every round of the store",
 		Long: `search finds the rounds whose text (prompts, replies, thinking, tool
-inputs) matches QUERY, best first. QUERY uses SQLite FTS5 syntax: words,
-"a phrase", prefix*, AND, OR, NOT, NEAR(a b, 5), and parentheses.
+inputs) has every word of QUERY, best first. Words are searched as they are
+typed, in any case: hello.py, foo-bar, src/index.go:42 and AND find
+themselves (their letters and digits in order, with only spaces or
+punctuation between them). A word that ends in * finds the words that
+start with it: hel* finds hello and help.
+
+With --fts, QUERY is SQLite FTS5 syntax instead: "a phrase", prefix*, AND,
+OR, NOT, NEAR(a b, 5), and parentheses
+(https://sqlite.org/fts5.html#full_text_query_syntax).
+
+--since and --until take a day (2026-11-22: from midnight UTC), an RFC 3339
+time with any offset (2026-11-22T10:26:16+01:00; none means UTC), a span
+back from now (30m, 24h, 7d, 2w), today or yesterday (midnight UTC).
+--since includes its time, --until does not: --since yesterday --until
+today is yesterday's rounds. An --agent, --project or --engagement the
+store has never seen is an error that lists the ones it has.
 
 Each hit shows the session's title, the round, its time, a snippet with the
 matching words marked, and where to read it: the document and the round's
@@ -87,17 +102,39 @@ anchor.`,
 		},
 	}
 	f := cmd.Flags()
+	f.BoolVar(&o.q.Raw, "fts", false, "read QUERY as SQLite FTS5 syntax (AND, OR, NOT, NEAR, \"phrases\")")
 	f.StringVar(&o.q.Agent, "agent", "", "only sessions of this agent id")
 	f.StringVar(&o.q.Project, "project", "", "only sessions whose project directory contains this")
-	f.StringVar(&o.q.Since, "since", "", "only rounds started at or after this date or time (ISO 8601)")
-	f.StringVar(&o.q.Until, "until", "", "only rounds started before this date or time (ISO 8601)")
+	f.StringVar(&o.since, "since", "", "only rounds started at or after this time (2026-11-22, RFC 3339, 7d, 24h, yesterday…)")
+	f.StringVar(&o.until, "until", "", "only rounds started before this time (same forms as --since)")
 	f.StringVar(&o.q.Engagement, "engagement", "", "only rounds tagged with this engagement")
-	f.IntVar(&o.q.Limit, "limit", 20, "at most this many hits")
+	f.IntVar(&o.q.Limit, "limit", 20, "at most this many hits (1 or more)")
 	f.BoolVar(&o.json, "json", false, "print the hits as JSON")
 	return cmd
 }
 
 func runSearch(e *env, o searchOptions) error {
+	if o.q.Limit < 1 {
+		return withHint(&flagError{fmt.Errorf("--limit %d: the number of hits to show must be at least 1", o.q.Limit)},
+			"the best 20 are shown by default; ask for more with a larger --limit, e.g. --limit 1000")
+	}
+	t := clock()
+	for _, w := range []struct {
+		flag, value string
+		to          *time.Time
+	}{{"--since", o.since, &o.q.Since}, {"--until", o.until, &o.q.Until}} {
+		if w.value == "" {
+			continue
+		}
+		var err error
+		if *w.to, err = parseWhen(w.value, t); err != nil {
+			return &flagError{fmt.Errorf("%s: %w; use %s", w.flag, err, whenForms)}
+		}
+	}
+	if !o.q.Since.IsZero() && !o.q.Until.IsZero() && !o.q.Since.Before(o.q.Until) {
+		return &flagError{fmt.Errorf("--since %s is not before --until %s: no round can match",
+			o.q.Since.UTC().Format(time.RFC3339Nano), o.q.Until.UTC().Format(time.RFC3339Nano))}
+	}
 	store, err := e.openExistingStore()
 	if err != nil {
 		return err
@@ -109,13 +146,7 @@ func runSearch(e *env, o searchOptions) error {
 		return err
 	}
 	hits, err := store.Search(o.q)
-	var qe *index.QueryError
-	if errors.As(err, &qe) {
-		return withHint(fmt.Errorf("search: %s is not a valid query: %s", quoteArg(qe.Query), qe.Msg),
-			`put words with punctuation in double quotes: scribe search '"foo-bar" OR baz'`,
-			"see https://sqlite.org/fts5.html#full_text_query_syntax")
-	}
-	if err != nil {
+	if err := searchError(err); err != nil {
 		return err
 	}
 	if o.json {
@@ -143,9 +174,40 @@ func runSearch(e *env, o searchOptions) error {
 		if h.EngagementID != nil {
 			eng = " · " + *h.EngagementID
 		}
-		fmt.Fprintf(e.stdout, "%s · round %d · %s%s\n    %s\n    %s\n\n", title, h.Round, h.Started, eng, mark.Replace(h.Snippet), h.Path)
+		fmt.Fprintf(e.stdout, "%s · %s · round %d · %s%s\n    %s\n    %s\n\n", title, h.AgentID, h.Round, h.Started, eng, mark.Replace(h.Snippet), h.Path)
 	}
 	return nil
+}
+
+// searchError words the index's complaints about a query for the person
+// who typed it; other errors pass through.
+func searchError(err error) error {
+	var qe *index.QueryError
+	if errors.As(err, &qe) {
+		if qe.Raw {
+			return withHint(fmt.Errorf("search: %s; drop --fts to search the words literally", qe.Msg),
+				"see https://sqlite.org/fts5.html#full_text_query_syntax")
+		}
+		return err
+	}
+	var fe *index.FilterError
+	if errors.As(err, &fe) {
+		what := map[string]string{"agent": "agent %q", "project": "project containing %q", "engagement": "engagement %q"}[fe.Filter]
+		msg := "no " + fmt.Sprintf(what, fe.Value) + " in the store; "
+		const most = 20
+		switch {
+		case len(fe.Known) == 0 && fe.Filter == "engagement":
+			msg += "no round is tagged with an engagement"
+		case len(fe.Known) == 0:
+			msg += "it has no sessions"
+		case len(fe.Known) > most:
+			msg += fmt.Sprintf("known %ss: %s, and %d more", fe.Filter, strings.Join(fe.Known[:most], ", "), len(fe.Known)-most)
+		default:
+			msg += fmt.Sprintf("known %ss: %s", fe.Filter, strings.Join(fe.Known, ", "))
+		}
+		return errors.New(msg)
+	}
+	return err
 }
 
 func quoteArg(s string) string { b, _ := json.Marshal(s); return string(b) }

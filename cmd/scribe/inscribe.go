@@ -18,9 +18,10 @@ import (
 	"github.com/scribe-archive/scribe/session/source"
 )
 
-// bundledSamples is where the repository keeps its sample sessions, used when
-// a person runs scribe from a checkout and has no sessions of their own.
-const bundledSamples = "testdata/claude/projects"
+// bundledSamples is where the repository keeps its sample sessions (one
+// folder per client), used when a person runs scribe from a checkout and
+// has no sessions of their own.
+var bundledSamples = []string{"testdata/claude/projects", "testdata/codex/sessions"}
 
 type updateOptions struct {
 	sources []string
@@ -137,7 +138,7 @@ func runUpdate(ctx context.Context, e *env, o updateOptions) error {
 			if !named {
 				root, where = sampleRoot, "the checkout's ./"+sampleRoot
 			}
-			fmt.Fprintf(e.stderr, "scribe: %s; inscribing the bundled sample sessions in %s into %s\n", noSessionsNote(), bundledSamples, where)
+			fmt.Fprintf(e.stderr, "scribe: %s; inscribing the bundled sample sessions in %s into %s\n", noSessionsNote(), strings.Join(sources, " and "), where)
 		}
 	}
 	store, err := inscribe.OpenStore(root)
@@ -193,8 +194,14 @@ func defaultSource() (srcs []string, samples bool, err error) {
 	if len(have) > 0 {
 		return have, false, nil
 	}
-	if fi, err := os.Stat(bundledSamples); err == nil && fi.IsDir() {
-		return []string{bundledSamples}, true, nil
+	var dirs []string
+	for _, dir := range bundledSamples {
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+			dirs = append(dirs, dir)
+		}
+	}
+	if len(dirs) > 0 {
+		return dirs, true, nil
 	}
 	return nil, false, withHint(fmt.Errorf("no sessions to inscribe: none in %s", strings.Join(looked, " or ")),
 		"name a session file or a folder of sessions: scribe inscribe ~/.claude/projects/<project>/",

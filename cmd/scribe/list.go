@@ -80,9 +80,9 @@ path is the document.`,
 func runList(e *env, o listOptions) error {
 	var since time.Time
 	if o.since != "" {
-		t, err := parseWhen(o.since, time.Now())
+		t, err := parseWhen(o.since, clock())
 		if err != nil {
-			return &flagError{fmt.Errorf("--since: %w", err)}
+			return &flagError{fmt.Errorf("--since: %w; use %s", err, whenForms)}
 		}
 		since = t
 	}

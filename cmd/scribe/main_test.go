@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -21,7 +23,17 @@ func TestMain(m *testing.M) {
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	testscript.Main(m, map[string]func(){
-		"scribe":      func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"scribe": func() {
+			// A script sets the time relative dates count back from.
+			if s := os.Getenv("SCRIBE_TEST_NOW"); s != "" {
+				t, err := time.Parse(time.RFC3339, s)
+				if err != nil {
+					panic("SCRIBE_TEST_NOW: " + err.Error())
+				}
+				testOnlyNow = t
+			}
+			os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+		},
 		"want-status": func() { os.Exit(wantStatus(os.Args[1:])) },
 	})
 }
@@ -70,6 +82,7 @@ func TestScript(t *testing.T) {
 			e.Setenv("SCRIBE_ROOT", "data")
 			e.Setenv("TZ", "UTC")
 			e.Setenv("SAMPLES", samples)
+			e.Setenv("CODEX_SAMPLES", filepath.Join(testenv.RepoRoot(t), "testdata", "codex", "sessions"))
 			return nil
 		},
 		Condition: func(cond string) (bool, error) {
