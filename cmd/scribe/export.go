@@ -36,7 +36,8 @@ without --force; an identical one is left alone.
 With --json the report is one object on stdout:
   {"files": [{"path", "written"}, ...], "warnings": [...]}
 where written is false for a file that was already there, identical.`,
-		Args: cobra.ExactArgs(1),
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeSession(e),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.session = args[0]
 			return runExport(e, o)

@@ -27,7 +27,8 @@ overwritten without --force; an identical one is left alone.
 
 With --json the report is one object on stdout, as export-claude's:
   {"files": [{"path", "written"}, ...], "warnings": [...]}`,
-		Args: cobra.ExactArgs(1),
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeSession(e),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.session = args[0]
 			md, err := findDocument(e, o.session)

@@ -232,7 +232,8 @@ With --json the report is one object on stdout:
   {"path", "engagement", "rounds": [...], "changed": N}
 where engagement is null for untag, rounds are the rounds named and
 changed counts those whose tag changed.`,
-		Args: cobra.ExactArgs(nargs),
+		Args:              cobra.ExactArgs(nargs),
+		ValidArgsFunction: completeSession(e),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			store, md, err := openDocument(e, args[0])
 			if err != nil {
@@ -299,7 +300,8 @@ rounds chosen with --ref as one-line references to the index, rounds chosen
 with --omit left out. When --full or --engagement is given, the other
 rounds are references; otherwise every round is in full. --omit wins over
 --full, which wins over --ref. It reads the round files and writes nothing.`,
-		Args: cobra.ExactArgs(1),
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeSession(e),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			store, md, err := openDocument(e, args[0])
 			if err != nil {

@@ -174,7 +174,8 @@ With --path it prints the document's path instead. With --json it prints
 the session as list --json does, one object:
   {"session_id", "agent_id", "title", "project", "started", "ended",
    "messages", "path"}`,
-		Args: cobra.ExactArgs(1),
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeSession(e),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			md, err := findDocument(e, args[0])
 			if err != nil {

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/scribe-archive/scribe/inscribe"
 )
 
@@ -172,4 +174,29 @@ func readSessionID(md string) (string, error) {
 		return "", err
 	}
 	return m.SessionID, nil
+}
+
+// completeSession completes a SESSION argument (the first) with the ids of
+// the store's documents, for the shell completion cobra generates.
+func completeSession(e *env) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		if strings.ContainsAny(toComplete, `/\.`) {
+			return nil, cobra.ShellCompDirectiveDefault // a document's path
+		}
+		store, err := e.openExistingStore()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		docs, _ := sessionDocs(store)
+		var ids []string
+		for _, md := range docs {
+			if id := strings.TrimSuffix(filepath.Base(md), ".md"); strings.HasPrefix(id, toComplete) {
+				ids = append(ids, id)
+			}
+		}
+		return ids, cobra.ShellCompDirectiveNoFileComp
+	}
 }

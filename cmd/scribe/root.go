@@ -210,7 +210,9 @@ With --json, a command's report is JSON on stdout, and an error is one
 JSON object on stderr: {"error": "...", "hints": [...]}.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
+		Version:       version(),
 	}
+	root.SetVersionTemplate("scribe {{.Version}}\n")
 	root.PersistentFlags().StringVar(&e.root, "root", "", "the store's root (default $SCRIBE_ROOT, else "+defaultRootHelp()+")")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &flagError{err} })
 	root.AddCommand(newInscribeCmd(e), newAppendCmd(e), newExportCmd(e), newExportCodexCmd(e), newCheckCmd(e),
