@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"runtime"
@@ -226,7 +225,11 @@ func describeOpenError(src string, err error) error {
 // terminal. Results come back in the transcripts' order.
 func updateAll(ctx context.Context, e *env, store *inscribe.Store, ts []source.Session, opts inscribe.Options) []inscribe.Result {
 	out := make([][]inscribe.Result, len(ts))
-	prog := newProgress(e.stderr, len(ts))
+	planned := 0
+	for _, t := range ts {
+		planned += docsOf(t)
+	}
+	prog := newProgress(e.stderr, planned)
 	var wg sync.WaitGroup
 	next := make(chan int)
 	workers := min(max(2, runtime.GOMAXPROCS(0)*2), 8)
@@ -236,7 +239,7 @@ func updateAll(ctx context.Context, e *env, store *inscribe.Store, ts []source.S
 			defer wg.Done()
 			for i := range next {
 				out[i] = updateOne(ts[i].Path, func() []inscribe.Result { return storeUpdate(store, ts[i], opts) })
-				prog.step()
+				prog.add(len(out[i]), docsOf(ts[i]))
 			}
 		}()
 	}
@@ -259,6 +262,17 @@ feed:
 		flat = append(flat, rs...)
 	}
 	return flat
+}
+
+// docsOf is how many documents an update of a session looks at: the
+// session's own (when its file was found) and one per sidechain. The
+// summary counts documents; so does the progress bar.
+func docsOf(t source.Session) int {
+	n := len(t.Sidechains)
+	if t.Path != "" {
+		n++
+	}
+	return n
 }
 
 // storeUpdate is inscribe.Store.Update; a test may make it panic.
@@ -394,41 +408,4 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-// progress draws a progress bar on a terminal and nothing elsewhere.
-type progress struct {
-	mu    sync.Mutex
-	w     io.Writer
-	tty   bool
-	total int
-	n     int
-}
-
-func newProgress(w io.Writer, total int) *progress {
-	p := &progress{w: w, total: total}
-	if f, ok := w.(*os.File); ok && total > 1 {
-		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-			p.tty = true
-		}
-	}
-	return p
-}
-
-func (p *progress) step() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.n++
-	if !p.tty {
-		return
-	}
-	const width = 30
-	filled := width * p.n / max(p.total, 1)
-	fmt.Fprintf(p.w, "\r[%s%s] %d/%d sessions", strings.Repeat("=", filled), strings.Repeat(" ", width-filled), p.n, p.total)
-}
-
-func (p *progress) done() {
-	if p.tty {
-		fmt.Fprint(p.w, "\r\033[K")
-	}
 }
