@@ -441,6 +441,15 @@ func (u *update) check() (done bool, err error) {
 	}
 	u.res.Outcome = Unchanged
 	u.seen = st.Seen
+	if st.Seen < st.Size {
+		// The torn last line the last update left is still torn: say so
+		// at every update until it is complete, not only the first time.
+		line, err := lineAt(u.src, st.OpenLine, st.OpenOffset, st.Seen)
+		if err != nil {
+			return false, err
+		}
+		u.res.Warnings = append(u.res.Warnings, &source.LineError{File: u.spec.source, Line: line, Torn: true, Msg: tornMsg})
+	}
 	if st.DocFormat != session.FormatVersion {
 		// A document of an earlier format: its head is brought forward,
 		// its summary and body kept byte for byte (a person's edits too).
@@ -467,6 +476,25 @@ func (u *update) check() (done bool, err error) {
 		return true, u.batch.Commit()
 	}
 	return true, nil
+}
+
+// tornMsg is the warning about a torn last line.
+const tornMsg = "torn last line (the writer stopped mid-line): not inscribed yet; a later append picks it up once it is complete"
+
+// lineAt returns the number of the line that starts at offset at, counting
+// from the line line that starts at offset from.
+func lineAt(src io.ReaderAt, line int, from, at int64) (int, error) {
+	r := bufio.NewReaderSize(io.NewSectionReader(src, from, at-from), 1<<16)
+	for {
+		chunk, err := r.ReadSlice('\n')
+		line += bytes.Count(chunk, []byte("\n"))
+		if err == io.EOF {
+			return line, nil
+		}
+		if err != nil && err != bufio.ErrBufferFull {
+			return 0, err
+		}
+	}
 }
 
 // build reads the source from the open round on, writes what changed, and
@@ -526,8 +554,7 @@ func (u *update) build() error {
 			return err
 		}
 		if l.Torn() {
-			u.res.Warnings = append(u.res.Warnings, &source.LineError{File: u.spec.source, Line: l.No, Torn: true,
-				Msg: "torn last line (the writer stopped mid-line): not inscribed yet; a later append picks it up once it is complete"})
+			u.res.Warnings = append(u.res.Warnings, &source.LineError{File: u.spec.source, Line: l.No, Torn: true, Msg: tornMsg})
 			break
 		}
 		next.Seen = l.End()

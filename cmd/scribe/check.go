@@ -87,7 +87,7 @@ func runCheck(e *env, o checkOptions) error {
 		if len(sources) == 0 {
 			var samples bool
 			var err error
-			if sources, samples, err = defaultSource(); err != nil {
+			if sources, samples, err = defaultSource(false); err != nil {
 				return err
 			}
 			if samples {

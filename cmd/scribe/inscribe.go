@@ -27,6 +27,9 @@ type updateOptions struct {
 	agent   string
 	hook    bool
 	verify  bool
+	// emptyOK: with no SOURCE, a client's folder that holds no session is
+	// nothing to do rather than an error (append, from cron).
+	emptyOK bool
 	force   bool
 	rebuild bool
 	verbose bool
@@ -85,6 +88,7 @@ It never blocks the session:
     not a failure: the status is 0 unless something else failed.` + updateJSONHelp,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.sources = args
+			o.emptyOK = true
 			e.hook = o.hook
 			return runUpdate(cmd.Context(), e, o)
 		},
@@ -126,7 +130,7 @@ func runUpdate(ctx context.Context, e *env, o updateOptions) error {
 	}
 	if len(sources) == 0 {
 		var samples bool
-		if sources, samples, err = defaultSource(); err != nil {
+		if sources, samples, err = defaultSource(o.emptyOK); err != nil {
 			return err
 		}
 		if samples {
@@ -187,11 +191,23 @@ const hookLockWait = 1500 * time.Millisecond
 
 // defaultSource is where scribe looks when given no source: every folder
 // where a client keeps sessions on this machine, else the bundled samples
-// (samples is then set).
-func defaultSource() (srcs []string, samples bool, err error) {
+// (samples is then set). With emptyOK (append), a client's folder that is
+// there but holds no session (Claude Code's cleanup emptied it) is where
+// to look: there is nothing new, and that is no error.
+func defaultSource(emptyOK bool) (srcs []string, samples bool, err error) {
 	have, looked := defaultSources()
 	if len(have) > 0 {
 		return have, false, nil
+	}
+	if emptyOK {
+		for _, dir := range looked {
+			if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+				have = append(have, dir)
+			}
+		}
+		if len(have) > 0 {
+			return have, false, nil
+		}
 	}
 	var dirs []string
 	for _, dir := range bundledSamples {
