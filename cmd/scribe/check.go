@@ -20,16 +20,18 @@ type checkOptions struct {
 func newCheckCmd(e *env) *cobra.Command {
 	var o checkOptions
 	cmd := &cobra.Command{
-		Use:   "check [SOURCE...]",
+		Use:   "check [SOURCE...] | check --store [SESSION...]",
 		Short: "Prove the round trip: inscribe, export, diff against the source, re-inscribe",
 		Long: `check inscribes each SOURCE into a scratch store, exports it back with
 export-claude, compares the export with the source (line by line, then entry
 by entry, with a diff of the field that differs), inscribes the export and
 compares the two documents. It writes nothing to the store.
 
-With --store, check the sessions already in the store instead: each
-document is exported and compared with its source, and sessions whose
-source is gone are listed (the archive now holds the only copy).
+With --store, check the sessions already in the store instead (every one,
+or each SESSION given: a session id, a unique prefix of one, or a
+document's path): each document is exported and compared with its source,
+and sessions whose source is gone are listed (the archive now holds the
+only copy).
 
 Findings: lost (in the source, not in the export), added (in the export,
 not in the source), transformed (the same entry in other bytes, with the
@@ -54,14 +56,16 @@ EXIT STATUS
 func runCheck(e *env, o checkOptions) error {
 	var reports []*check.Report
 	if o.store {
-		if len(o.sources) > 0 {
-			return &flagError{fmt.Errorf("--store checks the whole store: give no SOURCE")}
-		}
 		store, err := e.openExistingStore()
 		if err != nil {
 			return err
 		}
-		docs, err := storedDocs(store)
+		var docs []string
+		if len(o.sources) > 0 {
+			docs, err = sessionsToCheck(e, o.sources)
+		} else {
+			docs, err = storedDocs(store)
+		}
 		if err != nil {
 			return err
 		}
@@ -109,6 +113,22 @@ func runCheck(e *env, o checkOptions) error {
 		}
 	}
 	return printReports(e, reports, e.json)
+}
+
+// sessionsToCheck resolves the SESSIONs given to check --store to their
+// documents, each with its sidechains.
+func sessionsToCheck(e *env, refs []string) ([]string, error) {
+	var docs []string
+	for _, ref := range refs {
+		md, err := findDocument(e, ref)
+		if err != nil {
+			return nil, err
+		}
+		docs = append(docs, md)
+		subs, _ := filepath.Glob(filepath.Join(inscribe.Folder(md), "agent-*.md"))
+		docs = append(docs, subs...)
+	}
+	return docs, nil
 }
 
 // storedDocs lists every document in a store, sidechains included.
