@@ -39,7 +39,7 @@ var policy = map[string][]string{
 	"check":        {"session", "session/source", "inscribe", "inscribe/document", "github.com/sergi/go-diff"},
 	// The command is the one place that names the concrete adapters.
 	"cmd/scribe": {"session", "session/source", "adapters/", "inscribe", "inscribe/document", "index", "exportclaude", "exportcodex", "check",
-		"github.com/spf13/cobra"},
+		"github.com/spf13/cobra", "github.com/vbauerster/mpb/v8", "golang.org/x/term"},
 	// Test helpers.
 	"internal/testenv":    {},
 	"internal/storetest":  {"adapters/claude", "session/source", "inscribe", "internal/testenv"},

@@ -113,7 +113,11 @@ func Transcript(md string, src source.Adapter, w io.Writer) ([]error, error) {
 		extra++
 	}
 	if extra > 0 {
-		x.warn("", fmt.Sprintf("%d message(s) at the end of the document have no source entries (added by hand?): not exported", extra))
+		what := "1 message at the end of the document has"
+		if extra > 1 {
+			what = fmt.Sprintf("%d messages at the end of the document have", extra)
+		}
+		x.warn("", what+" no source entries (added by hand?): not exported")
 	}
 	return x.warnings, x.bw.Flush()
 }
@@ -184,7 +188,7 @@ func (x *exporter) compare(derived, edited *session.Item, patches map[int][]patc
 		x.warn(id, "its heading or identity was edited: not carried (timestamps, roles and links come from the round files)")
 	}
 	if len(derived.Blocks) != len(edited.Blocks) {
-		x.warn(id, fmt.Sprintf("has %d blocks in the round files and %d in the document: blocks added or removed by hand are not exported", len(derived.Blocks), len(edited.Blocks)))
+		x.warn(id, fmt.Sprintf("has %s in the round files and %d in the document: blocks added or removed by hand are not exported", blocks(len(derived.Blocks)), len(edited.Blocks)))
 		return
 	}
 	for j := range derived.Blocks {
@@ -408,4 +412,12 @@ func writeFile(target string, opts Options, gen func(io.Writer) ([]error, error)
 		return File{}, warnings, err
 	}
 	return File{Path: target, Written: true}, warnings, nil
+}
+
+// blocks says how many blocks there are, in words.
+func blocks(n int) string {
+	if n == 1 {
+		return "1 block"
+	}
+	return fmt.Sprintf("%d blocks", n)
 }

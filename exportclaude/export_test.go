@@ -233,3 +233,29 @@ func TestExportRefusesToOverwrite(t *testing.T) {
 		t.Error("an identical file was rewritten")
 	}
 }
+
+// TestExportWarnsOnAddedMessages: messages added by hand at the end of a
+// document are not exported, and the warning counts them in good English.
+func TestExportWarnsOnAddedMessages(t *testing.T) {
+	s, _ := storetest.Samples(t)
+	md, _ := s.FindDoc("22222222-2222-4222-8222-222222222222")
+	doc, _ := os.ReadFile(md)
+	last := string(doc[strings.LastIndex(string(doc), "\n---\n\n### "):])
+	for _, c := range []struct {
+		copies int
+		want   string
+	}{
+		{1, "1 message at the end of the document has no source entries"},
+		{2, "2 messages at the end of the document have no source entries"},
+	} {
+		os.WriteFile(md, []byte(string(doc)+strings.Repeat(last, c.copies)), 0o644)
+		var buf bytes.Buffer
+		warnings, err := exportclaude.Transcript(md, storetest.Claude, &buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(warnings) != 1 || !strings.Contains(warnings[0].Error(), c.want) {
+			t.Errorf("with %d added: warnings = %v, want one saying %q", c.copies, warnings, c.want)
+		}
+	}
+}

@@ -23,8 +23,12 @@ SESSION is a session (thread) id or the path of a document (.md). The
 markdown is the authority for content: a message edited in the document is
 exported as edited. Structure, identities and timestamps come from the round
 files and are never regenerated. An existing file that differs is not
-overwritten without --force; an identical one is left alone.`,
-		Args: cobra.ExactArgs(1),
+overwritten without --force; an identical one is left alone.
+
+With --json the report is one object on stdout, as export-claude's:
+  {"files": [{"path", "written"}, ...], "warnings": [...]}`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeSession(e),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.session = args[0]
 			md, err := findDocument(e, o.session)
@@ -44,6 +48,7 @@ overwritten without --force; an identical one is left alone.`,
 	}
 	cmd.Flags().StringVar(&o.out, "out", "", "write into this sessions directory instead (\"-\": the rollout to stdout)")
 	cmd.Flags().BoolVar(&o.force, "force", false, "overwrite an existing file that differs")
+	cmd.Flags().BoolVar(&e.json, "json", false, "print the report as JSON")
 	return cmd
 }
 

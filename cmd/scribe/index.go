@@ -14,22 +14,27 @@ import (
 )
 
 func newReindexCmd(e *env) *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "reindex",
 		Short: "Rebuild every index of the store from the round files",
 		Long: `reindex rebuilds each document's session.db and index.md and the store's
 sessions.db from the round files and the engagement tags kept in each
 document's tags.tsv. The result is the same as the indexes inscribe and
-append keep up to date.`,
+append keep up to date.
+
+With --json the report is one object on stdout:
+  {"documents": N, "warnings": [...]}`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			store, err := inscribe.OpenStore(e.root)
+			store, err := e.openExistingStore()
 			if err != nil {
 				return err
 			}
 			start := time.Now()
 			warnings, err := store.Reindex()
-			printWarnings(e, warnings)
+			if !e.json {
+				printWarnings(e, warnings)
+			}
 			if cerr := store.CloseIndex(); err == nil {
 				err = cerr
 			}
@@ -37,10 +42,25 @@ append keep up to date.`,
 				return err
 			}
 			docs, _ := store.Docs()
-			fmt.Fprintf(e.stdout, "reindexed %d documents in %s\n", len(docs), time.Since(start).Round(time.Millisecond))
+			if e.json {
+				rep := reindexJSON{Documents: len(docs), Warnings: []string{}}
+				for _, w := range warnings {
+					rep.Warnings = append(rep.Warnings, w.Error())
+				}
+				return writeJSON(e.stdout, rep)
+			}
+			fmt.Fprintf(e.stdout, "reindexed %d %s in %s\n", len(docs), plural(len(docs), "document", "documents"), time.Since(start).Round(time.Millisecond))
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&e.json, "json", false, "print the report as JSON")
+	return cmd
+}
+
+// reindexJSON is the report of reindex --json.
+type reindexJSON struct {
+	Documents int      `json:"documents"` // how many documents were indexed, sidechains included
+	Warnings  []string `json:"warnings"`
 }
 
 type searchOptions struct {
@@ -115,7 +135,7 @@ func runSearch(e *env, o searchOptions) error {
 		return &flagError{fmt.Errorf("--since %s is not before --until %s: no round can match",
 			o.q.Since.UTC().Format(time.RFC3339Nano), o.q.Until.UTC().Format(time.RFC3339Nano))}
 	}
-	store, err := inscribe.OpenStore(e.root)
+	store, err := e.openExistingStore()
 	if err != nil {
 		return err
 	}
@@ -198,7 +218,7 @@ func newTagCmd(e *env, untag bool) *cobra.Command {
 	if untag {
 		use, short, nargs = "untag SESSION ROUNDS", "Remove the engagement tag of rounds of a session", 2
 	}
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   use,
 		Short: short,
 		Long: short + `.
@@ -206,8 +226,14 @@ func newTagCmd(e *env, untag bool) *cobra.Command {
 ROUNDS is a round number, a range (3-7), all, or a comma list of those.
 Tags live in the document's tags.tsv (durable, readable, survives reindex),
 in both indexes, in the document's index.md, and the frontmatter's
-engagements list follows them.`,
-		Args: cobra.ExactArgs(nargs),
+engagements list follows them.
+
+With --json the report is one object on stdout:
+  {"path", "engagement", "rounds": [...], "changed": N}
+where engagement is null for untag, rounds are the rounds named and
+changed counts those whose tag changed.`,
+		Args:              cobra.ExactArgs(nargs),
+		ValidArgsFunction: completeSession(e),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			store, md, err := openDocument(e, args[0])
 			if err != nil {
@@ -233,14 +259,34 @@ engagements list follows them.`,
 			if err != nil {
 				return err
 			}
+			if e.json {
+				rep := tagJSON{Path: md, Rounds: rounds, Changed: changed}
+				if !untag {
+					rep.Engagement = &engagement
+				}
+				if rep.Rounds == nil {
+					rep.Rounds = []int{}
+				}
+				return writeJSON(e.stdout, rep)
+			}
 			verb := "tagged"
 			if untag {
 				verb = "untagged"
 			}
-			fmt.Fprintf(e.stdout, "%s %d of %d rounds of %s\n", verb, changed, len(rounds), md)
+			fmt.Fprintf(e.stdout, "%s %d of %d %s of %s\n", verb, changed, len(rounds), plural(len(rounds), "round", "rounds"), md)
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&e.json, "json", false, "print the report as JSON")
+	return cmd
+}
+
+// tagJSON is the report of tag and untag --json.
+type tagJSON struct {
+	Path       string  `json:"path"`
+	Engagement *string `json:"engagement"` // null: untag
+	Rounds     []int   `json:"rounds"`
+	Changed    int     `json:"changed"`
 }
 
 func newContextCmd(e *env) *cobra.Command {
@@ -254,7 +300,8 @@ rounds chosen with --ref as one-line references to the index, rounds chosen
 with --omit left out. When --full or --engagement is given, the other
 rounds are references; otherwise every round is in full. --omit wins over
 --full, which wins over --ref. It reads the round files and writes nothing.`,
-		Args: cobra.ExactArgs(1),
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeSession(e),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			store, md, err := openDocument(e, args[0])
 			if err != nil {

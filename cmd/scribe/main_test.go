@@ -77,6 +77,9 @@ func TestScript(t *testing.T) {
 		UpdateScripts:       *testenv.Update,
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("HOME", e.WorkDir+"/home")
+			// The scripts work on ./data unless they say otherwise;
+			// store_root.txtar unsets this to test the default.
+			e.Setenv("SCRIBE_ROOT", "data")
 			e.Setenv("TZ", "UTC")
 			e.Setenv("SAMPLES", samples)
 			e.Setenv("CODEX_SAMPLES", filepath.Join(testenv.RepoRoot(t), "testdata", "codex", "sessions"))
@@ -107,10 +110,10 @@ func TestExitCodes(t *testing.T) {
 		{panicError("boom"), exitError, exitHookFailed},
 	} {
 		var stderr bytes.Buffer
-		if got := exitCode(&stderr, false, c.err); got != c.want {
+		if got := exitCode(&env{stderr: &stderr}, c.err); got != c.want {
 			t.Errorf("exitCode(%v) = %d, want %d", c.err, got, c.want)
 		}
-		if got := exitCode(&stderr, true, c.err); got != c.wantHook {
+		if got := exitCode(&env{stderr: &stderr, hook: true}, c.err); got != c.wantHook {
 			t.Errorf("in hook mode, exitCode(%v) = %d, want %d", c.err, got, c.wantHook)
 		}
 	}
@@ -121,4 +124,30 @@ func scribeCmd(args ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "SCRIBE_TEST_MAIN=1")
 	return cmd
+}
+
+// TestErrorJSON pins the shape of an error with --json: one object on
+// stderr, hints always a list.
+func TestErrorJSON(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{errors.New("boom"), `{"error":"boom","hints":[]}`},
+		{withHint(errors.New("x <y>"), "do y", "or z"), `{"error":"x <y>","hints":["do y","or z"]}`},
+		{&flagError{errors.New("bad flag")}, `{"error":"bad flag","hints":["see 'scribe --help'"]}`},
+	} {
+		var stderr bytes.Buffer
+		if got := exitCode(&env{stderr: &stderr, json: true}, c.err); got != exitError {
+			t.Errorf("exitCode(%v) = %d, want %d", c.err, got, exitError)
+		}
+		if got := stderr.String(); got != c.want+"\n" {
+			t.Errorf("with --json, %v is reported as %s, want %s", c.err, got, c.want)
+		}
+	}
+	var stderr bytes.Buffer
+	exitCode(&env{stderr: &stderr, json: true}, &statusError{exitChanges})
+	if stderr.Len() != 0 {
+		t.Errorf("a status after a report printed %q", stderr.String())
+	}
 }
