@@ -129,7 +129,8 @@ func Session(t source.Session, f Format) ([]*Report, error) {
 		return nil, nil
 	}
 	main := results[len(results)-1]
-	if main.Err != nil || t.Path == "" {
+	if main.Err != nil || t.Path == "" || main.Outcome == inscribe.Skipped {
+		// A session file with no entry yet has nothing to lose.
 		return reports, nil
 	}
 	out := filepath.Join(tmp, "export")

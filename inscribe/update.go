@@ -115,6 +115,10 @@ func (s *Store) Update(src source.Session, opts Options) []Result {
 	agent, role := s.agentFor(src, opts)
 	md := s.DocPath(agent, src.ID)
 	folder := Folder(md)
+	skip, skipped := s.skipNew(src, md)
+	if skipped {
+		src.Path = "" // its sidechains, if any, are inscribed
+	}
 
 	// Sidechains first, so the parent can list them.
 	var sidechains []session.Sidechain
@@ -134,6 +138,9 @@ func (s *Store) Update(src source.Session, opts Options) []Result {
 					results = append(results, Result{Doc: md, Outcome: Failed, Err: err})
 				}
 			}
+		}
+		if skipped {
+			results = append(results, skip)
 		}
 		return results
 	}

@@ -107,11 +107,13 @@ const updateJSONHelp = `
 With --json the report is one object on stdout:
   {"documents": [{"outcome", "doc", "source", "warnings", "error",
    "hints"}, ...], "inscribed", "appended", "unchanged", "upgraded",
-   "warnings", "failed", "left"}
+   "warnings", "failed", "left", "skipped"}
 with one entry per document, unchanged ones too; outcome is inscribed,
-appended, unchanged, upgraded, failed, or left (append --hook: another
-scribe was writing it); doc is "" when no document exists; error is ""
-unless it failed.`
+appended, unchanged, upgraded, failed, left (append --hook: another
+scribe was writing it) or skipped (a session file with no entry yet, which
+Claude Code creates before it writes: no document until it has one; -v
+lists them); doc is "" when no document exists; error is "" unless it
+failed.`
 
 func runUpdate(ctx context.Context, e *env, o updateOptions) error {
 	sources := o.sources
@@ -346,6 +348,11 @@ func report(e *env, results []inscribe.Result, verbose bool) int {
 					fmt.Fprintf(e.stderr, "scribe: hint: %s\n", h)
 				}
 			}
+		case r.Outcome == inscribe.Skipped:
+			sum.Skipped++
+			if !e.json && verbose {
+				fmt.Fprintf(e.stdout, "%-10s %s (%s)\n", r.Outcome, r.Source, skippedWhy)
+			}
 		default:
 			counts[r.Outcome]++
 			if !e.json && (verbose || r.Outcome != inscribe.Unchanged) {
@@ -389,11 +396,18 @@ type updateJSON struct {
 	// Left counts the documents append --hook left to the next append
 	// because another scribe was writing them.
 	Left int `json:"left"`
+	// Skipped counts the session files that hold no entry yet: no
+	// document is made until they do.
+	Skipped int `json:"skipped"`
 }
+
+// skippedWhy says why a session file was skipped.
+const skippedWhy = "no entry yet: inscribed once it has one"
 
 // docJSON is one document of an inscribe or append report.
 type docJSON struct {
-	// Outcome is inscribed, appended, unchanged, upgraded, failed or left.
+	// Outcome is inscribed, appended, unchanged, upgraded, failed, left or
+	// skipped.
 	Outcome  string   `json:"outcome"`
 	Doc      string   `json:"doc"`    // the document; "" when there is none
 	Source   string   `json:"source"` // what it was read from
