@@ -155,10 +155,19 @@ func TestUnreadableSource(t *testing.T) {
 	if err := os.Symlink(filepath.Join(l.root, "missing"), filepath.Join(l.projects, "-p", "gone.jsonl")); err != nil {
 		t.Fatal(err)
 	}
+	// Discovery leaves a link that leads nowhere out, saying so
+	// (source.Tree); a source that cannot be read once found still fails
+	// alone.
 	ts, err := claudeSrc.Discover(filepath.Join(l.projects, "-p"))
+	skips, err := source.Skips(err)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(skips) != 1 || filepath.Base(skips[0].Path) != "gone.jsonl" {
+		t.Errorf("skipped %v, want gone.jsonl", skips)
+	}
+	gone := filepath.Join(l.projects, "-p", "gone.jsonl")
+	ts = append(ts, claudeAt(gone, "gone", filepath.Dir(gone)))
 	s := l.store()
 	failed, ok := 0, 0
 	for _, tr := range ts {

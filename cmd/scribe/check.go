@@ -101,7 +101,10 @@ func runCheck(e *env, o checkOptions) error {
 			}
 		}
 		for _, src := range sources {
-			ts, err := discover(src)
+			ts, skipped, err := discover(src)
+			for _, sk := range skipped {
+				fmt.Fprintf(e.stderr, "scribe: warning: %v\n", sk)
+			}
 			if err != nil {
 				return describeOpenError(src, err)
 			}

@@ -160,20 +160,23 @@ func runUpdate(ctx context.Context, e *env, o updateOptions) error {
 	}
 
 	var transcripts []source.Session
-	var failed []inscribe.Result
+	var found []inscribe.Result // what discovery skipped or failed to read
 	for _, src := range sources {
-		ts, err := discover(src)
+		ts, skipped, err := discover(src)
+		for _, sk := range skipped {
+			found = append(found, inscribe.Result{Source: sk.Path, Outcome: inscribe.Skipped, Warnings: []error{sk}})
+		}
 		if err != nil {
-			failed = append(failed, inscribe.Result{Source: src, Outcome: inscribe.Failed, Err: describeOpenError(src, err)})
+			found = append(found, inscribe.Result{Source: src, Outcome: inscribe.Failed, Err: describeOpenError(src, err)})
 			continue
 		}
 		transcripts = append(transcripts, ts...)
 	}
-	if len(transcripts) == 0 && len(failed) == 0 {
+	if len(transcripts) == 0 && !anyOutcome(found, inscribe.Failed) {
 		fmt.Fprintf(e.stderr, "scribe: no sessions in %s\n", strings.Join(sources, ", "))
 	}
 	results := updateAll(ctx, e, store, transcripts, opts)
-	results = append(failed, results...)
+	results = append(found, results...)
 
 	if err := store.RefreshAfter(results); err != nil {
 		results = append(results, inscribe.Result{Doc: store.SessionsDir(), Outcome: inscribe.Failed, Err: fmt.Errorf("update index files: %w", err)})
@@ -186,6 +189,16 @@ func runUpdate(ctx context.Context, e *env, o updateOptions) error {
 		return &statusError{exitError} // exitHookFailed in hook mode
 	}
 	return nil
+}
+
+// anyOutcome reports whether any of results has outcome o.
+func anyOutcome(results []inscribe.Result, o inscribe.Outcome) bool {
+	for _, r := range results {
+		if r.Outcome == o {
+			return true
+		}
+	}
+	return false
 }
 
 // hookLockWait is how long append --hook waits for a document that another
@@ -351,7 +364,11 @@ func report(e *env, results []inscribe.Result, verbose bool) int {
 		case r.Outcome == inscribe.Skipped:
 			sum.Skipped++
 			if !e.json && verbose {
-				fmt.Fprintf(e.stdout, "%-10s %s (%s)\n", r.Outcome, r.Source, skippedWhy)
+				why := "" // a warning said why
+				if len(r.Warnings) == 0 {
+					why = " (" + skippedWhy + ")"
+				}
+				fmt.Fprintf(e.stdout, "%-10s %s%s\n", r.Outcome, r.Source, why)
 			}
 		default:
 			counts[r.Outcome]++
