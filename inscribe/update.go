@@ -144,6 +144,7 @@ func (s *Store) Update(src source.Session, opts Options) []Result {
 		}
 		return results
 	}
+	sidechains = adopt(md, sidechains)
 	spec := docSpec{
 		md:      md,
 		key:     src.ID,

@@ -125,18 +125,21 @@ func runCheck(e *env, o checkOptions) error {
 func sessionsToCheck(e *env, refs []string) ([]string, error) {
 	var docs []string
 	for _, ref := range refs {
-		md, err := findDocument(e, ref)
+		md, err := findSession(e, ref)
 		if err != nil {
 			return nil, err
 		}
-		docs = append(docs, md)
+		if _, err := os.Stat(md); err == nil {
+			docs = append(docs, md)
+		}
 		subs, _ := filepath.Glob(filepath.Join(inscribe.Folder(md), "agent-*.md"))
 		docs = append(docs, subs...)
 	}
 	return docs, nil
 }
 
-// storedDocs lists every document in a store, sidechains included.
+// storedDocs lists every document in a store, sidechains included, those
+// of sessions without a document too.
 func storedDocs(store *views.Views) ([]string, error) {
 	mains, err := filepath.Glob(filepath.Join(store.SessionsDir(), "*", "*.md"))
 	if err != nil {
@@ -151,7 +154,8 @@ func storedDocs(store *views.Views) ([]string, error) {
 		subs, _ := filepath.Glob(filepath.Join(inscribe.Folder(md), "agent-*.md"))
 		out = append(out, subs...)
 	}
-	return out, nil
+	orphans, err := store.Orphans()
+	return append(out, orphans...), err
 }
 
 func printReports(e *env, reports []*check.Report, asJSON bool) error {

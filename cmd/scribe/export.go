@@ -3,11 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/scribe-archive/scribe/exportclaude"
-	"github.com/scribe-archive/scribe/inscribe/document"
 )
 
 type exportOptions struct {
@@ -50,11 +50,11 @@ where written is false for a file that was already there, identical.`,
 }
 
 func runExport(e *env, o exportOptions) error {
-	md, err := findDocument(e, o.session)
+	md, err := findSession(e, o.session)
 	if err != nil {
 		return err
 	}
-	m, err := document.ReadMeta(md)
+	m, err := sessionMeta(md)
 	if err != nil {
 		return err
 	}
@@ -65,6 +65,9 @@ func runExport(e *env, o exportOptions) error {
 	if o.out == "-" {
 		if e.json {
 			return &flagError{errors.New("--out - writes the transcript to stdout: it cannot also be a --json report")}
+		}
+		if _, err := os.Stat(md); err != nil {
+			return orphanError(md)
 		}
 		warnings, err := f.transcript(md, e.stdout)
 		printWarnings(e, warnings)
