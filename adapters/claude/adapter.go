@@ -197,6 +197,10 @@ func (a *Adapter) Identify(p string) source.Identity {
 	}
 }
 
+// forkDirs is how many project directories the fork cache holds at most:
+// more than the workers of one inscribe read at once.
+const forkDirs = 64
+
 // ForkOrigin returns the session a transcript was forked from: another
 // session of the same project that starts with the same message, and whose
 // file began earlier (a fork copies the history under a new id, after the
@@ -209,6 +213,11 @@ func (a *Adapter) ForkOrigin(s source.Session) string {
 	}
 	heads, ok := a.forks[s.Dir]
 	if !ok {
+		if len(a.forks) >= forkDirs {
+			// A long run over many folders (check's scratch exports) must
+			// not grow without end: start over.
+			clear(a.forks)
+		}
 		heads = make(map[string]Head)
 		paths, _ := filepath.Glob(filepath.Join(s.Dir, "*.jsonl"))
 		for _, p := range paths {
