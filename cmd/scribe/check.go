@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -55,38 +57,48 @@ EXIT STATUS
 	return cmd
 }
 
-func runCheck(e *env, o checkOptions) error {
-	var reports []*check.Report
+func runCheck(e *env, o checkOptions) (err error) {
+	// Each report is printed as it comes: a check of any number of
+	// sessions holds none of them.
+	p := newReportPrinter(e, e.json)
+	defer func() {
+		if err != nil {
+			p.abort()
+			return
+		}
+		err = p.finish()
+	}()
 	if o.store {
 		store, err := e.openExistingStore()
 		if err != nil {
 			return err
 		}
-		var docs []string
-		if len(o.sources) > 0 {
-			docs, err = sessionsToCheck(e, o.sources)
-		} else {
-			docs, err = storedDocs(store)
-		}
-		if err != nil {
-			return err
-		}
-		for _, md := range docs {
+		checkDoc := func(md string) error {
 			m, err := document.ReadMeta(md)
 			if err != nil {
-				reports = append(reports, &check.Report{Doc: md, Findings: []check.Finding{{Kind: check.Error, File: md, Msg: err.Error()}}})
-				continue
+				return p.add(&check.Report{Doc: md, Findings: []check.Finding{{Kind: check.Error, File: md, Msg: err.Error()}}})
 			}
 			f, err := formatOf(m)
 			if err != nil {
-				reports = append(reports, &check.Report{Doc: md, Findings: []check.Finding{{Kind: check.Error, File: md, Msg: err.Error()}}})
-				continue
+				return p.add(&check.Report{Doc: md, Findings: []check.Finding{{Kind: check.Error, File: md, Msg: err.Error()}}})
 			}
 			rep, err := check.Stored(store.Store, md, f.checkFormat())
 			if err != nil {
 				return err
 			}
-			reports = append(reports, rep)
+			return p.add(rep)
+		}
+		if len(o.sources) == 0 {
+			return eachStoredDoc(store, checkDoc)
+		}
+		docs, err := sessionsToCheck(e, o.sources)
+		if err != nil {
+			return err
+		}
+		for _, md := range docs {
+			if err := checkDoc(md); err != nil {
+				return err
+			}
 		}
 	} else {
 		sources := o.sources
@@ -113,11 +125,15 @@ func runCheck(e *env, o checkOptions) error {
 				if err != nil {
 					return err
 				}
-				reports = append(reports, rs...)
+				for _, r := range rs {
+					if err := p.add(r); err != nil {
+						return err
+					}
+				}
 			}
 		}
 	}
-	return printReports(e, reports, e.json)
+	return nil
 }
 
 // sessionsToCheck resolves the SESSIONs given to check --store to their
@@ -138,94 +154,165 @@ func sessionsToCheck(e *env, refs []string) ([]string, error) {
 	return docs, nil
 }
 
-// storedDocs lists every document in a store, sidechains included, those
-// of sessions without a document too.
-func storedDocs(store *views.Views) ([]string, error) {
-	mains, err := filepath.Glob(filepath.Join(store.SessionsDir(), "*", "*.md"))
+// eachStoredDoc calls fn with every document in a store, in order, each
+// session's sidechains after it, then the sidechains of sessions without a
+// document, until fn fails.
+func eachStoredDoc(store *views.Views, fn func(md string) error) error {
+	agents, err := filepath.Glob(filepath.Join(store.SessionsDir(), "*"))
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var out []string
-	for _, md := range mains {
-		if filepath.Base(md) == "index.md" {
-			continue
+	for _, dir := range agents {
+		mains, err := filepath.Glob(filepath.Join(dir, "*.md"))
+		if err != nil {
+			return err
 		}
-		out = append(out, md)
-		subs, _ := filepath.Glob(filepath.Join(inscribe.Folder(md), "agent-*.md"))
-		out = append(out, subs...)
+		for _, md := range mains {
+			if filepath.Base(md) == "index.md" {
+				continue
+			}
+			subs, _ := filepath.Glob(filepath.Join(inscribe.Folder(md), "agent-*.md"))
+			for _, p := range append([]string{md}, subs...) {
+				if err := fn(p); err != nil {
+					return err
+				}
+			}
+		}
 	}
 	orphans, err := store.Orphans()
-	return append(out, orphans...), err
+	if err != nil {
+		return err
+	}
+	for _, md := range orphans {
+		if err := fn(md); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func printReports(e *env, reports []*check.Report, asJSON bool) error {
-	failed, broken := 0, 0
+	p := newReportPrinter(e, asJSON)
 	for _, r := range reports {
-		if !r.OK() {
-			failed++
-		}
-		if !r.OKSoFar() {
-			broken++
-		}
-	}
-	if asJSON {
-		// An empty list is [], never null, and a path names a file that
-		// exists: a document check inscribed into its scratch store is
-		// gone by now.
-		out := make([]check.Report, len(reports))
-		for i, r := range reports {
-			out[i] = *r
-			if out[i].Findings == nil {
-				out[i].Findings = []check.Finding{}
-			}
-			if _, err := os.Stat(r.Doc); err != nil {
-				out[i].Doc = ""
-			}
-		}
-		if err := writeJSON(e.stdout, out); err != nil {
+		if err := p.add(r); err != nil {
 			return err
 		}
-	} else {
-		for _, r := range reports {
-			name := r.Source
-			if name == "" {
-				name = r.Doc
-			}
-			status := "ok  "
-			if !r.OK() {
-				status = "FAIL"
-			}
-			fmt.Fprintf(e.stdout, "%s %s\n", status, name)
-			for i := 0; i < len(r.Findings); i++ {
-				f := r.Findings[i]
-				// A run of lost or added lines is one line of the report.
-				if j := runEnd(r.Findings, i); j > i+2 {
-					fmt.Fprintf(e.stdout, "     %s %s:%d-%d: %d lines %s\n", f.Kind, f.File, f.Line, r.Findings[j-1].Line, j-i, strings.TrimPrefix(f.Msg, "in the "))
-					i = j - 1
-					continue
-				}
-				loc := f.File
-				if f.Line > 0 {
-					loc = fmt.Sprintf("%s:%d", f.File, f.Line)
-				}
-				id := ""
-				if f.UUID != "" {
-					id = " " + f.UUID
-				}
-				fmt.Fprintf(e.stdout, "     %s %s%s: %s\n", f.Kind, loc, id, f.Msg)
-				for _, l := range strings.Split(strings.TrimSuffix(f.Diff, "\n"), "\n") {
-					if l != "" {
-						fmt.Fprintf(e.stdout, "         %s\n", l)
-					}
-				}
+	}
+	return p.finish()
+}
+
+// reportPrinter prints check's reports one at a time, as they come, and
+// then the summary (the text) or the end of the list (--json), and says
+// what the exit status is.
+type reportPrinter struct {
+	e                 *env
+	json              bool
+	n, failed, broken int
+	finished          bool
+}
+
+func newReportPrinter(e *env, asJSON bool) *reportPrinter {
+	return &reportPrinter{e: e, json: asJSON}
+}
+
+// add prints one report.
+func (p *reportPrinter) add(r *check.Report) error {
+	p.n++
+	if !r.OK() {
+		p.failed++
+	}
+	if !r.OKSoFar() {
+		p.broken++
+	}
+	if p.json {
+		// An empty list is [], never null, and a path names a file that
+		// exists: a document check inscribed into its scratch store is
+		// gone by now. The list is written as writeJSON writes it whole.
+		out := *r
+		if out.Findings == nil {
+			out.Findings = []check.Finding{}
+		}
+		if _, err := os.Stat(r.Doc); err != nil {
+			out.Doc = ""
+		}
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetIndent("  ", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(out); err != nil {
+			return err
+		}
+		sep := ",\n  "
+		if p.n == 1 {
+			sep = "[\n  "
+		}
+		_, err := fmt.Fprintf(p.e.stdout, "%s%s", sep, bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+		return err
+	}
+	e := p.e
+	name := r.Source
+	if name == "" {
+		name = r.Doc
+	}
+	status := "ok  "
+	if !r.OK() {
+		status = "FAIL"
+	}
+	fmt.Fprintf(e.stdout, "%s %s\n", status, name)
+	for i := 0; i < len(r.Findings); i++ {
+		f := r.Findings[i]
+		// A run of lost or added lines is one line of the report.
+		if j := runEnd(r.Findings, i); j > i+2 {
+			fmt.Fprintf(e.stdout, "     %s %s:%d-%d: %d lines %s\n", f.Kind, f.File, f.Line, r.Findings[j-1].Line, j-i, strings.TrimPrefix(f.Msg, "in the "))
+			i = j - 1
+			continue
+		}
+		loc := f.File
+		if f.Line > 0 {
+			loc = fmt.Sprintf("%s:%d", f.File, f.Line)
+		}
+		id := ""
+		if f.UUID != "" {
+			id = " " + f.UUID
+		}
+		fmt.Fprintf(e.stdout, "     %s %s%s: %s\n", f.Kind, loc, id, f.Msg)
+		for _, l := range strings.Split(strings.TrimSuffix(f.Diff, "\n"), "\n") {
+			if l != "" {
+				fmt.Fprintf(e.stdout, "         %s\n", l)
 			}
 		}
-		fmt.Fprintf(e.stdout, "%d checked, %d ok, %d with differences\n", len(reports), len(reports)-failed, failed)
+	}
+	return nil
+}
+
+// abort ends what was printed when the check stops on an error: a JSON
+// list begun is closed, so that stdout stays one JSON document.
+func (p *reportPrinter) abort() {
+	if !p.finished && p.json && p.n > 0 {
+		fmt.Fprintln(p.e.stdout, "\n]")
+	}
+	p.finished = true
+}
+
+// finish prints the summary, or ends the JSON list, once, and returns the
+// status the reports call for.
+func (p *reportPrinter) finish() error {
+	if p.finished {
+		return nil
+	}
+	p.finished = true
+	switch {
+	case p.json && p.n == 0:
+		fmt.Fprintln(p.e.stdout, "[]")
+	case p.json:
+		fmt.Fprintln(p.e.stdout, "\n]")
+	default:
+		fmt.Fprintf(p.e.stdout, "%d checked, %d ok, %d with differences\n", p.n, p.n-p.failed, p.failed)
 	}
 	switch {
-	case broken > 0:
+	case p.broken > 0:
 		return &statusError{exitError}
-	case failed > 0:
+	case p.failed > 0:
 		return &statusError{exitChanges}
 	}
 	return nil
