@@ -116,7 +116,7 @@ func TestExportCarriesEdits(t *testing.T) {
 		{"\ncreate hello.py please\n", "\ncreate hello.py please [redacted]\n"},                                       // a prompt (string content)
 		{"\nDone. I created `hello.py`.\n", "\nDone. I created `hello.py`, with \"quotes\".\n"},                       // an assistant text
 		{"\nBoth failed as expected.\n", "\nBoth failed, as expected.\n"},                                             // thinking
-		{"\"command\": \"ls -la\",", "\"command\": \"ls -l\","},                                                       // a tool input
+		{"scribe:field command\nls -la\n", "scribe:field command\nls -l\n"},                                           // a tool input (a shell command)
 		{"drwxr-xr-x 3 root root 4096 Nov 22 09:26 ..\n", "drwxr-xr-x 3 root root 4096 Nov 22 09:26 ..\n(trimmed)\n"}, // a tool result
 	}
 	edited := string(doc)

@@ -189,8 +189,13 @@ type itemMark struct {
 
 // blockMark is the identity of a block that is not plain text.
 type blockMark struct {
-	ID        string              `json:"id,omitempty"`
-	Name      string              `json:"name,omitempty"`
+	ID   string `json:"id,omitempty"`
+	Name string `json:"name,omitempty"`
+	// Input is a tool call's template: its input without the values its
+	// view shows (views.go).
+	Input json.RawMessage `json:"input,omitempty"`
+	// Escape is "ascii" when the input escapes every character past ASCII.
+	Escape    string              `json:"escape,omitempty"`
 	Label     string              `json:"label,omitempty"`
 	Entry     string              `json:"entry,omitempty"`
 	Time      string              `json:"time,omitempty"`
@@ -200,6 +205,11 @@ type blockMark struct {
 	Path      string              `json:"path,omitempty"`
 	Empty     bool                `json:"empty,omitempty"` // a result with no content
 	Comp      *session.Compaction `json:"compaction,omitempty"`
+	// The keys of a list's items in a tool's input: their text, status
+	// (a checklist) and detail (a list).
+	Text   string `json:"text,omitempty"`
+	Status string `json:"status,omitempty"`
+	Detail string `json:"detail,omitempty"`
 }
 
 // WriteMarker writes a marker: an HTML comment holding scribe's data,
@@ -291,9 +301,19 @@ func renderBlock(w *bytes.Buffer, b *session.Block, prevPlain bool) bool {
 		}
 		return writeText(w, b.Text, "text", true) == formPlain
 	case session.KindThinking:
+		if b.Text == "" {
+			// Thinking the client did not record (newer clients keep only
+			// its signature, in the round file): nothing to open.
+			WriteMarker(w, "thinking", blockMark{Label: b.Label})
+			w.WriteByte('\n')
+			break
+		}
 		details(w, "Thinking", "thinking", blockMark{Label: b.Label})
 		writeText(w, b.Text, "text", true)
 		endDetails(w)
+	case session.KindNote:
+		WriteMarker(w, "note", blockMark{Label: b.Label, Entry: b.Entry, Time: b.Time})
+		w.WriteString("<p><i>" + escapeValue(b.Text) + "</i></p>\n")
 	case session.KindReminder:
 		summary := "System reminder: " + b.Label
 		if b.Label == "meta" {
@@ -335,26 +355,52 @@ func resultMark(r *session.Result, id string) blockMark {
 }
 
 func renderTool(w *bytes.Buffer, b *session.Block) {
-	details(w, "Tool: "+b.Label+toolHint(b), "tool", blockMark{ID: b.ID, Name: b.Label})
-	// Compact JSON is shown indented; it compacts back to the same bytes.
-	var pretty, compact bytes.Buffer
-	if json.Compact(&compact, []byte(b.Input)) == nil && compact.String() == b.Input &&
-		json.Indent(&pretty, []byte(b.Input), "", "  ") == nil && fenceSafe(pretty.String()) {
-		writeFence(w, pretty.String(), "json "+infoInput)
-	} else {
-		writeText(w, b.Input, "json", false)
+	in, _ := decodeTree([]byte(b.Input))
+	summary := "Tool: " + b.Label
+	if in != nil {
+		if h := toolHint(b.Label, in); h != "" {
+			summary += " — " + h
+		}
+	}
+	template, escape, parts, viewed := toolView(b)
+	m := blockMark{ID: b.ID, Name: b.Label}
+	if viewed {
+		m.Input, m.Escape = template, escape
+	}
+	details(w, summary, "tool", m)
+	wrote := true
+	switch {
+	case viewed:
+		wrote = renderView(w, in, parts)
+	default:
+		// Compact JSON is shown indented; it compacts back to the same
+		// bytes.
+		var pretty, compact bytes.Buffer
+		if json.Compact(&compact, []byte(b.Input)) == nil && compact.String() == b.Input &&
+			json.Indent(&pretty, []byte(b.Input), "", "  ") == nil && fenceSafe(pretty.String()) {
+			writeFence(w, pretty.String(), "json "+infoInput)
+		} else {
+			writeText(w, b.Input, "json", false)
+		}
 	}
 	if b.Sidechain != "" {
-		w.WriteByte('\n')
+		if wrote {
+			w.WriteByte('\n')
+		}
+		wrote = true
 		WriteMarker(w, "sidechain", blockMark{Path: b.Sidechain})
 		fmt.Fprintf(w, `<p>Sidechain: <a href="%s">%s</a></p>`, escapeHTML(b.Sidechain), escapeHTML(b.Sidechain))
 		w.WriteByte('\n')
 	}
-	if r := b.Result; r != nil {
+	if wrote {
 		w.WriteByte('\n')
+	}
+	if r := b.Result; r != nil {
 		WriteMarker(w, "result", resultMark(r, ""))
 		label := "Result"
-		if r.Error {
+		if code := exitCode(b.Label, r); code != "" {
+			label = "Result (exit " + code + ")"
+		} else if r.Error {
 			label = "Result (error)"
 		}
 		if len(r.Parts) == 0 {
@@ -366,26 +412,76 @@ func renderTool(w *bytes.Buffer, b *session.Block) {
 			renderParts(w, r.Parts)
 		}
 	} else {
-		w.WriteByte('\n')
 		WriteMarker(w, "noresult", nil)
 		w.WriteString("<p><i>No result recorded.</i></p>\n")
 	}
 	endDetails(w)
 }
 
-// toolHint is a short, derived description of a call for its summary line.
-func toolHint(b *session.Block) string {
-	var in map[string]any
-	if json.Unmarshal([]byte(b.Input), &in) != nil {
+// toolHint is a short, derived description of a call for its summary line:
+// the first of its description, command, file, pattern (with the path it
+// searches), URL, query, prompt or path.
+func toolHint(name string, in *jnode) string {
+	if name == "apply_patch" {
+		return patchHint(in)
+	}
+	for _, k := range []string{"description", "command", "cmd", "file_path", "pattern", "url", "query", "prompt", "path"} {
+		s, ok := in.strAt(k)
+		if !ok || strings.TrimSpace(s) == "" {
+			continue
+		}
+		if where, ok := in.strAt("path"); k == "pattern" && ok && strings.TrimSpace(where) != "" {
+			s += " in " + where
+		}
+		s = strings.Join(strings.Fields(s), " ")
+		if r := []rune(s); len(r) > 80 {
+			s = string(r[:79]) + "…"
+		}
+		return s
+	}
+	return ""
+}
+
+// patchHint names the files a patch touches ("*** Update File: a.go").
+func patchHint(in *jnode) string {
+	patch, ok := in.strAt(rootPath)
+	if !ok {
+		patch, _ = in.strAt("input")
+	}
+	var files []string
+	for _, line := range strings.Split(patch, "\n") {
+		for _, op := range []string{"Add", "Update", "Delete"} {
+			if f, ok := strings.CutPrefix(line, "*** "+op+" File: "); ok {
+				files = append(files, op+" "+strings.TrimSpace(f))
+			}
+		}
+	}
+	s := strings.Join(files, ", ")
+	if r := []rune(s); len(r) > 80 {
+		s = string(r[:79]) + "…"
+	}
+	return s
+}
+
+// exitCode is the exit status of a shell call, when its result says it
+// and it is not 0.
+func exitCode(tool string, r *session.Result) string {
+	switch tool {
+	case "Bash", "exec_command", "shell", "shell_command", "container.exec", "local_shell":
+	default:
 		return ""
 	}
-	for _, k := range []string{"description", "command", "file_path", "pattern", "url", "query", "prompt"} {
-		if s, ok := in[k].(string); ok && strings.TrimSpace(s) != "" {
-			s = strings.Join(strings.Fields(s), " ")
-			if r := []rune(s); len(r) > 80 {
-				s = string(r[:79]) + "…"
+	if len(r.Parts) == 0 || r.Parts[0].Kind != session.KindText {
+		return ""
+	}
+	text := r.Parts[0].Text
+	for i := 0; i < 5 && text != ""; i++ {
+		line, rest, _ := strings.Cut(text, "\n")
+		text = rest
+		for _, prefix := range []string{"Exit code: ", "Exit code ", "Process exited with code "} {
+			if n, ok := strings.CutPrefix(line, prefix); ok && n != "0" && n != "" && strings.Trim(n, "0123456789") == "" {
+				return n
 			}
-			return " — " + s
 		}
 	}
 	return ""
