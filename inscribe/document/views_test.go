@@ -199,9 +199,9 @@ func codexTranscripts(t testing.TB) []string {
 }
 
 // TestCorpusReads: over every session of the three corpora, the documents
-// read like the conversation: no thinking opens onto nothing, and every
-// call of a tool with a view is shown through it (a shell command as bash,
-// an edit as a diff).
+// read like the conversation: no thinking opens onto nothing, no client
+// bookkeeping has a heading of its own, and every call of a tool with a
+// view is shown through it (a shell command as bash, an edit as a diff).
 func TestCorpusReads(t *testing.T) {
 	var docs []*session.Document
 	var names []string
@@ -218,6 +218,9 @@ func TestCorpusReads(t *testing.T) {
 			t.Errorf("%s: a thinking block opens onto nothing", names[k])
 		}
 		for _, it := range d.Items {
+			if it.Role == "system" && it.Note != "" && it.Note != "compaction" && it.Note != "reminder" && it.Note != "context" {
+				t.Errorf("%s: %s · %s has a heading of its own", names[k], it.Role, it.Note)
+			}
 			for i := range it.Blocks {
 				b := &it.Blocks[i]
 				if b.Kind != session.KindToolUse || !json.Valid([]byte(b.Input)) {
