@@ -1,7 +1,6 @@
 package document
 
 import (
-	"bytes"
 	"encoding/json"
 	"path"
 	"strconv"
@@ -384,9 +383,10 @@ func language(file string) string {
 	return "text"
 }
 
-// renderView writes the parts of a view, each after a blank line but the
+// view writes the parts of a view, each after a blank line but the
 // first. It reports whether it wrote anything.
-func renderView(w *bytes.Buffer, in *jnode, parts []viewPart) bool {
+func (pr printer) view(in *jnode, parts []viewPart) bool {
+	w := pr.w
 	for i, p := range parts {
 		if i > 0 {
 			w.WriteByte('\n')
@@ -394,16 +394,15 @@ func renderView(w *bytes.Buffer, in *jnode, parts []viewPart) bool {
 		switch p.kind {
 		case partFence:
 			s, _ := in.strAt(p.path)
-			writeFence(w, s, p.lang+" "+infoField+" "+p.path)
+			pr.fence(s, p.lang+" "+infoField+" "+p.path)
 		case partText:
 			s, _ := in.strAt(p.path)
-			WriteMarker(w, markField, blockMark{Path: p.path})
-			w.WriteString("\n\n")
-			writeText(w, s, "text", true)
+			pr.markLine(markField, blockMark{Path: p.path})
+			pr.text(s, "text", true)
 		case partDiff:
 			a, _ := in.strAt(p.path)
 			b, _ := in.strAt(p.to)
-			writeFence(w, diffLines(a, b), "diff "+infoDiff+" "+p.path+" "+p.to)
+			pr.fence(diffLines(a, b), "diff "+infoDiff+" "+p.path+" "+p.to)
 		case partChecklist, partList:
 			items, _ := p.items(in)
 			list := make([]listItem, len(items))
@@ -417,8 +416,7 @@ func renderView(w *bytes.Buffer, in *jnode, parts []viewPart) bool {
 			if p.kind == partList {
 				kind = markList
 			}
-			WriteMarker(w, kind, blockMark{Path: p.path, Label: p.label, Text: p.text, Status: p.status, Detail: p.detail})
-			w.WriteString("\n\n")
+			pr.markLine(kind, blockMark{Path: p.path, Label: p.label, Text: p.text, Status: p.status, Detail: p.detail})
 			w.WriteString(p.renderList(list))
 			w.WriteByte('\n')
 		}
