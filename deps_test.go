@@ -30,12 +30,14 @@ var policy = map[string][]string{
 	"adapters/codex":      {"session", "session/source"},
 	"internal/atomicfile": {},
 	"internal/jsonpatch":  {},
+	// What the exporters share; it knows no source format.
+	"internal/exportcore": {"session", "session/source", "inscribe", "internal/atomicfile", "internal/jsonpatch"},
 	"index":               {"modernc.org/sqlite"},
 	"inscribe": {"session", "session/source", "index", "internal/atomicfile",
 		"github.com/yuin/goldmark", "gopkg.in/yaml.v3", "golang.org/x/sys/windows"},
 	// Exporters may import the wire types of the format they write.
-	"exportclaude": {"session", "session/source", "adapters/claude", "inscribe", "internal/atomicfile", "internal/jsonpatch"},
-	"exportcodex":  {"session", "session/source", "adapters/codex", "inscribe", "internal/atomicfile", "internal/jsonpatch"},
+	"exportclaude": {"session", "session/source", "adapters/claude", "inscribe", "internal/exportcore", "internal/jsonpatch"},
+	"exportcodex":  {"session", "session/source", "adapters/codex", "inscribe", "internal/exportcore", "internal/jsonpatch"},
 	"check":        {"session", "session/source", "inscribe", "github.com/sergi/go-diff"},
 	// The command is the one place that names the concrete adapters.
 	"cmd/scribe": {"session", "session/source", "adapters/", "inscribe", "index", "exportclaude", "exportcodex", "check",

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -63,16 +62,7 @@ func codexFormat() *format {
 			return exportcodex.Transcript(md, a, w)
 		},
 		exportSession: func(md, dir string, force bool) ([]exportclaude.File, []error, error) {
-			fs, warnings, err := exportcodex.Session(md, a, dir, exportcodex.Options{Force: force})
-			var out []exportclaude.File
-			for _, f := range fs {
-				out = append(out, exportclaude.File{Path: f.Path, Written: f.Written})
-			}
-			var ee *exportcodex.ExistsError
-			if errors.As(err, &ee) {
-				err = &exportclaude.ExistsError{Path: ee.Path}
-			}
-			return out, warnings, err
+			return exportcodex.Session(md, a, dir, exportcodex.Options{Force: force})
 		},
 		exportDir: func(*session.Meta) (string, error) { return exportcodex.DefaultDir() },
 	}
