@@ -46,6 +46,7 @@ var policy = map[string][]string{
 	"internal/testenv":    {},
 	"internal/storetest":  {"adapters/claude", "session/source", "inscribe", "internal/testenv"},
 	"internal/realclient": {},
+	"internal/crosstest":  {"session", "session/source", "inscribe", "internal/exportcore"},
 }
 
 // mayImportAdapters reports whether a package may depend on a source

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/scribe-archive/scribe/adapters/claude"
 	"github.com/scribe-archive/scribe/exportclaude"
 	"github.com/scribe-archive/scribe/inscribe"
 )
@@ -33,11 +34,18 @@ SESSION is a session id or the path of a document (.md). The markdown is
 the authority for content: a message edited in the document is exported as
 edited. Structure, identities and timestamps come from the round files and
 are never regenerated. An existing file that differs is not overwritten
-without --force; an identical one is left alone.`,
+without --force; an identical one is left alone.
+
+A session inscribed from another client (Codex) is converted: its live
+conversation becomes a transcript Claude Code resumes under the same session
+id, with prompts, replies, tool calls and their full results, images and
+compactions as Claude Code's own entries. What cannot be carried as it was
+(reasoning, the client's injected context, ...) is summarised on stderr;
+scribe check --to claude SESSION lists it with the reasons.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.session = args[0]
-			return runExport(e, o)
+			return runExport(e, o, formatNamed(claude.Format))
 		},
 	}
 	cmd.Flags().StringVar(&o.out, "out", "", "write into this directory instead (\"-\": the session's transcript to stdout)")
@@ -78,7 +86,9 @@ func openDocument(e *env, ref string) (*inscribe.Store, string, error) {
 	return store, p, nil
 }
 
-func runExport(e *env, o exportOptions) error {
+// runExport exports a session as the target client keeps it: the
+// client's own file back, or a conversion of another client's session.
+func runExport(e *env, o exportOptions, target *format) error {
 	md, err := findDocument(e, o.session)
 	if err != nil {
 		return err
@@ -90,6 +100,9 @@ func runExport(e *env, o exportOptions) error {
 	f, err := formatOf(m)
 	if err != nil {
 		return err
+	}
+	if f != target {
+		return runConvert(e, o, md, m, f, target)
 	}
 	if o.out == "-" {
 		warnings, err := f.transcript(md, e.stdout)
