@@ -78,6 +78,9 @@ func TestCrossResumeInClaude(t *testing.T) {
 				t.Errorf("%s: %v\nwant:\n%sgot:\n%s", id, err, crosstest.Dump(want), crosstest.Dump(got))
 				return
 			}
+			if err := crosstest.None(crosstest.Abandoned(t, md), got); err != nil {
+				t.Errorf("%s: %v", id, err)
+			}
 			t.Logf("%s: the model receives all %d units of the conversation, in order", id, len(want))
 		}()
 	}

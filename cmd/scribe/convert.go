@@ -59,7 +59,7 @@ func printLosses(e *env, m *session.Meta, from, target *format, losses *exportcl
 	for _, l := range list {
 		line := fmt.Sprintf("%s: %s", l.Kind, l.What)
 		if l.Count > 0 {
-			line += fmt.Sprintf(", %d %s", l.Count, l.Unit)
+			line += ", " + l.Amount()
 		}
 		if l.Detail != "" {
 			line += " (" + l.Detail + ")"

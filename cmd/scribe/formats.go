@@ -74,6 +74,10 @@ func codexFormat() *format {
 		adapter: a,
 		client:  "Codex",
 		command: "export-codex",
+		convert: exportcodex.Convert,
+		convertSession: func(md, dir string, force bool) ([]exportclaude.File, *exportclaude.Losses, error) {
+			return exportcodex.ConvertSession(md, dir, exportcodex.Options{Force: force})
+		},
 		transcript: func(md string, w io.Writer) ([]error, error) {
 			return exportcodex.Transcript(md, a, w)
 		},

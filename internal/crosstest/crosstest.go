@@ -219,3 +219,55 @@ func Dump(us []Unit) string {
 	}
 	return b.String()
 }
+
+// Abandoned is what the target must not receive: the texts of the
+// document's items that are not on its live branch (a rewind's abandoned
+// branch), except those the live branch says too.
+func Abandoned(t testing.TB, md string) []Unit {
+	t.Helper()
+	c, err := exportcore.Live(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := map[string]bool{}
+	texts := map[string]bool{}
+	for _, it := range c.Items {
+		live[it.IDs[0]] = true
+		for _, b := range it.Blocks {
+			texts[b.Text] = true
+		}
+	}
+	r, err := inscribe.OpenItems(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var out []Unit
+	for {
+		it, err := r.Next()
+		if err != nil {
+			break
+		}
+		if live[it.IDs[0]] || (it.Role != "user" && it.Role != "assistant") {
+			continue
+		}
+		for _, b := range it.Blocks {
+			if b.Kind == session.KindText && b.Text != "" && !texts[b.Text] {
+				out = append(out, Unit{Kind: it.Role, Text: b.Text})
+			}
+		}
+	}
+	return out
+}
+
+// None returns an error when got holds any of the units.
+func None(units, got []Unit) error {
+	for _, u := range units {
+		for _, g := range got {
+			if equal(u, g) {
+				return fmt.Errorf("the model receives %s, which is not on the live branch", u)
+			}
+		}
+	}
+	return nil
+}

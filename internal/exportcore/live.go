@@ -147,7 +147,7 @@ func (c *Conversation) outside() error {
 		if m.SidechainOf == nil {
 			continue
 		}
-		c.Losses.AddDetail(Dropped, WhatSubagent, fmt.Sprintf("agent-%s, %d messages", m.SidechainOf.AgentID, m.Messages), "transcripts",
+		c.Losses.AddDetail(Dropped, WhatSubagent, fmt.Sprintf("agent-%s: %d messages", m.SidechainOf.AgentID, m.Messages), "transcripts",
 			"a subagent's transcript is a conversation of its own, which the target cannot attach to a call; its call and final report are carried, and the transcript stays in the store")
 	}
 	kept := filepath.Join(folder, inscribe.SourceFilesDir)

@@ -149,7 +149,10 @@ func detail(m map[string]int) string {
 	})
 	parts := make([]string, len(labels))
 	for i, k := range labels {
-		parts[i] = fmt.Sprintf("%s ×%d", k, m[k])
+		parts[i] = k
+		if m[k] > 1 {
+			parts[i] = fmt.Sprintf("%s ×%d", k, m[k])
+		}
 	}
 	return strings.Join(parts, ", ")
 }
@@ -159,7 +162,7 @@ func (e Loss) String() string {
 	var b strings.Builder
 	b.WriteString(string(e.Kind))
 	if e.Count > 0 {
-		fmt.Fprintf(&b, " %d %s", e.Count, e.Unit)
+		fmt.Fprintf(&b, " %s", e.Amount())
 	}
 	b.WriteString(" of " + e.What)
 	if e.Detail != "" {
@@ -169,4 +172,13 @@ func (e Loss) String() string {
 		b.WriteString(": " + e.Why)
 	}
 	return b.String()
+}
+
+// Amount is the count with its unit: "1 block", "3 blocks".
+func (e Loss) Amount() string {
+	unit := e.Unit
+	if e.Count == 1 {
+		unit = strings.TrimSuffix(unit, "s")
+	}
+	return fmt.Sprintf("%d %s", e.Count, unit)
 }
