@@ -38,9 +38,9 @@ var policy = map[string][]string{
 	// Exporters may import the wire types of the format they write.
 	"exportclaude": {"session", "session/source", "adapters/claude", "inscribe", "internal/exportcore", "internal/jsonpatch"},
 	"exportcodex":  {"session", "session/source", "adapters/codex", "inscribe", "internal/exportcore", "internal/jsonpatch"},
-	"check":        {"session", "session/source", "inscribe", "github.com/sergi/go-diff"},
+	"check":        {"session", "session/source", "inscribe", "internal/exportcore", "github.com/sergi/go-diff"},
 	// The command is the one place that names the concrete adapters.
-	"cmd/scribe": {"session", "session/source", "adapters/", "inscribe", "index", "exportclaude", "exportcodex", "check",
+	"cmd/scribe": {"session", "session/source", "adapters/", "inscribe", "index", "exportclaude", "exportcodex", "check", "internal/exportcore",
 		"github.com/spf13/cobra"},
 	// Test helpers.
 	"internal/testenv":    {},

@@ -280,7 +280,7 @@ func (x *converter) assistant(i int, it *session.Item, content []claude.Block, c
 			}
 		}
 		if res == nil {
-			x.losses.Add(exportcore.Transformed, exportcore.WhatNoResult, 1, "calls",
+			x.losses.Add(exportcore.Transformed, exportcore.WhatNoResult, 1, "",
 				`the session ended or was cut before the call's result; Claude Code drops a call without a result, and the reply that made it, so the call is given the result "aborted", as Codex itself sends for it`)
 			results = append(results, claude.Block{Type: "tool_result", ToolUseID: x.toolID(b.ID), Content: mustJSON("aborted"), IsError: session.Ptr(true)})
 			continue
@@ -412,7 +412,7 @@ func (x *converter) file(f *session.File) (claude.Block, bool, error) {
 // compact_boundary, which starts a new chain (its logical parent is the
 // entry before it), and the summary the conversation continues from.
 func (x *converter) compaction(it *session.Item, b *session.Block) {
-	x.losses.Add(exportcore.Transformed, exportcore.WhatCompaction, 1, "compactions",
+	x.losses.Add(exportcore.Transformed, exportcore.WhatCompaction, 1, "",
 		"carried as Claude Code's own compaction (a compact_boundary and the summary after it): Claude Code resumes from the summary and what follows, as the source client did, without the earlier prompts Codex re-sends with its summary")
 	e := &entry{Level: "info"}
 	e.Type, e.Subtype = "system", "compact_boundary"

@@ -9,7 +9,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/scribe-archive/scribe/adapters/claude"
 	"github.com/scribe-archive/scribe/adapters/codex"
+	"github.com/scribe-archive/scribe/check"
 	"github.com/scribe-archive/scribe/exportclaude"
 	"github.com/scribe-archive/scribe/internal/crosstest"
 	"github.com/scribe-archive/scribe/internal/realclient"
@@ -156,6 +158,32 @@ func TestConvertIsDeterministic(t *testing.T) {
 		}
 		if ents, _ := os.ReadDir(a); len(ents) != 1 {
 			t.Errorf("%s: the conversion wrote %d files", id, len(ents))
+		}
+	}
+}
+
+// toClaude is the Claude Code client as a cross-agent check takes it.
+var toClaude = check.CrossFormat{Name: "claude", Target: claude.New(), Convert: func(md, dir string) (*exportclaude.Losses, error) {
+	_, losses, err := exportclaude.ConvertSession(md, dir, exportclaude.Options{})
+	return losses, err
+}}
+
+// TestCrossRoundTrip: every bundled Codex session converted to Claude Code
+// and inscribed back is the same conversation, but for the losses the
+// conversion reports (check --to claude finds no unexplained difference).
+func TestCrossRoundTrip(t *testing.T) {
+	docs := codexDocs(t)
+	for _, id := range sortedIDs(docs) {
+		rep, err := check.Cross(docs[id], toClaude)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range rep.Findings {
+			if !f.Explained() {
+				t.Errorf("%s: %s: %s", id, f.Kind, f.Msg)
+			} else {
+				t.Logf("%s: %s %d %s of %s (%s)", id, f.Kind, f.Count, f.Unit, f.What, f.Detail)
+			}
 		}
 	}
 }

@@ -271,7 +271,7 @@ func (x *converter) output(callID string, res *session.Result) {
 // compaction writes a compaction as Codex writes its own: a compacted line
 // holding the message the conversation continues from.
 func (x *converter) compaction(it *session.Item, b *session.Block) {
-	x.losses.Add(exportcore.Transformed, exportcore.WhatCompaction, 1, "compactions",
+	x.losses.Add(exportcore.Transformed, exportcore.WhatCompaction, 1, "",
 		"carried as Codex's own compaction (a compacted line with the summary): Codex resumes from the earlier prompts and the summary, without the messages Claude Code keeps verbatim after its summary (its preserved segment)")
 	time := it.Time
 	if b.Time != "" {

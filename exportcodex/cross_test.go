@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/scribe-archive/scribe/adapters/claude"
+	"github.com/scribe-archive/scribe/adapters/codex"
+	"github.com/scribe-archive/scribe/check"
 	"github.com/scribe-archive/scribe/exportcodex"
 	"github.com/scribe-archive/scribe/internal/crosstest"
 	"github.com/scribe-archive/scribe/internal/testenv"
@@ -147,6 +149,32 @@ func TestConvertIsDeterministic(t *testing.T) {
 		db, _ := os.ReadFile(pb)
 		if len(da) == 0 || !bytes.Equal(da, db) {
 			t.Errorf("%s: two conversions differ (or are empty)", id)
+		}
+	}
+}
+
+// toCodex is the Codex client as a cross-agent check takes it.
+var toCodex = check.CrossFormat{Name: "codex", Target: codex.New(), Convert: func(md, dir string) (*exportcodex.Losses, error) {
+	_, losses, err := exportcodex.ConvertSession(md, dir, exportcodex.Options{})
+	return losses, err
+}}
+
+// TestCrossRoundTrip: every bundled Claude Code session converted to Codex
+// and inscribed back is the same conversation, but for the losses the
+// conversion reports (check --to codex finds no unexplained difference).
+func TestCrossRoundTrip(t *testing.T) {
+	docs := claudeDocs(t)
+	for _, id := range sortedIDs(docs) {
+		rep, err := check.Cross(docs[id], toCodex)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range rep.Findings {
+			if !f.Explained() {
+				t.Errorf("%s: %s: %s", id, f.Kind, f.Msg)
+			} else {
+				t.Logf("%s: %s %d %s of %s (%s)", id, f.Kind, f.Count, f.Unit, f.What, f.Detail)
+			}
 		}
 	}
 }

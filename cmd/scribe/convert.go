@@ -57,13 +57,7 @@ func printLosses(e *env, m *session.Meta, from, target *format, losses *exportcl
 	}
 	fmt.Fprintf(e.stderr, "; not carried as it was (scribe check --to %s %s says why):\n", target.adapter.Agent(), m.SessionID)
 	for _, l := range list {
-		line := fmt.Sprintf("%s: %s", l.Kind, l.What)
-		if l.Count > 0 {
-			line += ", " + l.Amount()
-		}
-		if l.Detail != "" {
-			line += " (" + l.Detail + ")"
-		}
-		fmt.Fprintf(e.stderr, "scribe:   %s\n", line)
+		l.Why = ""
+		fmt.Fprintf(e.stderr, "scribe:   %s\n", l)
 	}
 }

@@ -147,7 +147,7 @@ func (c *Conversation) outside() error {
 		if m.SidechainOf == nil {
 			continue
 		}
-		c.Losses.AddDetail(Dropped, WhatSubagent, fmt.Sprintf("agent-%s: %d messages", m.SidechainOf.AgentID, m.Messages), "transcripts",
+		c.Losses.AddDetail(Dropped, WhatSubagent, fmt.Sprintf("agent-%s: %d messages", m.SidechainOf.AgentID, m.Messages), "",
 			"a subagent's transcript is a conversation of its own, which the target cannot attach to a call; its call and final report are carried, and the transcript stays in the store")
 	}
 	kept := filepath.Join(folder, inscribe.SourceFilesDir)
@@ -175,8 +175,8 @@ func (c *Conversation) outside() error {
 		}
 	}
 	if lines > 0 {
-		c.Losses.Add(Dropped, WhatBookkeeping, lines, "source lines",
-			"the export is written from what the document shows; the source's lines stay in the round files, and with them the client's bookkeeping, encrypted reasoning, compaction internals, identities and exact bytes")
+		c.Losses.Note(Dropped, WhatBookkeeping, fmt.Sprintf("what only the source's %d lines hold", lines),
+			"the export is written from what the document shows; the source's lines stay in the round files, and what only they hold is not carried: the client's bookkeeping (token counts, events, settings), encrypted reasoning, compaction internals, identities and exact bytes")
 	}
 	return nil
 }
@@ -193,14 +193,16 @@ func (c *Conversation) inherit(depth int) error {
 		p = ""
 	}
 	if _, err := os.Stat(p); p == "" || err != nil {
-		c.Losses.Add(Dropped, WhatForkHistory, 0, "",
-			fmt.Sprintf("forked from %s, whose document is not beside this one: when the fork does not hold the history it shares with it, that history is not carried", origin))
+		c.Losses.Note(Dropped, WhatForkHistory, "forked from "+origin,
+			"the document of the session it was forked from is not beside this one: when the fork does not hold the history it shares with it, that history is not carried")
 		return nil
 	}
 	oc, err := live(p, depth+1)
 	if err != nil {
 		return err
 	}
+	c.Losses.Add(Transformed, WhatFork, 1, "",
+		fmt.Sprintf("forked from %s: the conversion holds the whole conversation, the history the fork shares with it included, and is not linked to it", origin))
 	first := c.Items[0]
 	for _, it := range oc.Items {
 		if it.Time == first.Time && equalStrings(it.IDs, first.IDs) {

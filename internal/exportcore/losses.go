@@ -39,8 +39,9 @@ const (
 	WhatBranch      = "abandoned branches"
 	WhatSubagent    = "subagent transcripts"
 	WhatSideFiles   = "files kept beside the session"
-	WhatForkHistory = "history of the session it was forked from"
-	WhatBookkeeping = "source lines not shown in the document"
+	WhatFork        = "forks"
+	WhatForkHistory = "inherited history"
+	WhatBookkeeping = "client bookkeeping"
 )
 
 // Loss is one kind of content an export could not carry as it was.
@@ -91,6 +92,16 @@ func (l *Losses) AddDetail(kind LossKind, what, label, unit, why string) {
 		l.details[k] = map[string]int{}
 	}
 	l.details[k][label]++
+}
+
+// Note records a loss that is not counted, with a detail.
+func (l *Losses) Note(kind LossKind, what, detail, why string) {
+	l.Add(kind, what, 0, "", why)
+	k := key(kind, what)
+	if l.details[k] == nil {
+		l.details[k] = map[string]int{}
+	}
+	l.details[k][detail] = 1
 }
 
 // Merge adds the losses of o.
@@ -157,14 +168,13 @@ func detail(m map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
-// String is one line of a report: "dropped 3 thinking blocks (…): why".
+// String is one line of a report: "dropped: thinking, 3 blocks (…): why".
 func (e Loss) String() string {
 	var b strings.Builder
-	b.WriteString(string(e.Kind))
+	b.WriteString(string(e.Kind) + ": " + e.What)
 	if e.Count > 0 {
-		fmt.Fprintf(&b, " %s", e.Amount())
+		b.WriteString(", " + e.Amount())
 	}
-	b.WriteString(" of " + e.What)
 	if e.Detail != "" {
 		b.WriteString(" (" + e.Detail + ")")
 	}
@@ -174,11 +184,16 @@ func (e Loss) String() string {
 	return b.String()
 }
 
-// Amount is the count with its unit: "1 block", "3 blocks".
-func (e Loss) Amount() string {
-	unit := e.Unit
-	if e.Count == 1 {
+// Amount is the count with its unit: "1 block", "3 blocks", "2".
+func (e Loss) Amount() string { return Amount(e.Count, e.Unit) }
+
+// Amount is a count with its unit, in the singular for 1.
+func Amount(n int, unit string) string {
+	if unit == "" {
+		return fmt.Sprint(n)
+	}
+	if n == 1 {
 		unit = strings.TrimSuffix(unit, "s")
 	}
-	return fmt.Sprintf("%d %s", e.Count, unit)
+	return fmt.Sprintf("%d %s", n, unit)
 }
