@@ -152,20 +152,28 @@ func Reconcile(orig, back []session.Item, losses *Losses) []string {
 		kept = append(kept, u)
 	}
 	o = kept
+	// Compactions are compared apart: a conversion may put one before
+	// the messages it kept verbatim.
+	var oc, bc []unit
+	o, oc = split(o, "compaction")
+	b, bc = split(b, "compaction")
+	if len(oc) != len(bc) {
+		problems = append(problems, fmt.Sprintf("the original has %d compactions, the conversation read back %d", len(oc), len(bc)))
+	}
+	for k := 0; k < len(oc) && k < len(bc); k++ {
+		if strings.TrimSpace(oc[k].text) != strings.TrimSpace(bc[k].text) {
+			problems = append(problems, fmt.Sprintf("compaction %d has another summary in the conversation read back", k+1))
+		}
+		seen[key(Transformed, WhatCompaction)]++
+	}
 	i, j := 0, 0
 	for i < len(o) || j < len(b) {
 		switch {
 		case i < len(o) && j < len(b) && sameUnit(o[i], b[j]):
-			if o[i].kind == "compaction" {
-				seen[key(Transformed, WhatCompaction)]++
-			}
 			i, j = i+1, j+1
 		case i < len(o) && j < len(b) && transform(o[i], b[j]) != nil:
 			for _, k := range transform(o[i], b[j]) {
 				seen[k]++
-			}
-			if o[i].kind == "compaction" {
-				seen[key(Transformed, WhatCompaction)]++
 			}
 			i, j = i+1, j+1
 		case i < len(o) && o[i].kind == "file":
@@ -245,12 +253,20 @@ func transform(a, b unit) []string {
 			return nil
 		}
 		return ks
-	case "compaction":
-		if strings.TrimSpace(a.text) == strings.TrimSpace(b.text) {
-			return []string{}
-		}
 	}
 	return nil
+}
+
+// split takes the units of a kind out of us.
+func split(us []unit, kind string) (rest, taken []unit) {
+	for _, u := range us {
+		if u.kind == kind {
+			taken = append(taken, u)
+		} else {
+			rest = append(rest, u)
+		}
+	}
+	return rest, taken
 }
 
 // wrapped is a non-object input as a conversion to Claude Code wraps it.
