@@ -318,7 +318,7 @@ func (x *converter) compaction(it *session.Item, b *session.Block) {
 func (x *converter) dropBlock(b *session.Block) {
 	switch b.Kind {
 	case session.KindThinking:
-		x.losses.AddDetail(exportcore.Dropped, exportcore.WhatThinking, "thinking", "blocks",
+		x.losses.Add(exportcore.Dropped, exportcore.WhatThinking, 1, "blocks",
 			"Claude's thinking is signed by Anthropic for Claude; OpenAI's API takes back only reasoning it encrypted itself and refuses other reasoning items, so thinking is not carried (the store keeps it)")
 	case session.KindReminder:
 		x.losses.AddDetail(exportcore.Dropped, exportcore.WhatReminder, b.Label, "blocks",

@@ -48,8 +48,8 @@ type GitInfo struct {
 }
 
 // TurnContext is the payload of a turn_context line: the settings of the
-// turn that follows. Codex reads a turn context back only when it has all
-// of cwd, approval_policy, sandbox_policy, model and summary.
+// turn that follows. Codex 0.169 ignores one that lacks the policies and
+// the reasoning summary setting (cwd and model alone).
 type TurnContext struct {
 	TurnID         string          `json:"turn_id,omitempty"`
 	CWD            string          `json:"cwd"`
