@@ -31,22 +31,22 @@ var policy = map[string][]string{
 	"internal/atomicfile": {},
 	"internal/jsonpatch":  {},
 	// What the exporters share; it knows no source format.
-	"internal/exportcore": {"session", "session/source", "inscribe", "internal/atomicfile", "internal/jsonpatch"},
+	"internal/exportcore": {"session", "session/source", "inscribe", "inscribe/document", "internal/atomicfile", "internal/jsonpatch"},
 	"index":               {"modernc.org/sqlite"},
-	"inscribe": {"session", "session/source", "index", "internal/atomicfile",
-		"github.com/yuin/goldmark", "gopkg.in/yaml.v3", "golang.org/x/sys/windows"},
+	"inscribe/document":   {"session", "github.com/yuin/goldmark", "gopkg.in/yaml.v3"},
+	"inscribe":            {"session", "session/source", "index", "inscribe/document", "internal/atomicfile", "golang.org/x/sys/windows"},
 	// Exporters may import the wire types of the format they write.
-	"exportclaude": {"session", "session/source", "adapters/claude", "inscribe", "internal/exportcore", "internal/jsonpatch"},
-	"exportcodex":  {"session", "session/source", "adapters/codex", "inscribe", "internal/exportcore", "internal/jsonpatch"},
-	"check":        {"session", "session/source", "inscribe", "internal/exportcore", "github.com/sergi/go-diff"},
+	"exportclaude": {"session", "session/source", "adapters/claude", "inscribe", "inscribe/document", "internal/exportcore", "internal/jsonpatch"},
+	"exportcodex":  {"session", "session/source", "adapters/codex", "inscribe", "inscribe/document", "internal/exportcore", "internal/jsonpatch"},
+	"check":        {"session", "session/source", "inscribe", "inscribe/document", "internal/exportcore", "github.com/sergi/go-diff"},
 	// The command is the one place that names the concrete adapters.
-	"cmd/scribe": {"session", "session/source", "adapters/", "inscribe", "index", "exportclaude", "exportcodex", "check", "internal/exportcore",
-		"github.com/spf13/cobra"},
+	"cmd/scribe": {"session", "session/source", "adapters/", "inscribe", "inscribe/document", "index", "exportclaude", "exportcodex", "check", "internal/exportcore",
+		"github.com/spf13/cobra", "github.com/vbauerster/mpb/v8", "golang.org/x/term"},
 	// Test helpers.
 	"internal/testenv":    {},
 	"internal/storetest":  {"adapters/claude", "session/source", "inscribe", "internal/testenv"},
 	"internal/realclient": {},
-	"internal/crosstest":  {"session", "session/source", "inscribe", "internal/exportcore"},
+	"internal/crosstest":  {"session", "session/source", "inscribe", "inscribe/document", "internal/exportcore"},
 }
 
 // mayImportAdapters reports whether a package may depend on a source

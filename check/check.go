@@ -25,6 +25,7 @@ import (
 	"github.com/sergi/go-diff/diffmatchpatch"
 
 	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/exportcore"
 	"github.com/scribe-archive/scribe/session"
 	"github.com/scribe-archive/scribe/session/source"
@@ -518,12 +519,12 @@ func compareDocs(rep *Report, first, second string) {
 // cleared in each head what may differ. It returns "" when they agree, else
 // a diff of the first part that differs: the heads, or a message.
 func diffDocs(first, second string, normalize func(*session.Document)) (string, error) {
-	a, err := inscribe.OpenItems(first)
+	a, err := document.OpenItems(first)
 	if err != nil {
 		return "", err
 	}
 	defer a.Close()
-	b, err := inscribe.OpenItems(second)
+	b, err := document.OpenItems(second)
 	if err != nil {
 		return "", err
 	}
@@ -532,15 +533,15 @@ func diffDocs(first, second string, normalize func(*session.Document)) (string, 
 	hb := &session.Document{Meta: *b.Meta, Summary: b.Summary}
 	normalize(ha)
 	normalize(hb)
-	if !inscribe.Equal(ha, hb) {
-		return textDiff(string(inscribe.RenderHead(&ha.Meta, ha.Summary)), string(inscribe.RenderHead(&hb.Meta, hb.Summary))), nil
+	if !document.Equal(ha, hb) {
+		return textDiff(string(document.RenderHead(&ha.Meta, ha.Summary)), string(document.RenderHead(&hb.Meta, hb.Summary))), nil
 	}
 	render := func(it *session.Item) string {
 		if it == nil {
 			return ""
 		}
 		var buf bytes.Buffer
-		inscribe.RenderItem(&buf, it)
+		document.RenderItem(&buf, it)
 		return buf.String()
 	}
 	for {
@@ -552,7 +553,7 @@ func diffDocs(first, second string, normalize func(*session.Document)) (string, 
 		if err := errors.Join(ignoreEOF(errA), ignoreEOF(errB)); err != nil {
 			return "", err
 		}
-		if ia == nil || ib == nil || !inscribe.Equal(&session.Document{Items: []session.Item{*ia}}, &session.Document{Items: []session.Item{*ib}}) {
+		if ia == nil || ib == nil || !document.Equal(&session.Document{Items: []session.Item{*ia}}, &session.Document{Items: []session.Item{*ib}}) {
 			return textDiff(render(ia), render(ib)), nil
 		}
 	}
@@ -571,7 +572,7 @@ func ignoreEOF(err error) error {
 // person owns, aside). A document whose source is gone is reported as such:
 // the archive now holds the only copy.
 func Stored(store *inscribe.Store, md string, f Format) (*Report, error) {
-	m, err := inscribe.ReadMeta(md)
+	m, err := document.ReadMeta(md)
 	if err != nil {
 		return &Report{Doc: md, Findings: []Finding{{Kind: Error, File: md, Msg: err.Error()}}}, nil
 	}

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/scribe-archive/scribe/adapters/claude"
-	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/exportcore"
 	"github.com/scribe-archive/scribe/session"
 )
@@ -437,4 +437,4 @@ func (x *converter) compaction(it *session.Item, b *session.Block) {
 	x.chain(s, time)
 }
 
-func readMeta(md string) (*session.Meta, error) { return inscribe.ReadMeta(md) }
+func readMeta(md string) (*session.Meta, error) { return document.ReadMeta(md) }

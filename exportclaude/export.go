@@ -23,6 +23,7 @@ import (
 
 	"github.com/scribe-archive/scribe/adapters/claude"
 	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/exportcore"
 	"github.com/scribe-archive/scribe/session"
 	"github.com/scribe-archive/scribe/session/source"
@@ -75,7 +76,7 @@ func ProjectDir(projects string, m *session.Meta) (string, error) {
 // .meta.json), <id>/tool-results/... An existing identical file is left
 // alone; a different one is an error unless opts.Force.
 func Session(md string, src source.Adapter, dir string, opts Options) ([]File, []error, error) {
-	meta, err := inscribe.ReadMeta(md)
+	meta, err := document.ReadMeta(md)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -99,7 +100,7 @@ func Session(md string, src source.Adapter, dir string, opts Options) ([]File, [
 	folder := inscribe.Folder(md)
 	sidechains, _ := filepath.Glob(filepath.Join(folder, "agent-*.md"))
 	for _, sc := range sidechains {
-		sm, err := inscribe.ReadMeta(sc)
+		sm, err := document.ReadMeta(sc)
 		if err != nil {
 			return files, warnings, err
 		}

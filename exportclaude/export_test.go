@@ -10,6 +10,7 @@ import (
 
 	"github.com/scribe-archive/scribe/exportclaude"
 	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/storetest"
 	"github.com/scribe-archive/scribe/internal/testenv"
 )
@@ -170,15 +171,15 @@ func TestExportCarriesEdits(t *testing.T) {
 		if r.Err != nil {
 			t.Fatal(r.Err)
 		}
-		a, _ := inscribe.Parse([]byte(edited), md)
+		a, _ := document.Parse([]byte(edited), md)
 		got, _ := os.ReadFile(r.Doc)
-		b, err := inscribe.Parse(got, r.Doc)
+		b, err := document.Parse(got, r.Doc)
 		if err != nil {
 			t.Fatal(err)
 		}
 		// The summary placeholder quotes the first prompt, which was edited.
 		a.Meta.Source, b.Meta.Source, a.Summary, b.Summary = "", "", "", ""
-		if !inscribe.Equal(a, b) {
+		if !document.Equal(a, b) {
 			t.Error("inscribing the export does not give the edited document")
 		}
 	}
@@ -230,5 +231,31 @@ func TestExportRefusesToOverwrite(t *testing.T) {
 	}
 	if fi2, _ := os.Stat(target); !fi2.ModTime().Equal(fi.ModTime()) {
 		t.Error("an identical file was rewritten")
+	}
+}
+
+// TestExportWarnsOnAddedMessages: messages added by hand at the end of a
+// document are not exported, and the warning counts them in good English.
+func TestExportWarnsOnAddedMessages(t *testing.T) {
+	s, _ := storetest.Samples(t)
+	md, _ := s.FindDoc("22222222-2222-4222-8222-222222222222")
+	doc, _ := os.ReadFile(md)
+	last := string(doc[strings.LastIndex(string(doc), "\n---\n\n### "):])
+	for _, c := range []struct {
+		copies int
+		want   string
+	}{
+		{1, "1 message at the end of the document has no source entries"},
+		{2, "2 messages at the end of the document have no source entries"},
+	} {
+		os.WriteFile(md, []byte(string(doc)+strings.Repeat(last, c.copies)), 0o644)
+		var buf bytes.Buffer
+		warnings, err := exportclaude.Transcript(md, storetest.Claude, &buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(warnings) != 1 || !strings.Contains(warnings[0].Error(), c.want) {
+			t.Errorf("with %d added: warnings = %v, want one saying %q", c.copies, warnings, c.want)
+		}
 	}
 }

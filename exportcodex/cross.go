@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/scribe-archive/scribe/adapters/codex"
-	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/exportcore"
 	"github.com/scribe-archive/scribe/session"
 )
@@ -55,7 +55,7 @@ func Convert(md string, w io.Writer) (*Losses, error) {
 // [Rel]: where codex resume finds it. An existing identical file is left
 // alone; a different one is an error unless opts.Force.
 func ConvertSession(md, dir string, opts Options) ([]File, *Losses, error) {
-	meta, err := inscribe.ReadMeta(md)
+	meta, err := document.ReadMeta(md)
 	if err != nil {
 		return nil, nil, err
 	}

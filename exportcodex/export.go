@@ -21,7 +21,7 @@ import (
 	"strings"
 
 	"github.com/scribe-archive/scribe/adapters/codex"
-	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/exportcore"
 	"github.com/scribe-archive/scribe/internal/jsonpatch"
 	"github.com/scribe-archive/scribe/session"
@@ -102,7 +102,7 @@ func DefaultDir() (string, error) { return codex.DefaultSessionsDir() }
 // [Rel]. An existing identical file is left alone; a different one is an
 // error unless opts.Force.
 func Session(md string, src source.Adapter, dir string, opts Options) ([]File, []error, error) {
-	meta, err := inscribe.ReadMeta(md)
+	meta, err := document.ReadMeta(md)
 	if err != nil {
 		return nil, nil, err
 	}

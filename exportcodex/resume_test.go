@@ -11,6 +11,7 @@ import (
 	"github.com/scribe-archive/scribe/adapters/codex"
 	"github.com/scribe-archive/scribe/exportcodex"
 	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/testenv"
 )
 
@@ -91,7 +92,7 @@ func TestResumeLikeSource(t *testing.T) {
 	}
 	for _, p := range files {
 		t.Run(filepath.Base(p), func(t *testing.T) {
-			m, err := inscribe.ReadMeta(docs[p])
+			m, err := document.ReadMeta(docs[p])
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,8 +11,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/atomicfile"
-	"github.com/scribe-archive/scribe/session"
 )
 
 // IndexRow is one session in an agent's index.
@@ -180,11 +180,11 @@ func (s *Store) writeAgentIndex(agent string) (int64, error) {
 		}
 	}
 	var buf bytes.Buffer
-	comment(&buf, "index", sum)
+	document.WriteMarker(&buf, "index", sum)
 	buf.WriteString("\n\n# Sessions of ")
-	buf.WriteString(escapeInline(agent))
+	buf.WriteString(document.EscapeInline(agent))
 	if sum.Role != "" {
-		buf.WriteString(" (" + escapeInline(sum.Role) + ")")
+		buf.WriteString(" (" + document.EscapeInline(sum.Role) + ")")
 	}
 	buf.WriteString("\n\n[All agents](../index.md)\n\n")
 	if len(rows) == 0 {
@@ -255,7 +255,7 @@ func (s *Store) writeTopIndex(agents []string) error {
 			continue
 		}
 		var sum agentSummary
-		if kind, js, ok := parseMarker(firstLine(data)); ok && kind == "index" {
+		if kind, js, ok := document.ParseMarker(firstLine(data)); ok && kind == "index" {
 			json.Unmarshal(js, &sum)
 		}
 		role := sum.Role
@@ -283,16 +283,6 @@ func day(ts string) string {
 		return "—"
 	}
 	return ts
-}
-
-// ReadMeta reads a document's frontmatter, reading no more of the file than
-// its head.
-func ReadMeta(md string) (*session.Meta, error) {
-	od, err := readOldDoc(md)
-	if err != nil {
-		return nil, err
-	}
-	return od.meta, nil
 }
 
 // stampFile records, per agent, the newest document modification time the

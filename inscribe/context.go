@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/scribe-archive/scribe/index"
+	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/session"
 )
 
@@ -29,7 +30,7 @@ func (s *Store) Context(md string, spec ContextSpec, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	doc, err := Parse(src, md)
+	doc, err := document.Parse(src, md)
 	if err != nil {
 		return err
 	}
@@ -75,19 +76,19 @@ func (s *Store) Context(md string, spec ContextSpec, w io.Writer) error {
 	var buf bytes.Buffer
 	title := strOr(doc.Meta.Title, "")
 	if title == "" {
-		title = Title(&doc.Meta)
+		title = document.Title(&doc.Meta)
 	}
-	fmt.Fprintf(&buf, "# Context: %s\n\nSession `%s`, from %s. %s\n\n%s\n", escapeInline(title), DocKey(&doc.Meta), rel, counts(mode), doc.Summary)
+	fmt.Fprintf(&buf, "# Context: %s\n\nSession `%s`, from %s. %s\n\n%s\n", document.EscapeInline(title), DocKey(&doc.Meta), rel, counts(mode), doc.Summary)
 	for _, r := range rows {
 		switch mode[r.Round] {
 		case "full":
 			fmt.Fprintf(&buf, "\n## Round %d\n", r.Round)
 			for i := range byRound[r.Round] {
-				RenderItem(&buf, &byRound[r.Round][i])
+				document.RenderItem(&buf, &byRound[r.Round][i])
 			}
 		case "ref":
 			fmt.Fprintf(&buf, "\n- Round %d, %s%s: %s → %s ([round %d](%s#%s))\n", r.Round, r.Started, engagementNote(r),
-				escapeInline(r.UserPreview), escapeInline(r.AgentPreview), r.Round, rel, RoundAnchor(r.Round))
+				document.EscapeInline(r.UserPreview), document.EscapeInline(r.AgentPreview), r.Round, rel, document.RoundAnchor(r.Round))
 		}
 	}
 	_, err = w.Write(buf.Bytes())
@@ -98,7 +99,7 @@ func engagementNote(r index.Row) string {
 	if r.EngagementID == nil {
 		return ""
 	}
-	return " [" + escapeInline(*r.EngagementID) + "]"
+	return " [" + document.EscapeInline(*r.EngagementID) + "]"
 }
 
 func counts(mode map[int]string) string {

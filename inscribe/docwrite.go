@@ -15,86 +15,21 @@ import (
 	"time"
 
 	"github.com/scribe-archive/scribe/index"
+	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/atomicfile"
 	"github.com/scribe-archive/scribe/session"
 )
 
-// headLimit bounds how far into a document its head (frontmatter, title,
-// summary) may reach.
-const headLimit = 4 << 20
-
 // itemOpen is how every item starts.
-var itemOpen = []byte("\n---\n\n### ")
+var itemOpen = []byte(document.ItemOpen)
 
 // readOldDoc reads the head of an existing document.
 func readOldDoc(path string) (*oldDoc, error) {
-	f, err := os.Open(path)
+	h, err := document.ReadHead(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	// Most heads fit in 64 KiB; read more only when this one does not.
-	buf := make([]byte, min(fi.Size(), 64<<10))
-	if _, err := io.ReadFull(f, buf); err != nil {
-		return nil, err
-	}
-	if int64(len(buf)) < fi.Size() && findItem(buf, 0) < 0 {
-		buf = make([]byte, min(fi.Size(), headLimit))
-		if _, err := f.ReadAt(buf, 0); err != nil && err != io.EOF {
-			return nil, err
-		}
-	}
-	meta, err := ParseMeta(buf, path)
-	if err != nil {
-		return nil, err
-	}
-	od := &oldDoc{path: path, size: fi.Size(), meta: meta}
-	_, body, _, _ := splitFrontmatter(buf, path)
-	bodyOff := len(buf) - len(body)
-	if !bytes.HasPrefix(body, []byte("\n# ")) {
-		return nil, &FormatError{File: path, Msg: "expected the title (a \"# \" heading) after the frontmatter"}
-	}
-	h1End := bytes.IndexByte(body[1:], '\n')
-	if h1End < 0 {
-		return nil, &FormatError{File: path, Msg: "document ends in its title"}
-	}
-	summaryStart := bodyOff + 1 + h1End + 2
-	first := findItem(buf, summaryStart)
-	switch {
-	case first >= 0:
-		od.bodyAt = int64(first)
-		od.summary = string(buf[min(summaryStart, first-1):max(summaryStart, first-1)])
-	case int64(len(buf)) < fi.Size():
-		return nil, &FormatError{File: path, Msg: "no message in the first 4 MiB: the summary is too long"}
-	default:
-		od.bodyAt = fi.Size()
-		end := max(summaryStart, len(buf)-1)
-		od.summary = string(buf[min(summaryStart, end):end])
-	}
-	return od, nil
-}
-
-// findItem returns the offset of the first item start at or after from in
-// buf, or -1. An item starts with "\n---\n\n### ", a heading line, then
-// scribe's identity comment.
-func findItem(buf []byte, from int) int {
-	for from < len(buf) {
-		i := bytes.Index(buf[from:], itemOpen)
-		if i < 0 {
-			return -1
-		}
-		at := from + i
-		rest := buf[at+len(itemOpen):]
-		if nl := bytes.IndexByte(rest, '\n'); nl >= 0 && bytes.HasPrefix(rest[nl+1:], []byte("<!-- scribe {")) {
-			return at
-		}
-		from = at + 1
-	}
-	return -1
+	return &oldDoc{path: path, size: h.Size, meta: h.Meta, summary: h.Summary, bodyAt: h.BodyAt}, nil
 }
 
 // keptRange returns the part of the old document that stays: its closed
@@ -116,7 +51,7 @@ func (u *update) keptRange() (from, to int64, err error) {
 			return 0, 0, err
 		}
 		if at < 0 {
-			return 0, 0, &FormatError{File: od.path, Msg: fmt.Sprintf("the open round's first message (%s) is gone from the document; restore it, or delete %s and run scribe inscribe --rebuild to rebuild the document from its source", st.OpenFirstID, filepath.Join(u.folder, stateFile))}
+			return 0, 0, &document.FormatError{File: od.path, Msg: fmt.Sprintf("the open round's first message (%s) is gone from the document; restore it, or delete %s and run scribe inscribe --rebuild to rebuild the document from its source", st.OpenFirstID, filepath.Join(u.folder, stateFile))}
 		}
 	}
 	if !u.opts.Force {
@@ -134,7 +69,7 @@ func (u *update) keptRange() (from, to int64, err error) {
 // locateItem finds where the item whose first identity is id starts: at
 // hint if the document has not moved, else by a scan.
 func locateItem(f *os.File, size, hint int64, id string) (int64, error) {
-	mark := []byte("\n<!-- scribe {\"ids\":[\"" + id + "\"")
+	mark := append([]byte("\n"), document.IdentityPrefix(id)...)
 	check := func(at int64) bool {
 		if at < 0 || at >= size {
 			return false
@@ -280,7 +215,7 @@ func (u *update) writeRound(r *session.Round) error {
 		}
 		if old, err := readRoundUpTo(p, "user"); err == nil && !old.Open {
 			u.batch.Drop(f)
-			return &FormatError{File: p, Msg: "this closed round differs from what the source now gives: the store and the source disagree; nothing was overwritten"}
+			return &document.FormatError{File: p, Msg: "this closed round differs from what the source now gives: the store and the source disagree; nothing was overwritten"}
 		}
 	}
 	u.wrote = true

@@ -17,6 +17,7 @@ import (
 	"unicode"
 
 	"github.com/scribe-archive/scribe/index"
+	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/atomicfile"
 	"github.com/scribe-archive/scribe/session"
 )
@@ -64,7 +65,7 @@ func ReadTags(folder string) (map[int]string, error) {
 		round, eng, ok := strings.Cut(line, "\t")
 		r, err := strconv.Atoi(round)
 		if !ok || err != nil || r < 1 || eng == "" {
-			return nil, &FormatError{File: filepath.Join(folder, TagsFile), Line: n, Msg: "expected \"<round>\\t<engagement>\""}
+			return nil, &document.FormatError{File: filepath.Join(folder, TagsFile), Line: n, Msg: "expected \"<round>\\t<engagement>\""}
 		}
 		tags[r] = eng
 	}
@@ -336,7 +337,7 @@ func (s *Store) sessionRow(md string, m *session.Meta, summary string, seen int6
 // have been open), so an append of one round touches one or two rows.
 // all forces every round to be indexed again.
 func (s *Store) IndexDoc(md string, all bool) ([]error, error) {
-	m, err := ReadMeta(md)
+	m, err := document.ReadMeta(md)
 	if err != nil {
 		return nil, err
 	}
@@ -481,12 +482,12 @@ const tableRule = "| --- | --- | --- | --- | --- | --- | --- | --- |\n"
 func roundsTableHead(title, doc string) []byte {
 	return fmt.Appendf(nil, "# Rounds of %s\n\n[The document](../%s)\n\n"+
 		"| round | timestamp | engagement | user_preview | agent_preview | tools | thinking | tokens |\n"+tableRule,
-		escapeInline(title), doc)
+		document.EscapeInline(title), doc)
 }
 
 // roundRowPrefix is how round n's row starts.
 func roundRowPrefix(doc string, n int) []byte {
-	return fmt.Appendf(nil, "| [%d](../%s#%s) |", n, doc, RoundAnchor(n))
+	return fmt.Appendf(nil, "| [%d](../%s#%s) |", n, doc, document.RoundAnchor(n))
 }
 
 func writeRoundRow(buf *bytes.Buffer, doc string, r index.Row) {
@@ -496,7 +497,7 @@ func writeRoundRow(buf *bytes.Buffer, doc string, r index.Row) {
 	}
 	buf.Write(roundRowPrefix(doc, r.Round))
 	fmt.Fprintf(buf, " %s | %s | %s | %s | %d | %d | %d |\n",
-		cell(r.Started), cell(escapeInline(eng)), cell(escapeInline(r.UserPreview)), cell(escapeInline(r.AgentPreview)),
+		cell(r.Started), cell(document.EscapeInline(eng)), cell(document.EscapeInline(r.UserPreview)), cell(document.EscapeInline(r.AgentPreview)),
 		r.ToolCount, r.ThinkingCount, r.TokenCount)
 }
 
@@ -654,7 +655,7 @@ func (s *Store) Search(q index.Query) ([]Hit, error) {
 	}
 	out := make([]Hit, len(hits))
 	for i, h := range hits {
-		out[i] = Hit{Hit: h, Path: filepath.ToSlash(filepath.Join(s.SessionsDir(), filepath.FromSlash(h.Doc))) + "#" + RoundAnchor(h.Round)}
+		out[i] = Hit{Hit: h, Path: filepath.ToSlash(filepath.Join(s.SessionsDir(), filepath.FromSlash(h.Doc))) + "#" + document.RoundAnchor(h.Round)}
 	}
 	return out, nil
 }
@@ -667,23 +668,11 @@ func DisplayTitle(m *session.Meta, summary string) string {
 		return preview(t)
 	}
 	line := summaryLine(summary)
-	if rest, ok := strings.CutPrefix(line, placeholderPrefix); ok {
-		line = unescapeInline(rest)
+	if prompt, ok := document.PlaceholderPrompt(line); ok {
+		line = prompt
 	}
-	if line == "" || line == NoSummary {
+	if line == "" || line == document.NoSummary {
 		return DocKey(m)
 	}
 	return preview(line)
-}
-
-// unescapeInline undoes escapeInline.
-func unescapeInline(s string) string {
-	var sb strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("\\`*_[]<>&#!~|", s[i+1]) >= 0 {
-			i++
-		}
-		sb.WriteByte(s[i])
-	}
-	return sb.String()
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/session/source"
 )
 
@@ -118,7 +119,7 @@ func TestBadInput(t *testing.T) {
 			if c.inDoc != "" && !bytes.Contains(doc, []byte(c.inDoc)) {
 				t.Errorf("the document does not show %q", c.inDoc)
 			}
-			if _, err := Parse(doc, r.Doc); err != nil {
+			if _, err := document.Parse(doc, r.Doc); err != nil {
 				t.Errorf("the document does not parse: %v", err)
 			}
 		})

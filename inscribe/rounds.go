@@ -14,6 +14,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/session"
 )
 
@@ -157,7 +158,7 @@ func writeRoundTo(w io.Writer, rf RoundFile, r *session.Round, src io.ReaderAt) 
 			buf.Write(e.Raw)
 		case utf8.Valid(e.Raw):
 			buf.WriteString(", \"text\": ")
-			buf.WriteString(quote(string(e.Raw)))
+			buf.WriteString(document.Quote(string(e.Raw)))
 		default:
 			buf.WriteString(", \"base64\": \"")
 			enc := base64.NewEncoder(base64.StdEncoding, buf)

@@ -12,12 +12,11 @@ import (
 	"sync"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/scribe-archive/scribe/index"
+	"github.com/scribe-archive/scribe/inscribe/document"
 )
 
-// Store is a scribe store: a directory (by default ./data) holding
+// Store is a scribe store: a directory holding
 //
 //	roles.yaml                                 the roles registry (optional)
 //	sessions/index.md                          agents, session counts, date ranges
@@ -82,9 +81,7 @@ func OpenStore(root string) (*Store, error) {
 	var reg struct {
 		Roles []Role `yaml:"roles"`
 	}
-	dec := yaml.NewDecoder(strings.NewReader(string(data)))
-	dec.KnownFields(true)
-	if err := dec.Decode(&reg); err != nil && !errors.Is(err, io.EOF) {
+	if err := document.DecodeYAML(data, &reg); err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(root, RolesFile), err)
 	}
 	for _, r := range reg.Roles {
@@ -103,6 +100,24 @@ func ValidAgentID(s string) bool {
 	}
 	for _, r := range s {
 		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// SessionIDRule says which session ids can name a document (ValidSessionID).
+const SessionIDRule = "1 to 200 characters from A-Z a-z 0-9 . _ - (not . or ..)"
+
+// ValidSessionID reports whether s can name a document and its folder in
+// the store: 1 to 200 characters from A-Z a-z 0-9 . _ -, and not . or ..
+// (docs/FORMAT.md, section 2). Subagent ids follow the same rule.
+func ValidSessionID(s string) bool {
+	if s == "" || s == "." || s == ".." || len(s) > 200 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
 			return false
 		}
 	}

@@ -9,7 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
+	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/testenv"
 	"github.com/scribe-archive/scribe/session/source"
 )
@@ -107,6 +109,7 @@ func TestRepositoryData(t *testing.T) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	diffed := false
 	for _, n := range names {
 		w, ok := want[n]
 		if !ok {
@@ -115,9 +118,21 @@ func TestRepositoryData(t *testing.T) {
 		}
 		a, _ := os.ReadFile(got[n])
 		b, _ := os.ReadFile(w)
-		if !bytes.Equal(a, b) {
-			t.Errorf("data/sessions/%s is stale (run go test ./inscribe -update)", n)
+		if bytes.Equal(a, b) {
+			continue
 		}
+		// The first stale file shows how: a line diff from what data/
+		// holds to what the samples give now.
+		switch {
+		case diffed:
+			t.Errorf("data/sessions/%s is stale (run go test ./inscribe -update)", n)
+		case !utf8.Valid(a) || !utf8.Valid(b):
+			t.Errorf("data/sessions/%s is stale (run go test ./inscribe -update); its bytes differ", n)
+		default:
+			t.Errorf("data/sessions/%s is stale (run go test ./inscribe -update):\n%s", n,
+				testenv.Diff("data/sessions/"+n, b, "inscribed from testdata/", a))
+		}
+		diffed = true
 	}
 	for n := range want {
 		if _, ok := got[n]; !ok {
@@ -179,12 +194,12 @@ func TestDocumentsParse(t *testing.T) {
 			continue
 		}
 		src, _ := os.ReadFile(p)
-		d, err := Parse(src, p)
+		d, err := document.Parse(src, p)
 		if err != nil {
 			t.Errorf("%v", err)
 			continue
 		}
-		if !bytes.Equal(Render(d), src) {
+		if !bytes.Equal(document.Render(d), src) {
 			t.Errorf("%s: render(parse(doc)) != doc", rel)
 		}
 	}

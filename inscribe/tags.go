@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/scribe-archive/scribe/index"
+	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/atomicfile"
 	"github.com/scribe-archive/scribe/session"
 )
@@ -114,7 +115,7 @@ func (s *Store) Tag(md string, rounds []int, engagement string) (int, error) {
 	if err := WriteTags(folder, tags); err != nil {
 		return 0, err
 	}
-	m, err := ReadMeta(md)
+	m, err := document.ReadMeta(md)
 	if err != nil {
 		return changed, err
 	}
@@ -202,7 +203,7 @@ func (s *Store) rewriteHead(md string, edit func(*session.Meta)) (bool, error) {
 	}
 	m := *od.meta
 	edit(&m)
-	head := RenderHead(&m, od.summary)
+	head := document.RenderHead(&m, od.summary)
 	f, err := os.Open(md)
 	if err != nil {
 		return false, err

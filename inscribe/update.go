@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/scribe-archive/scribe/index"
+	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/atomicfile"
 	"github.com/scribe-archive/scribe/session"
 	"github.com/scribe-archive/scribe/session/source"
@@ -109,7 +110,7 @@ func (s *Store) Update(src source.Session, opts Options) []Result {
 		return []Result{{Source: src.Path, Outcome: Failed, Err: fmt.Errorf("agent id %q: use lowercase letters, digits, dashes and underscores", opts.Agent)}}
 	}
 	if !validName(src.ID) || strings.EqualFold(src.ID, "index") {
-		return []Result{{Source: src.Path, Outcome: Failed, Err: fmt.Errorf("%s: session id %q cannot name a file in the store (it holds a path separator, is . or .., or is index, the name of the agent's catalog): refused", src.Path, src.ID)}}
+		return []Result{{Source: src.Path, Outcome: Failed, Err: fmt.Errorf("%s: session id %q cannot name a file in the store: a session id is %s, and not index (the name of an agent's catalog): refused", src.Path, src.ID, SessionIDRule)}}
 	}
 	a := src.Adapter
 	agent, role := s.agentFor(src, opts)
@@ -177,11 +178,8 @@ func named(m *session.Meta, a source.Adapter) {
 	m.AgentName = a.AgentName()
 }
 
-// validName reports whether s can name a file in the store: it may not
-// hold a path separator or be "." or "..".
-func validName(s string) bool {
-	return s != "" && s != "." && s != ".." && !strings.ContainsAny(s, `/\`) && !strings.ContainsRune(s, 0)
-}
+// validName reports whether s can name a file in the store (ValidSessionID).
+func validName(s string) bool { return ValidSessionID(s) }
 
 // agentFor picks the agent bucket of a session: --agent, a document that
 // already holds the session, the roles registry, or the source's agent.
@@ -209,7 +207,7 @@ func (s *Store) agentFor(src source.Session, opts Options) (string, *string) {
 
 func (s *Store) updateSidechain(src source.Session, sc source.Sidechain, parentMD, agent string, role *string, opts Options) (Result, *session.Sidechain) {
 	if !validName(sc.ID) {
-		return Result{Source: sc.Path, Outcome: Failed, Err: fmt.Errorf("%s: agent id %q cannot name a file in the store: refused", sc.Path, sc.ID)}, nil
+		return Result{Source: sc.Path, Outcome: Failed, Err: fmt.Errorf("%s: agent id %q cannot name a file in the store: a subagent's id is %s: refused", sc.Path, sc.ID, SessionIDRule)}, nil
 	}
 	parentFolder := Folder(parentMD)
 	base := "agent-" + sc.ID
@@ -444,6 +442,15 @@ func (u *update) check() (done bool, err error) {
 	}
 	u.res.Outcome = Unchanged
 	u.seen = st.Seen
+	if st.Seen < st.Size {
+		// The torn last line the last update left is still torn: say so
+		// at every update until it is complete, not only the first time.
+		line, err := lineAt(u.src, st.OpenLine, st.OpenOffset, st.Seen)
+		if err != nil {
+			return false, err
+		}
+		u.res.Warnings = append(u.res.Warnings, &source.LineError{File: u.spec.source, Line: line, Torn: true, Msg: tornMsg})
+	}
 	if st.DocFormat != session.FormatVersion {
 		// A document of an earlier format: its head is brought forward,
 		// its summary and body kept byte for byte (a person's edits too).
@@ -470,6 +477,25 @@ func (u *update) check() (done bool, err error) {
 		return true, u.batch.Commit()
 	}
 	return true, nil
+}
+
+// tornMsg is the warning about a torn last line.
+const tornMsg = "torn last line (the writer stopped mid-line): not inscribed yet; a later append picks it up once it is complete"
+
+// lineAt returns the number of the line that starts at offset at, counting
+// from the line line that starts at offset from.
+func lineAt(src io.ReaderAt, line int, from, at int64) (int, error) {
+	r := bufio.NewReaderSize(io.NewSectionReader(src, from, at-from), 1<<16)
+	for {
+		chunk, err := r.ReadSlice('\n')
+		line += bytes.Count(chunk, []byte("\n"))
+		if err == io.EOF {
+			return line, nil
+		}
+		if err != nil && err != bufio.ErrBufferFull {
+			return 0, err
+		}
+	}
 }
 
 // build reads the source from the open round on, writes what changed, and
@@ -529,8 +555,7 @@ func (u *update) build() error {
 			return err
 		}
 		if l.Torn() {
-			u.res.Warnings = append(u.res.Warnings, &source.LineError{File: u.spec.source, Line: l.No, Torn: true,
-				Msg: "torn last line (the writer stopped mid-line): not inscribed yet; a later append picks it up once it is complete"})
+			u.res.Warnings = append(u.res.Warnings, &source.LineError{File: u.spec.source, Line: l.No, Torn: true, Msg: tornMsg})
 			break
 		}
 		next.Seen = l.End()
@@ -581,14 +606,14 @@ func (u *update) build() error {
 	// The document.
 	u.spec.fixed(&meta)
 	named(&meta, u.spec.adapter)
-	summary := Placeholder(fin.FirstPrompt)
+	summary := document.Placeholder(fin.FirstPrompt)
 	if od := u.oldDoc; od != nil {
 		meta.Engagements = od.meta.Engagements
 		if od.meta.ForkedFrom != nil {
 			meta.ForkedFrom = od.meta.ForkedFrom
 		}
 		meta.Sidechains = mergeSidechains(od.meta.Sidechains, meta.Sidechains)
-		if !IsPlaceholder(od.summary) {
+		if !document.IsPlaceholder(od.summary) {
 			summary = od.summary
 		}
 	}
@@ -597,7 +622,7 @@ func (u *update) build() error {
 			meta.ForkedFrom = session.Ptr(f)
 		}
 	}
-	head := RenderHead(&meta, summary)
+	head := document.RenderHead(&meta, summary)
 	keepFrom, keepTo, err := u.keptRange()
 	if err != nil {
 		return err
@@ -682,7 +707,7 @@ func (u *update) closeRound(r *session.Round, buf *bytes.Buffer, w io.Writer) er
 func renderItems(w io.Writer, buf *bytes.Buffer, items []session.Item) error {
 	for i := range items {
 		buf.Reset()
-		RenderItem(buf, &items[i])
+		document.RenderItem(buf, &items[i])
 		if _, err := w.Write(buf.Bytes()); err != nil {
 			return err
 		}

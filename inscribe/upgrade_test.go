@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/testenv"
 	"github.com/scribe-archive/scribe/session"
 )
@@ -31,7 +32,7 @@ func TestUpgradeFormat1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ParseMeta(old, edited); err != nil {
+	if _, err := document.ParseMeta(old, edited); err != nil {
 		t.Fatalf("a scribe/1 document no longer parses: %v", err)
 	}
 	edit := func(doc []byte) []byte {
@@ -82,7 +83,7 @@ func TestUpgradeFormat1(t *testing.T) {
 		if !bytes.Equal(got, want) {
 			t.Errorf("%s after the upgrade differs from the current format's document:\n%s", rel, firstDiff(string(want), string(got)))
 		}
-		m, err := ParseMeta(got, rel)
+		m, err := document.ParseMeta(got, rel)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,8 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -10,28 +10,30 @@ import (
 
 	"github.com/scribe-archive/scribe/check"
 	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/inscribe/document"
 )
 
 type checkOptions struct {
 	sources []string
 	store   bool
-	json    bool
 	to      string
 }
 
 func newCheckCmd(e *env) *cobra.Command {
 	var o checkOptions
 	cmd := &cobra.Command{
-		Use:   "check [SOURCE...]",
+		Use:   "check [SOURCE...] | check --store [SESSION...] | check --to codex|claude SESSION...",
 		Short: "Prove the round trip: inscribe, export, diff against the source, re-inscribe",
 		Long: `check inscribes each SOURCE into a scratch store, exports it back with
 export-claude, compares the export with the source (line by line, then entry
 by entry, with a diff of the field that differs), inscribes the export and
 compares the two documents. It writes nothing to the store.
 
-With --store, check the sessions already in the store instead: each
-document is exported and compared with its source, and sessions whose
-source is gone are listed (the archive now holds the only copy).
+With --store, check the sessions already in the store instead (every one,
+or each SESSION given: a session id, a unique prefix of one, or a
+document's path): each document is exported and compared with its source,
+and sessions whose source is gone are listed (the archive now holds the
+only copy).
 
 Findings: lost (in the source, not in the export), added (in the export,
 not in the source), transformed (the same entry in other bytes, with the
@@ -40,12 +42,13 @@ document). A torn last line, which is never inscribed, and a source that is
 gone are reported but are not failures.
 
 With --to codex or --to claude, check the conversion of each SESSION (a
-session id or a document, or a source to inscribe first) to the other
-client instead: what export-codex or export-claude could not carry, each
-kind of loss with its count and why (dropped: not in the conversion;
-transformed: carried in another form), then the conversion is inscribed back
-and compared with the session: a difference no reported loss accounts for
-is a failure (document).
+session id, a unique prefix of one, a document, or a source to inscribe
+first) to the other client instead: what export-codex or export-claude
+could not carry, each kind of loss with its count and why (dropped: not in
+the conversion; transformed: carried in another form), known losses that
+are not failures; then the conversion is inscribed back and compared with
+the session: a difference no reported loss accounts for is a failure
+(document).
 
 EXIT STATUS
   0  every session round-trips
@@ -57,7 +60,7 @@ EXIT STATUS
 		},
 	}
 	cmd.Flags().BoolVar(&o.store, "store", false, "check the sessions in the store against their sources")
-	cmd.Flags().BoolVar(&o.json, "json", false, "print the reports as JSON")
+	cmd.Flags().BoolVar(&e.json, "json", false, "print the reports as JSON")
 	cmd.Flags().StringVar(&o.to, "to", "", "check the conversion of each SESSION to this client (codex, claude)")
 	return cmd
 }
@@ -66,28 +69,30 @@ func runCheck(e *env, o checkOptions) error {
 	var reports []*check.Report
 	if o.to != "" {
 		if o.store {
-			return &flagError{fmt.Errorf("--to checks sessions, --store the store's sources: give one")}
+			return &flagError{fmt.Errorf("--to checks conversions, --store the store against its sources: give one")}
 		}
 		var err error
 		if reports, err = checkConversions(e, o); err != nil {
 			return err
 		}
-		return printReports(e, reports, o.json)
+		return printReports(e, reports, e.json)
 	}
 	if o.store {
-		if len(o.sources) > 0 {
-			return &flagError{fmt.Errorf("--store checks the whole store: give no SOURCE")}
-		}
-		store, err := inscribe.OpenStore(e.root)
+		store, err := e.openExistingStore()
 		if err != nil {
 			return err
 		}
-		docs, err := storedDocs(store)
+		var docs []string
+		if len(o.sources) > 0 {
+			docs, err = sessionsToCheck(e, o.sources)
+		} else {
+			docs, err = storedDocs(store)
+		}
 		if err != nil {
 			return err
 		}
 		for _, md := range docs {
-			m, err := inscribe.ReadMeta(md)
+			m, err := document.ReadMeta(md)
 			if err != nil {
 				reports = append(reports, &check.Report{Doc: md, Findings: []check.Finding{{Kind: check.Error, File: md, Msg: err.Error()}}})
 				continue
@@ -106,13 +111,13 @@ func runCheck(e *env, o checkOptions) error {
 	} else {
 		sources := o.sources
 		if len(sources) == 0 {
-			var note string
+			var samples bool
 			var err error
-			if sources, note, err = defaultSource(); err != nil {
+			if sources, samples, err = defaultSource(false); err != nil {
 				return err
 			}
-			if note != "" {
-				fmt.Fprintf(e.stderr, "scribe: %s\n", strings.Replace(note, "inscribing", "checking", 1))
+			if samples {
+				fmt.Fprintf(e.stderr, "scribe: %s; checking the bundled sample sessions in %s\n", noSessionsNote(), strings.Join(sources, " and "))
 			}
 		}
 		for _, src := range sources {
@@ -129,7 +134,23 @@ func runCheck(e *env, o checkOptions) error {
 			}
 		}
 	}
-	return printReports(e, reports, o.json)
+	return printReports(e, reports, e.json)
+}
+
+// sessionsToCheck resolves the SESSIONs given to check --store to their
+// documents, each with its sidechains.
+func sessionsToCheck(e *env, refs []string) ([]string, error) {
+	var docs []string
+	for _, ref := range refs {
+		md, err := findDocument(e, ref)
+		if err != nil {
+			return nil, err
+		}
+		docs = append(docs, md)
+		subs, _ := filepath.Glob(filepath.Join(inscribe.Folder(md), "agent-*.md"))
+		docs = append(docs, subs...)
+	}
+	return docs, nil
 }
 
 // storedDocs lists every document in a store, sidechains included.
@@ -161,12 +182,20 @@ func printReports(e *env, reports []*check.Report, asJSON bool) error {
 		}
 	}
 	if asJSON {
-		if reports == nil {
-			reports = []*check.Report{}
+		// An empty list is [], never null, and a path names a file that
+		// exists: a document check inscribed into its scratch store is
+		// gone by now.
+		out := make([]check.Report, len(reports))
+		for i, r := range reports {
+			out[i] = *r
+			if out[i].Findings == nil {
+				out[i].Findings = []check.Finding{}
+			}
+			if _, err := os.Stat(r.Doc); err != nil {
+				out[i].Doc = ""
+			}
 		}
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(reports); err != nil {
+		if err := writeJSON(e.stdout, out); err != nil {
 			return err
 		}
 	} else {

@@ -9,6 +9,7 @@ import (
 	"github.com/scribe-archive/scribe/check"
 	"github.com/scribe-archive/scribe/exportclaude"
 	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/exportcore"
 )
 
@@ -38,7 +39,7 @@ func checkConversions(e *env, o checkOptions) ([]*check.Report, error) {
 		}
 		for _, d := range mds {
 			md := d.md
-			m, err := inscribe.ReadMeta(md)
+			m, err := document.ReadMeta(md)
 			if err != nil {
 				return nil, err
 			}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/scribe-archive/scribe/exportclaude"
+	"github.com/scribe-archive/scribe/internal/exportcore"
 	"github.com/scribe-archive/scribe/session"
 )
 
@@ -15,6 +16,9 @@ func runConvert(e *env, o exportOptions, md string, m *session.Meta, from, targe
 		return fmt.Errorf("session %s was inscribed from %s, which scribe does not convert to %s yet", m.SessionID, from.adapter.Format(), target.client)
 	}
 	if o.out == "-" {
+		if e.json {
+			return &flagError{errors.New("--out - writes the conversion to stdout: it cannot also be a --json report")}
+		}
 		losses, err := target.convert(md, e.stdout)
 		if err == nil {
 			printLosses(e, m, from, target, losses)
@@ -29,15 +33,28 @@ func runConvert(e *env, o exportOptions, md string, m *session.Meta, from, targe
 		}
 	}
 	files, losses, err := target.convertSession(md, dir, o.force)
-	for _, f := range files {
-		verb := "unchanged"
-		if f.Written {
-			verb = "wrote"
+	if e.json {
+		rep := exportJSON{Files: []exportFileJSON{}, Warnings: []string{}, Losses: []exportcore.Loss{}}
+		for _, f := range files {
+			rep.Files = append(rep.Files, exportFileJSON{Path: f.Path, Written: f.Written})
 		}
-		fmt.Fprintf(e.stdout, "%-10s %s\n", verb, f.Path)
-	}
-	if err == nil {
-		printLosses(e, m, from, target, losses)
+		if losses != nil {
+			rep.Losses = append(rep.Losses, losses.List()...)
+		}
+		if werr := writeJSON(e.stdout, rep); err == nil {
+			err = werr
+		}
+	} else {
+		for _, f := range files {
+			verb := "unchanged"
+			if f.Written {
+				verb = "wrote"
+			}
+			fmt.Fprintf(e.stdout, "%-10s %s\n", verb, f.Path)
+		}
+		if err == nil {
+			printLosses(e, m, from, target, losses)
+		}
 	}
 	var ee *exportclaude.ExistsError
 	if errors.As(err, &ee) {

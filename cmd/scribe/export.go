@@ -3,14 +3,13 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/scribe-archive/scribe/adapters/claude"
 	"github.com/scribe-archive/scribe/exportclaude"
-	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/inscribe/document"
+	"github.com/scribe-archive/scribe/internal/exportcore"
 )
 
 type exportOptions struct {
@@ -41,8 +40,15 @@ conversation becomes a transcript Claude Code resumes under the same session
 id, with prompts, replies, tool calls and their full results, images and
 compactions as Claude Code's own entries. What cannot be carried as it was
 (reasoning, the client's injected context, ...) is summarised on stderr;
-scribe check --to claude SESSION lists it with the reasons.`,
-		Args: cobra.ExactArgs(1),
+scribe check --to claude SESSION lists it with the reasons.
+
+With --json the report is one object on stdout:
+  {"files": [{"path", "written"}, ...], "warnings": [...]}
+where written is false for a file that was already there, identical; a
+conversion's adds "losses": [{"kind", "what", "count", "unit", "detail",
+"why"}, ...].`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeSession(e),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.session = args[0]
 			return runExport(e, o, formatNamed(claude.Format))
@@ -50,40 +56,8 @@ scribe check --to claude SESSION lists it with the reasons.`,
 	}
 	cmd.Flags().StringVar(&o.out, "out", "", "write into this directory instead (\"-\": the session's transcript to stdout)")
 	cmd.Flags().BoolVar(&o.force, "force", false, "overwrite existing files that differ")
+	cmd.Flags().BoolVar(&e.json, "json", false, "print the report as JSON")
 	return cmd
-}
-
-// findDocument resolves a session id or a document path. A path needs no
-// store.
-func findDocument(e *env, ref string) (string, error) {
-	if strings.HasSuffix(ref, ".md") {
-		_, err := os.Stat(ref)
-		return ref, err
-	}
-	_, md, err := openDocument(e, ref)
-	return md, err
-}
-
-// openDocument opens the store and resolves a session id or a document
-// path in it.
-func openDocument(e *env, ref string) (*inscribe.Store, string, error) {
-	store, err := inscribe.OpenStore(e.root)
-	if err != nil {
-		return nil, "", err
-	}
-	if strings.HasSuffix(ref, ".md") {
-		_, err := os.Stat(ref)
-		return store, ref, err
-	}
-	if strings.ContainsAny(ref, `/\`) || ref == "." || ref == ".." || ref == "" {
-		return nil, "", fmt.Errorf("%q is neither a session id nor a document (.md)", ref)
-	}
-	p, ok := store.FindDoc(ref)
-	if !ok {
-		return nil, "", withHint(fmt.Errorf("no session %s in %s", ref, store.SessionsDir()),
-			"give the store with --root, or the document's path")
-	}
-	return store, p, nil
 }
 
 // runExport exports a session as the target client keeps it: the
@@ -93,7 +67,7 @@ func runExport(e *env, o exportOptions, target *format) error {
 	if err != nil {
 		return err
 	}
-	m, err := inscribe.ReadMeta(md)
+	m, err := document.ReadMeta(md)
 	if err != nil {
 		return err
 	}
@@ -105,6 +79,9 @@ func runExport(e *env, o exportOptions, target *format) error {
 		return runConvert(e, o, md, m, f, target)
 	}
 	if o.out == "-" {
+		if e.json {
+			return &flagError{errors.New("--out - writes the transcript to stdout: it cannot also be a --json report")}
+		}
 		warnings, err := f.transcript(md, e.stdout)
 		printWarnings(e, warnings)
 		return err
@@ -116,19 +93,45 @@ func runExport(e *env, o exportOptions, target *format) error {
 		}
 	}
 	files, warnings, err := f.exportSession(md, dir, o.force)
-	printWarnings(e, warnings)
-	for _, f := range files {
-		verb := "unchanged"
-		if f.Written {
-			verb = "wrote"
+	if e.json {
+		rep := exportJSON{Files: []exportFileJSON{}, Warnings: []string{}}
+		for _, f := range files {
+			rep.Files = append(rep.Files, exportFileJSON{Path: f.Path, Written: f.Written})
 		}
-		fmt.Fprintf(e.stdout, "%-10s %s\n", verb, f.Path)
+		for _, w := range warnings {
+			rep.Warnings = append(rep.Warnings, w.Error())
+		}
+		if werr := writeJSON(e.stdout, rep); err == nil {
+			err = werr
+		}
+	} else {
+		printWarnings(e, warnings)
+		for _, f := range files {
+			verb := "unchanged"
+			if f.Written {
+				verb = "wrote"
+			}
+			fmt.Fprintf(e.stdout, "%-10s %s\n", verb, f.Path)
+		}
 	}
 	var ee *exportclaude.ExistsError
 	if errors.As(err, &ee) {
 		return withHint(err, "use --force to replace it, or --out to write elsewhere")
 	}
 	return err
+}
+
+// exportJSON is the report of export-claude --json.
+type exportJSON struct {
+	Files    []exportFileJSON `json:"files"`
+	Warnings []string         `json:"warnings"`
+	// Losses is what a conversion could not carry as it was.
+	Losses []exportcore.Loss `json:"losses,omitempty"`
+}
+
+type exportFileJSON struct {
+	Path    string `json:"path"`
+	Written bool   `json:"written"` // false: an identical file was already there
 }
 
 func printWarnings(e *env, ws []error) {

@@ -27,8 +27,12 @@ live conversation becomes a rollout Codex resumes under the same session
 id, with prompts, replies, tool calls and their full results, images and
 compactions as Codex's own records. What cannot be carried as it was
 (thinking, abandoned branches, subagent transcripts, ...) is summarised on
-stderr; scribe check --to codex SESSION lists it with the reasons.`,
-		Args: cobra.ExactArgs(1),
+stderr; scribe check --to codex SESSION lists it with the reasons.
+
+With --json the report is one object on stdout, as export-claude's:
+  {"files": [{"path", "written"}, ...], "warnings": [...], "losses": [...]}`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeSession(e),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.session = args[0]
 			return runExport(e, o, formatNamed(codex.Format))
@@ -36,5 +40,6 @@ stderr; scribe check --to codex SESSION lists it with the reasons.`,
 	}
 	cmd.Flags().StringVar(&o.out, "out", "", "write into this sessions directory instead (\"-\": the rollout to stdout)")
 	cmd.Flags().BoolVar(&o.force, "force", false, "overwrite an existing file that differs")
+	cmd.Flags().BoolVar(&e.json, "json", false, "print the report as JSON")
 	return cmd
 }

@@ -93,7 +93,7 @@ func sizeText(n int64) string {
 	case n >= 1<<10 && n%(1<<10) == 0:
 		return fmt.Sprintf("%d KiB", n>>10)
 	}
-	return fmt.Sprintf("%d bytes", n)
+	return fmt.Sprintf("%d %s", n, plural(int(n), "byte", "bytes"))
 }
 
 // countingReader counts the bytes read through it; another goroutine may

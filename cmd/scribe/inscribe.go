@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"runtime"
@@ -28,6 +27,9 @@ type updateOptions struct {
 	agent   string
 	hook    bool
 	verify  bool
+	// emptyOK: with no SOURCE, a client's folder that holds no session is
+	// nothing to do rather than an error (append, from cron).
+	emptyOK bool
 	force   bool
 	rebuild bool
 	verbose bool
@@ -46,7 +48,7 @@ directory (~/.claude/projects/<project>) or a directory of projects. With no
 SOURCE, scribe reads $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects.
 
 A session already in the store is checked against its source from the start
-and brought up to date: inscribing twice changes nothing.`,
+and brought up to date: inscribing twice changes nothing.` + updateJSONHelp,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.sources = args
 			o.verify = true
@@ -56,6 +58,7 @@ and brought up to date: inscribing twice changes nothing.`,
 	cmd.Flags().StringVar(&o.agent, "agent", "", "file the sessions under this agent id (a role slug)")
 	cmd.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "list every document, unchanged ones too")
 	cmd.Flags().BoolVar(&o.rebuild, "rebuild", false, "rebuild documents whose read note (state.json) is lost, from their sources")
+	cmd.Flags().BoolVar(&e.json, "json", false, "print the report as JSON")
 	return cmd
 }
 
@@ -82,9 +85,10 @@ It never blocks the session:
     and 64 MiB.
   - A document another scribe is writing is waited for at most 1.5s, then
     left for the next append, which catches up; stderr says so. That is
-    not a failure: the status is 0 unless something else failed.`,
+    not a failure: the status is 0 unless something else failed.` + updateJSONHelp,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.sources = args
+			o.emptyOK = true
 			e.hook = o.hook
 			return runUpdate(cmd.Context(), e, o)
 		},
@@ -93,8 +97,20 @@ It never blocks the session:
 	cmd.Flags().BoolVar(&o.hook, "hook", false, "read the transcript path from Claude Code hook input on stdin")
 	cmd.Flags().BoolVar(&o.force, "force", false, "replace a provisional last round that was edited by hand")
 	cmd.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "list every document, unchanged ones too")
+	cmd.Flags().BoolVar(&e.json, "json", false, "print the report as JSON")
 	return cmd
 }
+
+// updateJSONHelp documents the report of inscribe and append --json.
+const updateJSONHelp = `
+With --json the report is one object on stdout:
+  {"documents": [{"outcome", "doc", "source", "warnings", "error",
+   "hints"}, ...], "inscribed", "appended", "unchanged", "upgraded",
+   "warnings", "failed", "left"}
+with one entry per document, unchanged ones too; outcome is inscribed,
+appended, unchanged, upgraded, failed, or left (append --hook: another
+scribe was writing it); doc is "" when no document exists; error is ""
+unless it failed.`
 
 func runUpdate(ctx context.Context, e *env, o updateOptions) error {
 	sources := o.sources
@@ -108,18 +124,29 @@ func runUpdate(ctx context.Context, e *env, o updateOptions) error {
 		}
 		sources = []string{in.TranscriptPath}
 	}
-	store, err := inscribe.OpenStore(e.root)
+	root, named, err := e.storeRoot()
 	if err != nil {
 		return err
 	}
 	if len(sources) == 0 {
-		var note string
-		if sources, note, err = defaultSource(); err != nil {
+		var samples bool
+		if sources, samples, err = defaultSource(o.emptyOK); err != nil {
 			return err
 		}
-		if note != "" {
-			fmt.Fprintf(e.stderr, "scribe: %s\n", note)
+		if samples {
+			// The repository's data/ is the inscription of its samples:
+			// inscribing them there changes nothing, and keeps a person's
+			// store out of the checkout.
+			where := "your store"
+			if !named {
+				root, where = sampleRoot, "the checkout's ./"+sampleRoot
+			}
+			fmt.Fprintf(e.stderr, "scribe: %s; inscribing the bundled sample sessions in %s into %s\n", noSessionsNote(), strings.Join(sources, " and "), where)
 		}
+	}
+	store, err := inscribe.OpenStore(root)
+	if err != nil {
+		return err
 	}
 	opts := inscribe.Options{Agent: o.agent, Verify: o.verify, Force: o.force, Rebuild: o.rebuild}
 	if o.hook {
@@ -163,24 +190,43 @@ func runUpdate(ctx context.Context, e *env, o updateOptions) error {
 const hookLockWait = 1500 * time.Millisecond
 
 // defaultSource is where scribe looks when given no source: every folder
-// where a client keeps sessions on this machine, else the bundled samples.
-func defaultSource() (srcs []string, note string, err error) {
+// where a client keeps sessions on this machine, else the bundled samples
+// (samples is then set). With emptyOK (append), a client's folder that is
+// there but holds no session (Claude Code's cleanup emptied it) is where
+// to look: there is nothing new, and that is no error.
+func defaultSource(emptyOK bool) (srcs []string, samples bool, err error) {
 	have, looked := defaultSources()
 	if len(have) > 0 {
-		return have, "", nil
+		return have, false, nil
 	}
-	var samples []string
-	for _, dir := range bundledSamples {
-		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
-			samples = append(samples, dir)
+	if emptyOK {
+		for _, dir := range looked {
+			if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+				have = append(have, dir)
+			}
+		}
+		if len(have) > 0 {
+			return have, false, nil
 		}
 	}
-	if len(samples) > 0 {
-		return samples, fmt.Sprintf("no sessions in %s; inscribing the bundled sample sessions in %s", strings.Join(looked, " or "), strings.Join(samples, " and ")), nil
+	var dirs []string
+	for _, dir := range bundledSamples {
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+			dirs = append(dirs, dir)
+		}
 	}
-	return nil, "", withHint(fmt.Errorf("no sessions to inscribe: none in %s", strings.Join(looked, " or ")),
+	if len(dirs) > 0 {
+		return dirs, true, nil
+	}
+	return nil, false, withHint(fmt.Errorf("no sessions to inscribe: none in %s", strings.Join(looked, " or ")),
 		"name a session file or a folder of sessions: scribe inscribe ~/.claude/projects/<project>/",
 		"or set CLAUDE_CONFIG_DIR to the directory that holds Claude Code's projects/")
+}
+
+// noSessionsNote says where scribe looked for sessions and found none.
+func noSessionsNote() string {
+	_, looked := defaultSources()
+	return "no sessions in " + strings.Join(looked, " or ")
 }
 
 func describeOpenError(src string, err error) error {
@@ -195,7 +241,11 @@ func describeOpenError(src string, err error) error {
 // terminal. Results come back in the transcripts' order.
 func updateAll(ctx context.Context, e *env, store *inscribe.Store, ts []source.Session, opts inscribe.Options) []inscribe.Result {
 	out := make([][]inscribe.Result, len(ts))
-	prog := newProgress(e.stderr, len(ts))
+	planned := 0
+	for _, t := range ts {
+		planned += docsOf(t)
+	}
+	prog := newProgress(e.stderr, planned)
 	var wg sync.WaitGroup
 	next := make(chan int)
 	workers := min(max(2, runtime.GOMAXPROCS(0)*2), 8)
@@ -205,7 +255,7 @@ func updateAll(ctx context.Context, e *env, store *inscribe.Store, ts []source.S
 			defer wg.Done()
 			for i := range next {
 				out[i] = updateOne(ts[i].Path, func() []inscribe.Result { return storeUpdate(store, ts[i], opts) })
-				prog.step()
+				prog.add(len(out[i]), docsOf(ts[i]))
 			}
 		}()
 	}
@@ -230,6 +280,17 @@ feed:
 	return flat
 }
 
+// docsOf is how many documents an update of a session looks at: the
+// session's own (when its file was found) and one per sidechain. The
+// summary counts documents; so does the progress bar.
+func docsOf(t source.Session) int {
+	n := len(t.Sidechains)
+	if t.Path != "" {
+		n++
+	}
+	return n
+}
+
 // storeUpdate is inscribe.Store.Update; a test may make it panic.
 var storeUpdate = (*inscribe.Store).Update
 
@@ -248,58 +309,114 @@ func updateOne(src string, update func() []inscribe.Result) (rs []inscribe.Resul
 // In hook mode a document another scribe is writing is not a failure: it is
 // left for the next append, which catches up.
 func report(e *env, results []inscribe.Result, verbose bool) int {
+	sum := updateJSON{Documents: []docJSON{}}
 	counts := map[inscribe.Outcome]int{}
-	warnings, left := 0, 0
 	for _, r := range results {
+		d := docJSON{Outcome: string(r.Outcome), Source: r.Source, Warnings: []string{}, Hints: []string{}}
+		if _, err := os.Stat(r.Doc); err == nil {
+			d.Doc = r.Doc
+		}
 		for _, w := range r.Warnings {
-			warnings++
-			fmt.Fprintf(e.stderr, "scribe: warning: %v\n", w)
+			sum.Warnings++
+			d.Warnings = append(d.Warnings, w.Error())
+			if !e.json {
+				fmt.Fprintf(e.stderr, "scribe: warning: %v\n", w)
+			}
 		}
 		var busy *inscribe.LockError
-		if e.hook && errors.As(r.Err, &busy) {
+		switch {
+		case e.hook && errors.As(r.Err, &busy):
 			doc := r.Doc
 			if doc == "" {
 				doc = busy.Path + ".md"
 			}
-			fmt.Fprintf(e.stderr, "scribe: another scribe is writing %s; left for the next append\n", doc)
-			left++
-			continue
-		}
-		counts[r.Outcome]++
-		if r.Err != nil {
-			fmt.Fprintf(e.stderr, "scribe: error: %v\n", r.Err)
-			var le *inscribe.LockError
-			var ee *inscribe.EditedError
-			var se *inscribe.SourceError
-			switch {
-			case errors.As(r.Err, &le):
-				fmt.Fprintf(e.stderr, "scribe: hint: run again when the other scribe is done\n")
-			case errors.As(r.Err, &ee):
-				fmt.Fprintf(e.stderr, "scribe: hint: move the edit out of the last round, or run scribe append --force to replace it\n")
-			case errors.As(r.Err, new(*inscribe.MissingNoteError)):
-				fmt.Fprintf(e.stderr, "scribe: hint: restore it, or run scribe inscribe --rebuild to rebuild the document from its source (edits made to its messages by hand are lost)\n")
-			case errors.As(r.Err, &se):
-				fmt.Fprintf(e.stderr, "scribe: hint: inscribe the new file into another store (--root), or remove the document to inscribe it afresh\n")
+			if !e.json {
+				fmt.Fprintf(e.stderr, "scribe: another scribe is writing %s; left for the next append\n", doc)
 			}
-			continue
+			d.Outcome = "left"
+			sum.Left++
+		case r.Err != nil:
+			counts[r.Outcome]++
+			d.Error = r.Err.Error()
+			d.Hints = append(d.Hints, resultHints(r.Err)...)
+			if !e.json {
+				fmt.Fprintf(e.stderr, "scribe: error: %v\n", r.Err)
+				for _, h := range d.Hints {
+					fmt.Fprintf(e.stderr, "scribe: hint: %s\n", h)
+				}
+			}
+		default:
+			counts[r.Outcome]++
+			if !e.json && (verbose || r.Outcome != inscribe.Unchanged) {
+				fmt.Fprintf(e.stdout, "%-10s %s\n", r.Outcome, r.Doc)
+			}
 		}
-		if verbose || r.Outcome != inscribe.Unchanged {
-			fmt.Fprintf(e.stdout, "%-10s %s\n", r.Outcome, r.Doc)
-		}
+		sum.Documents = append(sum.Documents, d)
+	}
+	sum.Inscribed, sum.Appended, sum.Unchanged = counts[inscribe.Inscribed], counts[inscribe.Appended], counts[inscribe.Unchanged]
+	sum.Upgraded, sum.Failed = counts[inscribe.Upgraded], counts[inscribe.Failed]
+	if e.json {
+		writeJSON(e.stdout, sum)
+		return sum.Failed
 	}
 	upgraded := ""
-	if n := counts[inscribe.Upgraded]; n > 0 {
+	if sum.Upgraded > 0 {
 		// Only while a store is brought forward to a new format.
-		upgraded = fmt.Sprintf("%d upgraded, ", n)
+		upgraded = fmt.Sprintf("%d upgraded, ", sum.Upgraded)
 	}
 	fmt.Fprintf(e.stdout, "%d inscribed, %d appended, %d unchanged, %s%d %s, %d failed",
-		counts[inscribe.Inscribed], counts[inscribe.Appended], counts[inscribe.Unchanged], upgraded,
-		warnings, plural(warnings, "warning", "warnings"), counts[inscribe.Failed])
-	if left > 0 {
-		fmt.Fprintf(e.stdout, ", %d left for the next append", left)
+		sum.Inscribed, sum.Appended, sum.Unchanged, upgraded,
+		sum.Warnings, plural(sum.Warnings, "warning", "warnings"), sum.Failed)
+	if sum.Left > 0 {
+		fmt.Fprintf(e.stdout, ", %d left for the next append", sum.Left)
 	}
 	fmt.Fprintln(e.stdout)
-	return counts[inscribe.Failed]
+	return sum.Failed
+}
+
+// updateJSON is the report of inscribe and append with --json.
+type updateJSON struct {
+	// Documents has one entry per document the run looked at, unchanged
+	// ones included.
+	Documents []docJSON `json:"documents"`
+	Inscribed int       `json:"inscribed"`
+	Appended  int       `json:"appended"`
+	Unchanged int       `json:"unchanged"`
+	Upgraded  int       `json:"upgraded"`
+	Warnings  int       `json:"warnings"`
+	Failed    int       `json:"failed"`
+	// Left counts the documents append --hook left to the next append
+	// because another scribe was writing them.
+	Left int `json:"left"`
+}
+
+// docJSON is one document of an inscribe or append report.
+type docJSON struct {
+	// Outcome is inscribed, appended, unchanged, upgraded, failed or left.
+	Outcome  string   `json:"outcome"`
+	Doc      string   `json:"doc"`    // the document; "" when there is none
+	Source   string   `json:"source"` // what it was read from
+	Warnings []string `json:"warnings"`
+	Error    string   `json:"error"` // "" unless it failed
+	Hints    []string `json:"hints"`
+}
+
+// resultHints is the advice for the failure of one document.
+func resultHints(err error) []string {
+	var le *inscribe.LockError
+	var ee *inscribe.EditedError
+	var se *inscribe.SourceError
+	switch {
+	case errors.As(err, &le):
+		return []string{"run again when the other scribe is done"}
+	case errors.As(err, &ee):
+		return []string{"move the edit out of the last round, or run scribe append --force to replace it"}
+	case errors.As(err, new(*inscribe.MissingNoteError)):
+		return []string{"restore it, or run scribe inscribe --rebuild to rebuild the document from its source (edits made to its messages by hand are lost)"}
+	case errors.As(err, &se):
+		return []string{"inscribe the new file into another store (--root), or remove the document to inscribe it afresh"}
+	}
+	return nil
 }
 
 func plural(n int, one, many string) string {
@@ -307,41 +424,4 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-// progress draws a progress bar on a terminal and nothing elsewhere.
-type progress struct {
-	mu    sync.Mutex
-	w     io.Writer
-	tty   bool
-	total int
-	n     int
-}
-
-func newProgress(w io.Writer, total int) *progress {
-	p := &progress{w: w, total: total}
-	if f, ok := w.(*os.File); ok && total > 1 {
-		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-			p.tty = true
-		}
-	}
-	return p
-}
-
-func (p *progress) step() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.n++
-	if !p.tty {
-		return
-	}
-	const width = 30
-	filled := width * p.n / max(p.total, 1)
-	fmt.Fprintf(p.w, "\r[%s%s] %d/%d sessions", strings.Repeat("=", filled), strings.Repeat(" ", width-filled), p.n, p.total)
-}
-
-func (p *progress) done() {
-	if p.tty {
-		fmt.Fprint(p.w, "\r\033[K")
-	}
 }

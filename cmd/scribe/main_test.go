@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -21,7 +23,17 @@ func TestMain(m *testing.M) {
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	testscript.Main(m, map[string]func(){
-		"scribe":      func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"scribe": func() {
+			// A script sets the time relative dates count back from.
+			if s := os.Getenv("SCRIBE_TEST_NOW"); s != "" {
+				t, err := time.Parse(time.RFC3339, s)
+				if err != nil {
+					panic("SCRIBE_TEST_NOW: " + err.Error())
+				}
+				testOnlyNow = t
+			}
+			os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+		},
 		"want-status": func() { os.Exit(wantStatus(os.Args[1:])) },
 	})
 }
@@ -65,8 +77,12 @@ func TestScript(t *testing.T) {
 		UpdateScripts:       *testenv.Update,
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("HOME", e.WorkDir+"/home")
+			// The scripts work on ./data unless they say otherwise;
+			// store_root.txtar unsets this to test the default.
+			e.Setenv("SCRIBE_ROOT", "data")
 			e.Setenv("TZ", "UTC")
 			e.Setenv("SAMPLES", samples)
+			e.Setenv("CODEX_SAMPLES", filepath.Join(testenv.RepoRoot(t), "testdata", "codex", "sessions"))
 			return nil
 		},
 		Condition: func(cond string) (bool, error) {
@@ -94,10 +110,10 @@ func TestExitCodes(t *testing.T) {
 		{panicError("boom"), exitError, exitHookFailed},
 	} {
 		var stderr bytes.Buffer
-		if got := exitCode(&stderr, false, c.err); got != c.want {
+		if got := exitCode(&env{stderr: &stderr}, c.err); got != c.want {
 			t.Errorf("exitCode(%v) = %d, want %d", c.err, got, c.want)
 		}
-		if got := exitCode(&stderr, true, c.err); got != c.wantHook {
+		if got := exitCode(&env{stderr: &stderr, hook: true}, c.err); got != c.wantHook {
 			t.Errorf("in hook mode, exitCode(%v) = %d, want %d", c.err, got, c.wantHook)
 		}
 	}
@@ -108,4 +124,30 @@ func scribeCmd(args ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "SCRIBE_TEST_MAIN=1")
 	return cmd
+}
+
+// TestErrorJSON pins the shape of an error with --json: one object on
+// stderr, hints always a list.
+func TestErrorJSON(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{errors.New("boom"), `{"error":"boom","hints":[]}`},
+		{withHint(errors.New("x <y>"), "do y", "or z"), `{"error":"x <y>","hints":["do y","or z"]}`},
+		{&flagError{errors.New("bad flag")}, `{"error":"bad flag","hints":["see 'scribe --help'"]}`},
+	} {
+		var stderr bytes.Buffer
+		if got := exitCode(&env{stderr: &stderr, json: true}, c.err); got != exitError {
+			t.Errorf("exitCode(%v) = %d, want %d", c.err, got, exitError)
+		}
+		if got := stderr.String(); got != c.want+"\n" {
+			t.Errorf("with --json, %v is reported as %s, want %s", c.err, got, c.want)
+		}
+	}
+	var stderr bytes.Buffer
+	exitCode(&env{stderr: &stderr, json: true}, &statusError{exitChanges})
+	if stderr.Len() != 0 {
+		t.Errorf("a status after a report printed %q", stderr.String())
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/inscribe/document"
 )
 
 // synthTranscript writes a Claude Code-like transcript of n rounds (a
@@ -83,7 +84,7 @@ func validStore(t *testing.T, root string) {
 		switch {
 		case strings.HasSuffix(p, ".md") && filepath.Base(p) != "index.md":
 			src, _ := os.ReadFile(p)
-			if _, err := inscribe.Parse(src, p); err != nil {
+			if _, err := document.Parse(src, p); err != nil {
 				t.Errorf("after a kill: %v", err)
 			}
 		case filepath.Base(filepath.Dir(p)) == "rounds" && !strings.HasPrefix(d.Name(), "."):

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -29,7 +30,11 @@ const (
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
-	root           string // store root (--root, $SCRIBE_ROOT, ./data)
+	root           string // --root; see storeRoot for the store's root
+	// json is set when the command reports as JSON (--json): then an
+	// error is reported as JSON too. Like hook, it is guessed from the
+	// arguments before they are parsed, and set by the flag once they are.
+	json bool
 	// hook is set when scribe runs as a Claude Code hook (append --hook):
 	// then every failure exits with exitHookFailed. It is guessed from the
 	// arguments before they are parsed, so that a command line that does
@@ -68,9 +73,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // into an exit status.
 func execute(e *env, root *cobra.Command, args []string) (code int) {
 	e.hook = hookArgs(args)
+	e.json = jsonArgs(args)
 	defer func() {
 		if r := recover(); r != nil {
-			code = exitCode(e.stderr, e.hook, panicError(r))
+			code = exitCode(e, panicError(r))
 		}
 	}()
 	root.SetArgs(args)
@@ -80,7 +86,7 @@ func execute(e *env, root *cobra.Command, args []string) (code int) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	err := root.ExecuteContext(ctx)
-	return exitCode(e.stderr, e.hook, err)
+	return exitCode(e, err)
 }
 
 // hookArgs reports whether a command line asks for hook mode (--hook),
@@ -101,22 +107,48 @@ func hookArgs(args []string) bool {
 	return false
 }
 
+// jsonArgs reports whether a command line asks for JSON (--json), before
+// it is parsed. It stops at "--", after which --json is an argument.
+func jsonArgs(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "--json" {
+			return true
+		}
+		if v, ok := strings.CutPrefix(a, "--json="); ok {
+			b, _ := strconv.ParseBool(v)
+			return b
+		}
+	}
+	return false
+}
+
 // panicError is a panic recovered, with the stack where it happened.
 func panicError(r any) error {
 	return fmt.Errorf("internal error (a bug in scribe; please report it): panic: %v\n%s", r, debug.Stack())
 }
 
 // exitCode is the one place where errors become exit statuses and messages.
-// In hook mode every failure is exitHookFailed.
-func exitCode(stderr io.Writer, hook bool, err error) int {
-	code := errorCode(stderr, err)
-	if hook && code != exitOK {
+// In hook mode every failure is exitHookFailed. With --json the message is
+// one JSON object on stderr (errorJSON).
+func exitCode(e *env, err error) int {
+	code := errorCode(e.stderr, e.json, err)
+	if e.hook && code != exitOK {
 		return exitHookFailed
 	}
 	return code
 }
 
-func errorCode(stderr io.Writer, err error) int {
+// errorJSON is how an error is reported with --json: one line on stderr,
+// {"error": "...", "hints": [...]}.
+type errorJSON struct {
+	Error string   `json:"error"`
+	Hints []string `json:"hints"`
+}
+
+func errorCode(stderr io.Writer, asJSON bool, err error) int {
 	if err == nil {
 		return exitOK
 	}
@@ -124,16 +156,24 @@ func errorCode(stderr io.Writer, err error) int {
 	if errors.As(err, &st) {
 		return st.code
 	}
-	fmt.Fprintf(stderr, "scribe: error: %s\n", strings.TrimSpace(err.Error()))
+	report := errorJSON{Error: strings.TrimSpace(err.Error()), Hints: []string{}}
 	var he *hintError
 	if errors.As(err, &he) {
-		for _, h := range he.hints {
-			fmt.Fprintf(stderr, "scribe: hint: %s\n", h)
-		}
+		report.Hints = append(report.Hints, he.hints...)
 	}
 	var fe *flagError
 	if errors.As(err, &fe) || isCobraUsage(err) {
-		fmt.Fprintf(stderr, "scribe: hint: see 'scribe --help'\n")
+		report.Hints = append(report.Hints, "see 'scribe --help'")
+	}
+	if asJSON {
+		enc := json.NewEncoder(stderr)
+		enc.SetEscapeHTML(false)
+		enc.Encode(report)
+		return exitError
+	}
+	fmt.Fprintf(stderr, "scribe: error: %s\n", report.Error)
+	for _, h := range report.Hints {
+		fmt.Fprintf(stderr, "scribe: hint: %s\n", h)
 	}
 	return exitError
 }
@@ -150,29 +190,32 @@ func newRootCmd(e *env) *cobra.Command {
 		Use:   "scribe",
 		Short: "Turn agent sessions into a durable, readable, searchable archive, and back again",
 		Long: `scribe turns Claude Code sessions into documents: markdown with YAML
-frontmatter, backed by append-only round files, in a store (by default
-./data). It can turn them back into a transcript that
-claude --resume accepts, and check that nothing was lost on the way.
+frontmatter, backed by append-only round files, in a store. It can turn
+them back into a transcript that claude --resume accepts, and check that
+nothing was lost on the way.
+
+THE STORE
+  --root DIR, else $SCRIBE_ROOT, else ` + defaultRootHelp() + `.
+  A store is a directory holding sessions/. inscribe and append create
+  it; the other commands need one and never create it. The bundled
+  sample sessions, inscribed from a checkout with neither --root nor
+  $SCRIBE_ROOT, go to the checkout's ./data.
 
 EXIT STATUS
   0  success
   1  check found differences; with append --hook, any failure (never 2)
-  2  error`,
+  2  error
+
+With --json, a command's report is JSON on stdout, and an error is one
+JSON object on stderr: {"error": "...", "hints": [...]}.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
-		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
-			if e.root == "" {
-				e.root = os.Getenv("SCRIBE_ROOT")
-			}
-			if e.root == "" {
-				e.root = "data"
-			}
-			return nil
-		},
+		Version:       version(),
 	}
-	root.PersistentFlags().StringVar(&e.root, "root", "", "store root (default $SCRIBE_ROOT, else ./data)")
+	root.SetVersionTemplate("scribe {{.Version}}\n")
+	root.PersistentFlags().StringVar(&e.root, "root", "", "the store's root (default $SCRIBE_ROOT, else "+defaultRootHelp()+")")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &flagError{err} })
 	root.AddCommand(newInscribeCmd(e), newAppendCmd(e), newExportCmd(e), newExportCodexCmd(e), newCheckCmd(e),
-		newSearchCmd(e), newTagCmd(e, false), newTagCmd(e, true), newContextCmd(e), newReindexCmd(e))
+		newSearchCmd(e), newListCmd(e), newShowCmd(e), newTagCmd(e, false), newTagCmd(e, true), newContextCmd(e), newReindexCmd(e))
 	return root
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/exportcore"
 	"github.com/scribe-archive/scribe/session"
 	"github.com/scribe-archive/scribe/session/source"
@@ -237,7 +238,7 @@ func Abandoned(t testing.TB, md string) []Unit {
 			texts[b.Text] = true
 		}
 	}
-	r, err := inscribe.OpenItems(md)
+	r, err := document.OpenItems(md)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/session"
 )
 
@@ -49,7 +50,7 @@ func Live(md string) (*Conversation, error) {
 }
 
 func live(md string, depth int) (*Conversation, error) {
-	r, err := inscribe.OpenItems(md)
+	r, err := document.OpenItems(md)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +141,7 @@ func (c *Conversation) outside() error {
 	folder := inscribe.Folder(c.Doc)
 	subs, _ := filepath.Glob(filepath.Join(folder, "agent-*.md"))
 	for _, sc := range subs {
-		m, err := inscribe.ReadMeta(sc)
+		m, err := document.ReadMeta(sc)
 		if err != nil {
 			return err
 		}

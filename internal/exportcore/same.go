@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/jsonpatch"
 	"github.com/scribe-archive/scribe/session"
 	"github.com/scribe-archive/scribe/session/source"
@@ -52,7 +53,7 @@ type InputEncoder func(d *session.Block, edited string) (value []byte, warning s
 // The document is read a message at a time, alongside the round files, so
 // neither is ever whole in memory.
 func Transcript(md string, src source.Adapter, w io.Writer, input InputEncoder) ([]error, error) {
-	items, err := inscribe.OpenItems(md)
+	items, err := document.OpenItems(md)
 	if err != nil {
 		return nil, err
 	}
@@ -112,14 +113,18 @@ func Transcript(md string, src source.Adapter, w io.Writer, input InputEncoder) 
 		extra++
 	}
 	if extra > 0 {
-		x.warn("", fmt.Sprintf("%d message(s) at the end of the document have no source entries (added by hand?): not exported", extra))
+		what := "1 message at the end of the document has"
+		if extra > 1 {
+			what = fmt.Sprintf("%d messages at the end of the document have", extra)
+		}
+		x.warn("", what+" no source entries (added by hand?): not exported")
 	}
 	return x.warnings, x.bw.Flush()
 }
 
 type exporter struct {
 	md       string
-	items    *inscribe.ItemReader // the document's items, from the next one to compare
+	items    *document.ItemReader // the document's items, from the next one to compare
 	bw       *bufio.Writer
 	input    InputEncoder
 	pending  []session.Entry // entries of the round being built
@@ -184,7 +189,7 @@ func (x *exporter) compare(derived, edited *session.Item, patches map[int][]patc
 		x.warn(id, "its heading or identity was edited: not carried (timestamps, roles and links come from the round files)")
 	}
 	if len(derived.Blocks) != len(edited.Blocks) {
-		x.warn(id, fmt.Sprintf("has %d blocks in the round files and %d in the document: blocks added or removed by hand are not exported", len(derived.Blocks), len(edited.Blocks)))
+		x.warn(id, fmt.Sprintf("has %s in the round files and %d in the document: blocks added or removed by hand are not exported", Amount(len(derived.Blocks), "blocks"), len(edited.Blocks)))
 		return
 	}
 	for j := range derived.Blocks {

@@ -1,4 +1,4 @@
-package inscribe
+package document
 
 import (
 	"bytes"
@@ -8,10 +8,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/scribe-archive/scribe/adapters/claude"
 	"github.com/scribe-archive/scribe/internal/testenv"
 	"github.com/scribe-archive/scribe/session"
 	"github.com/scribe-archive/scribe/session/source"
 )
+
+var claudeSrc = claude.New()
 
 // buildDoc builds the document of a transcript in memory.
 func buildDoc(t testing.TB, path string) *session.Document {
@@ -44,7 +47,7 @@ func buildDoc(t testing.TB, path string) *session.Document {
 	if fin.Open != nil {
 		items = append(items, fin.Open.Items...)
 	}
-	named(&fin.Meta, claudeSrc)
+	fin.Meta.Format, fin.Meta.SourceFormat, fin.Meta.AgentName = session.FormatVersion, claudeSrc.Format(), claudeSrc.AgentName()
 	return &session.Document{Meta: fin.Meta, Summary: Placeholder(fin.FirstPrompt), Items: items}
 }
 

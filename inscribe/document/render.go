@@ -1,4 +1,4 @@
-package inscribe
+package document
 
 import (
 	"bytes"
@@ -30,7 +30,7 @@ func RenderHead(m *session.Meta, summary string) []byte {
 	buf.WriteString("---\n")
 	buf.Write(frontmatter(m))
 	buf.WriteString("---\n\n# ")
-	buf.WriteString(escapeInline(Title(m)))
+	buf.WriteString(EscapeInline(Title(m)))
 	buf.WriteString("\n\n")
 	buf.WriteString(summary)
 	buf.WriteString("\n")
@@ -75,7 +75,7 @@ func frontmatter(m *session.Meta) []byte {
 	if err := enc.Encode(yamlNode(reflect.ValueOf(mm))); err != nil {
 		// Meta holds only strings, numbers and lists of those: encoding
 		// cannot fail.
-		panic(fmt.Sprintf("inscribe: encode frontmatter: %v", err))
+		panic(fmt.Sprintf("document: encode frontmatter: %v", err))
 	}
 	enc.Close()
 	return buf.Bytes()
@@ -122,7 +122,7 @@ func yamlNode(v reflect.Value) *yaml.Node {
 	case reflect.String:
 		return yamlString(v.String())
 	}
-	panic(fmt.Sprintf("inscribe: no YAML for %s", v.Type()))
+	panic(fmt.Sprintf("document: no YAML for %s", v.Type()))
 }
 
 func yamlString(s string) *yaml.Node {
@@ -151,7 +151,7 @@ func Placeholder(firstPrompt string) string {
 	if len(r) > 120 {
 		firstPrompt = string(r[:119]) + "…"
 	}
-	return placeholderPrefix + escapeInline(firstPrompt)
+	return placeholderPrefix + EscapeInline(firstPrompt)
 }
 
 const placeholderPrefix = "_Summary pending. First prompt:_ "
@@ -162,6 +162,17 @@ const NoSummary = "_No summary yet._"
 // IsPlaceholder reports whether a summary is one scribe wrote, and so may
 // still replace.
 func IsPlaceholder(s string) bool { return s == NoSummary }
+
+// PlaceholderPrompt reports whether line is the placeholder [Placeholder]
+// writes for a session with a prompt, and returns the prompt's line it shows,
+// unescaped (and shortened, as Placeholder shortened it).
+func PlaceholderPrompt(line string) (string, bool) {
+	rest, ok := strings.CutPrefix(line, placeholderPrefix)
+	if !ok {
+		return "", false
+	}
+	return unescapeInline(rest), true
+}
 
 // itemMark is the identity of an item, written as JSON in an HTML comment
 // right under its heading.
@@ -191,9 +202,11 @@ type blockMark struct {
 	Comp      *session.Compaction `json:"compaction,omitempty"`
 }
 
-// comment writes an HTML comment holding scribe's data. JSON's HTML escaping
-// keeps "-->" (and any other markup) out of the comment.
-func comment(w *bytes.Buffer, kind string, v any) {
+// WriteMarker writes a marker: an HTML comment holding scribe's data,
+// "<!-- scribe:kind json -->", with v as JSON (left out when v is nil or
+// encodes as {}). JSON's HTML escaping keeps "-->" (and any other markup)
+// out of the comment.
+func WriteMarker(w *bytes.Buffer, kind string, v any) {
 	w.WriteString("<!-- scribe")
 	if kind != "" {
 		w.WriteString(":" + kind)
@@ -201,7 +214,7 @@ func comment(w *bytes.Buffer, kind string, v any) {
 	if v != nil {
 		b, err := json.Marshal(v)
 		if err != nil {
-			panic(fmt.Sprintf("inscribe: encode marker: %v", err))
+			panic(fmt.Sprintf("document: encode marker: %v", err))
 		}
 		if string(b) != "{}" {
 			w.WriteByte(' ')
@@ -211,8 +224,8 @@ func comment(w *bytes.Buffer, kind string, v any) {
 	w.WriteString(" -->")
 }
 
-// Anchor returns the HTML id of an item.
-func Anchor(id string) string { return "m-" + id }
+// anchor returns the HTML id of an item.
+func anchor(id string) string { return "m-" + id }
 
 // RoundAnchor returns the HTML id of a round.
 func RoundAnchor(n int) string { return fmt.Sprintf("round-%d", n) }
@@ -222,12 +235,12 @@ func RenderItem(w *bytes.Buffer, it *session.Item) {
 	w.WriteString("\n---\n\n### ")
 	w.WriteString(heading(it))
 	w.WriteByte('\n')
-	comment(w, "", itemMark{IDs: it.IDs, Time: it.Time, Role: it.Role, Note: it.Note, Parent: it.Parent, ParentMissing: it.ParentMissing, Round: it.Round})
+	WriteMarker(w, "", itemMark{IDs: it.IDs, Time: it.Time, Role: it.Role, Note: it.Note, Parent: it.Parent, ParentMissing: it.ParentMissing, Round: it.Round})
 	if it.Round > 0 {
 		fmt.Fprintf(w, `<a id="%s"></a>`, RoundAnchor(it.Round))
 	}
 	if len(it.IDs) > 0 {
-		fmt.Fprintf(w, `<a id="%s"></a>`, escapeHTML(Anchor(it.IDs[0])))
+		fmt.Fprintf(w, `<a id="%s"></a>`, escapeHTML(anchor(it.IDs[0])))
 	}
 	w.WriteByte('\n')
 	prevPlain := false
@@ -244,18 +257,18 @@ func heading(it *session.Item) string {
 	if t == "" {
 		t = "undated"
 	}
-	h := escapeInline(t) + " · " + escapeInline(it.Role)
+	h := EscapeInline(t) + " · " + EscapeInline(it.Role)
 	if it.Note != "" {
-		h += " · " + escapeInline(it.Note)
+		h += " · " + EscapeInline(it.Note)
 	}
 	switch {
 	case it.Parent == "":
 	case it.Parent == "root":
 		h += " · new root"
 	case it.ParentMissing:
-		h += " · ↳ continues " + escapeInline(short(it.Parent)) + ", which is not in this transcript"
+		h += " · ↳ continues " + EscapeInline(short(it.Parent)) + ", which is not in this transcript"
 	default:
-		h += " · ↳ continues [" + escapeInline(short(it.Parent)) + "](#" + escapeHTML(Anchor(it.Parent)) + ")"
+		h += " · ↳ continues [" + EscapeInline(short(it.Parent)) + "](#" + escapeHTML(anchor(it.Parent)) + ")"
 	}
 	return h
 }
@@ -273,7 +286,7 @@ func renderBlock(w *bytes.Buffer, b *session.Block, prevPlain bool) bool {
 	case session.KindText:
 		if prevPlain && pickForm(b.Text, true) == formPlain {
 			// Two plain texts in a row need a divider to stay two.
-			comment(w, "text", nil)
+			WriteMarker(w, "text", nil)
 			w.WriteString("\n\n")
 		}
 		return writeText(w, b.Text, "text", true) == formPlain
@@ -311,7 +324,7 @@ func details(w *bytes.Buffer, summary, kind string, m blockMark) {
 	w.WriteString("<details><summary>")
 	w.WriteString(escapeHTML(summary))
 	w.WriteString("</summary>\n")
-	comment(w, kind, m)
+	WriteMarker(w, kind, m)
 	w.WriteString("\n\n")
 }
 
@@ -333,13 +346,13 @@ func renderTool(w *bytes.Buffer, b *session.Block) {
 	}
 	if b.Sidechain != "" {
 		w.WriteByte('\n')
-		comment(w, "sidechain", blockMark{Path: b.Sidechain})
+		WriteMarker(w, "sidechain", blockMark{Path: b.Sidechain})
 		fmt.Fprintf(w, `<p>Sidechain: <a href="%s">%s</a></p>`, escapeHTML(b.Sidechain), escapeHTML(b.Sidechain))
 		w.WriteByte('\n')
 	}
 	if r := b.Result; r != nil {
 		w.WriteByte('\n')
-		comment(w, "result", resultMark(r, ""))
+		WriteMarker(w, "result", resultMark(r, ""))
 		label := "Result"
 		if r.Error {
 			label = "Result (error)"
@@ -354,7 +367,7 @@ func renderTool(w *bytes.Buffer, b *session.Block) {
 		}
 	} else {
 		w.WriteByte('\n')
-		comment(w, "noresult", nil)
+		WriteMarker(w, "noresult", nil)
 		w.WriteString("<p><i>No result recorded.</i></p>\n")
 	}
 	endDetails(w)
@@ -389,7 +402,7 @@ func renderParts(w *bytes.Buffer, parts []session.Part) {
 		case session.KindFile:
 			renderFile(w, p.File)
 		default:
-			comment(w, "part", blockMark{Type: "raw"})
+			WriteMarker(w, "part", blockMark{Type: "raw"})
 			w.WriteString("\n\n")
 			writeText(w, p.Text, "json", false)
 		}
@@ -397,7 +410,7 @@ func renderParts(w *bytes.Buffer, parts []session.Part) {
 }
 
 func renderFile(w *bytes.Buffer, f *session.File) {
-	comment(w, "file", blockMark{Type: f.Type, MediaType: f.MediaType, Path: f.Path})
+	WriteMarker(w, "file", blockMark{Type: f.Type, MediaType: f.MediaType, Path: f.Path})
 	src := escapeHTML(f.Path)
 	if strings.HasPrefix(f.MediaType, "image/") {
 		fmt.Fprintf(w, `<img src="%s" alt="%s">`, src, escapeHTML(f.Type+" "+f.MediaType))
@@ -409,7 +422,7 @@ func renderFile(w *bytes.Buffer, f *session.File) {
 
 func renderCompaction(w *bytes.Buffer, b *session.Block) {
 	c := b.Compaction
-	comment(w, "compaction", blockMark{Comp: c})
+	WriteMarker(w, "compaction", blockMark{Comp: c})
 	w.WriteString("<p><b>Conversation compacted</b>")
 	if c.Trigger != "" {
 		w.WriteString(" (" + escapeHTML(c.Trigger) + ")")

@@ -1,13 +1,8 @@
-package inscribe
+package document
 
 import (
-	"bytes"
-	"strings"
 	"testing"
 	"unicode/utf8"
-
-	"github.com/yuin/goldmark"
-	"github.com/yuin/goldmark/extension"
 
 	"github.com/scribe-archive/scribe/session"
 )
@@ -67,7 +62,7 @@ func hostileDoc(s string) *session.Document {
 				{Kind: session.KindText, Text: s},
 				{Kind: session.KindText, Text: s},
 				{Kind: session.KindThinking, Text: s},
-				{Kind: session.KindToolUse, Label: "Bash", ID: "toolu_1", Input: `{"command":` + quote(s) + `}`, Result: res},
+				{Kind: session.KindToolUse, Label: "Bash", ID: "toolu_1", Input: `{"command":` + Quote(s) + `}`, Result: res},
 				{Kind: session.KindToolUse, Label: s, ID: "toolu_2", Input: s},
 				{Kind: session.KindReminder, Label: s, Entry: "e1", Time: s, Text: s},
 				{Kind: session.KindRaw, Label: s, Text: s},
@@ -100,35 +95,6 @@ func TestNestedReferenceDefinitions(t *testing.T) {
 		plain := pickForm(s, true) == formPlain
 		if want := s == "plain [x] text"; plain != want {
 			t.Errorf("%q: plain = %v, want %v", s, plain, want)
-		}
-	}
-}
-
-// A table cell shows its text as it was, whether or not it was escaped as
-// markdown first: no stray backslash, no cell split by a "|".
-func TestCell(t *testing.T) {
-	md := goldmark.New(goldmark.WithExtensions(extension.Table))
-	for _, text := range []string{"a|b", `a\|b`, "a || b", `ends in \`, "two\nlines\r\n", "*stars* and [brackets]"} {
-		for _, escaped := range []bool{false, true} {
-			c := cell(text)
-			if escaped {
-				c = cell(escapeInline(text))
-			}
-			src := "| h | x |\n| --- | --- |\n| " + c + " | end |\n"
-			var out bytes.Buffer
-			if err := md.Convert([]byte(src), &out); err != nil {
-				t.Fatal(err)
-			}
-			html := out.String()
-			if !strings.Contains(html, "<td>end</td>") {
-				t.Errorf("cell(%q) (escaped %v) = %q splits the row:\n%s", text, escaped, c, html)
-			}
-			if escaped {
-				want := strings.TrimSpace(strings.NewReplacer("\r", " ", "\n", " ").Replace(text))
-				if !strings.Contains(html, "<td>"+escapeHTML(want)+"</td>") {
-					t.Errorf("cell(escapeInline(%q)) = %q shows\n%s\nwant the text %q", text, c, html, want)
-				}
-			}
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package inscribe
+package document
 
 import (
 	"reflect"

@@ -1,4 +1,4 @@
-package inscribe
+package document
 
 import (
 	"bytes"
@@ -217,7 +217,7 @@ func writeText(w *bytes.Buffer, s, lang string, plainAllowed bool) textForm {
 	case formVerbatim:
 		writeFence(w, s, lang+" "+infoVerbatim)
 	case formQuoted:
-		writeFence(w, quote(s), "json "+infoQuoted)
+		writeFence(w, Quote(s), "json "+infoQuoted)
 	}
 	return form
 }
@@ -233,11 +233,12 @@ func writeFence(w *bytes.Buffer, content, info string) {
 	w.WriteByte('\n')
 }
 
-// quote returns s as a JSON string literal, without HTML escaping, and
-// with every character an editor might drop or a reader not see escaped
-// (DEL, C1 controls, the BOM, line and paragraph separators): a quoted text
-// is ASCII-safe where it matters.
-func quote(s string) string {
+// Quote returns s as a quoted text holds it: a JSON string literal, without
+// HTML escaping, and with every character an editor might drop or a reader
+// not see escaped (DEL, C1 controls, the BOM, line and paragraph
+// separators): a quoted text is ASCII-safe where it matters. Round files
+// store a line that is not JSON the same way.
+func Quote(s string) string {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -261,12 +262,12 @@ func invisible(r rune) bool {
 	return r == 0x7f || (r >= 0x80 && r < 0xa0) || r == 0xfeff || r == 0x2028 || r == 0x2029
 }
 
-// escapeInline escapes s for use inside a line of markdown (a heading, the
+// EscapeInline escapes s for use inside a line of markdown (a heading, the
 // summary placeholder), never at its start: the characters that can open an
 // inline construct (emphasis, code, links, images, HTML, entities, a heading's
 // closing sequence) are backslash escaped, and line breaks and control
 // characters become spaces, so the text shows as itself.
-func escapeInline(s string) string {
+func EscapeInline(s string) string {
 	var sb strings.Builder
 	for _, r := range s {
 		switch {
@@ -278,6 +279,19 @@ func escapeInline(s string) string {
 		default:
 			sb.WriteRune(r)
 		}
+	}
+	return sb.String()
+}
+
+// unescapeInline undoes EscapeInline (but for the characters it turned
+// into spaces).
+func unescapeInline(s string) string {
+	var sb strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("\\`*_[]<>&#!~|", s[i+1]) >= 0 {
+			i++
+		}
+		sb.WriteByte(s[i])
 	}
 	return sb.String()
 }

@@ -1,4 +1,4 @@
-package inscribe
+package document
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ type ItemReader struct {
 	Meta    *session.Meta
 	Summary string
 
-	f       *os.File
+	f       io.ReadCloser // the document from its first item on
 	name    string
 	buf     []byte // the file from the next item on (buf[0] is the '\n' before its "---")
 	line    int    // the line number of buf[0]
@@ -29,7 +29,7 @@ type ItemReader struct {
 
 // OpenItems opens a document and reads its head.
 func OpenItems(md string) (*ItemReader, error) {
-	od, err := readOldDoc(md)
+	h, err := ReadHead(md)
 	if err != nil {
 		return nil, err
 	}
@@ -37,12 +37,12 @@ func OpenItems(md string) (*ItemReader, error) {
 	if err != nil {
 		return nil, err
 	}
-	head := make([]byte, od.bodyAt)
+	head := make([]byte, h.BodyAt)
 	if _, err := io.ReadFull(f, head); err != nil {
 		f.Close()
 		return nil, err
 	}
-	return &ItemReader{Meta: od.meta, Summary: od.summary, f: f, name: md,
+	return &ItemReader{Meta: h.Meta, Summary: h.Summary, f: f, name: md,
 		line: bytes.Count(head, []byte("\n")) + 1, chunk: 256 << 10}, nil
 }
 
@@ -92,6 +92,14 @@ func (r *ItemReader) window() error {
 	if r.eof {
 		complete = len(starts)
 	}
+	// What is parsed now: up to the '\n' before the next item's "---".
+	used := len(r.buf)
+	if complete < len(starts) {
+		used = p.toks[starts[complete]].start
+	}
+	if i := invalidUTF8(r.buf[:used]); i >= 0 {
+		return p.errorf(i-1, invalidText)
+	}
 	for k := 0; k < complete; k++ {
 		stop := len(p.toks)
 		if k+1 < len(starts) {
@@ -102,11 +110,6 @@ func (r *ItemReader) window() error {
 			return err
 		}
 		r.pending = append(r.pending, it)
-	}
-	// Drop what was parsed: up to the '\n' before the next item's "---".
-	used := len(r.buf)
-	if complete < len(starts) {
-		used = p.toks[starts[complete]].start
 	}
 	r.line += bytes.Count(r.buf[:used], []byte("\n"))
 	r.buf = r.buf[:copy(r.buf, r.buf[used:])]
