@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 
@@ -86,6 +87,61 @@ func TestCrossResumeInCodex(t *testing.T) {
 				t.Errorf("%s: %v", id, err)
 			}
 			t.Logf("%s: the model receives all %d units of the conversation, in order", id, len(want))
+		}()
+	}
+	wg.Wait()
+}
+
+// TestCrossResumeInCodexPublic does the same for the sessions of the public
+// corpus (../shared), written by Claude Code 1.0 to 2.1 on other people's
+// machines.
+func TestCrossResumeInCodexPublic(t *testing.T) {
+	python, script := probeTool(t)
+	dir := filepath.Join(t.TempDir(), "proj")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range testenv.PublicTranscripts(t) {
+		base := filepath.Base(p)
+		id := base[strings.LastIndex(base, "__")+2:]
+		if strings.HasPrefix(id, "agent-") {
+			continue // a subagent's transcript: not a session of its own
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, id), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	docs := crosstest.Inscribe(t, claude.New(), dir)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 2)
+	for _, id := range sortedIDs(docs) {
+		md := docs[id]
+		want := crosstest.Expect(t, md, []string{"aborted"})
+		if len(want) == 0 {
+			continue // nothing the model would receive (a file of summaries)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			p := convert(t, md, t.TempDir())
+			out, err := exec.Command(python, script, p).Output()
+			if err != nil {
+				t.Errorf("%s: the client does not resume the conversion: %v\n%.2000s", id, err, out)
+				return
+			}
+			got, err := codexUnits(out)
+			if err == nil {
+				err = crosstest.Match(want, got)
+			}
+			if err != nil {
+				t.Errorf("%s: %v", id, err)
+			}
 		}()
 	}
 	wg.Wait()
