@@ -191,6 +191,7 @@ func (x *converter) item(i int, it *session.Item) error {
 		case session.KindToolResult:
 			// Written with its call (see later), or dropped.
 			if !x.consumed[b.ID] {
+				x.consumed[b.ID] = true
 				x.losses.Add(exportcore.Dropped, exportcore.WhatOrphan, 1, "results",
 					"Claude Code's API needs a result right after its call; the call of this result is not in the live conversation")
 			}
@@ -277,6 +278,8 @@ func (x *converter) assistant(i int, it *session.Item, content []claude.Block, c
 			if r, ok := x.later[b.ID]; ok && !x.consumed[b.ID] {
 				res = r
 				x.consumed[b.ID] = true
+				x.losses.Add(exportcore.Transformed, exportcore.WhatMoved, 1, "results",
+					"Claude Code's API needs a call's result right after the call; the source recorded it later, so it is moved there")
 			}
 		}
 		if res == nil {

@@ -1,11 +1,13 @@
 package exportclaude_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 
@@ -14,6 +16,7 @@ import (
 	"github.com/scribe-archive/scribe/check"
 	"github.com/scribe-archive/scribe/exportclaude"
 	"github.com/scribe-archive/scribe/internal/crosstest"
+	"github.com/scribe-archive/scribe/internal/exportcore"
 	"github.com/scribe-archive/scribe/internal/realclient"
 	"github.com/scribe-archive/scribe/internal/testenv"
 )
@@ -185,5 +188,57 @@ func TestCrossRoundTrip(t *testing.T) {
 				t.Logf("%s: %s %d %s of %s (%s)", id, f.Kind, f.Count, f.Unit, f.What, f.Detail)
 			}
 		}
+	}
+}
+
+// lateResult is a rollout whose call's output came after the next prompt
+// (the output is in another round than its call).
+const lateResult = `{"timestamp":"2026-01-02T03:04:05.000Z","type":"session_meta","payload":{"id":"01a20952-0000-7000-8000-000000000001","timestamp":"2026-01-02T03:04:05.000Z","cwd":"/home/x/p","originator":"codex_exec","cli_version":"0.169.0"}}
+{"timestamp":"2026-01-02T03:04:06.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"first"}]}}
+{"timestamp":"2026-01-02T03:04:07.000Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"sleep 9\"}","call_id":"call_x"}}
+{"timestamp":"2026-01-02T03:04:08.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"second"}]}}
+{"timestamp":"2026-01-02T03:04:09.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_x","output":"late output"}}
+{"timestamp":"2026-01-02T03:04:10.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"ok"}]}}
+`
+
+// TestConvertMovesLateResult: a result recorded after the next prompt is
+// moved to right after its call (Claude's API needs it there), reported,
+// and check --to accounts for it.
+func TestConvertMovesLateResult(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sessions", "2026", "01", "02")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "rollout-2026-01-02T03-04-05-01a20952-0000-7000-8000-000000000001.jsonl")
+	if err := os.WriteFile(p, []byte(lateResult), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	docs := crosstest.Inscribe(t, codex.New(), filepath.Dir(filepath.Dir(filepath.Dir(dir))))
+	md := docs["01a20952-0000-7000-8000-000000000001"]
+	rep, err := check.Cross(md, toClaude)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := false
+	for _, f := range rep.Findings {
+		if !f.Explained() {
+			t.Errorf("%s: %s", f.Kind, f.Msg)
+		}
+		if f.What == exportcore.WhatMoved && f.Count == 1 {
+			moved = true
+		}
+	}
+	if !moved {
+		t.Errorf("the moved result is not reported: %+v", rep.Findings)
+	}
+	var buf bytes.Buffer
+	if _, err := exportclaude.Convert(md, &buf); err != nil {
+		t.Fatal(err)
+	}
+	call := strings.Index(buf.String(), `"tool_use","id":"call_x"`)
+	result := strings.Index(buf.String(), `"tool_result","tool_use_id":"call_x","content":"late output"`)
+	second := strings.Index(buf.String(), `"content":"second"`)
+	if call < 0 || result < call || second < result {
+		t.Errorf("the result is not between its call and the next prompt:\n%s", buf.String())
 	}
 }

@@ -35,6 +35,7 @@ const (
 	WhatCompaction = "compactions"
 	WhatNote       = "message kinds" // an item's note (compaction summary, meta)
 	WhatOrphan     = "results without their call"
+	WhatMoved      = "results recorded apart from their call"
 	// Outside the live conversation.
 	WhatBranch      = "abandoned branches"
 	WhatSubagent    = "subagent transcripts"

@@ -22,6 +22,10 @@ type unit struct {
 	parts []string
 	err   bool
 	media string
+	// id is a call's id, or the id of the call a result answers; apart
+	// marks a result recorded apart from its call. Neither is compared.
+	id    string
+	apart bool
 }
 
 func (u unit) String() string {
@@ -61,13 +65,17 @@ func units(items []session.Item) []unit {
 			case session.KindFile:
 				out = append(out, unit{kind: "file", role: it.Role, label: path.Base(b.File.Path), media: b.File.MediaType})
 			case session.KindToolUse:
-				out = append(out, unit{kind: "call", label: b.Label, text: canonical(b.Input)})
+				out = append(out, unit{kind: "call", label: b.Label, text: canonical(b.Input), id: b.ID})
 				if b.Result != nil {
-					out = append(out, result(b.Result))
+					r := result(b.Result)
+					r.id = b.ID
+					out = append(out, r)
 				}
 			case session.KindToolResult:
 				if b.Result != nil {
-					out = append(out, result(b.Result))
+					r := result(b.Result)
+					r.id, r.apart = b.ID, true
+					out = append(out, r)
 				}
 			case session.KindCompaction:
 				out = append(out, unit{kind: "compaction", text: b.Text})
@@ -152,6 +160,11 @@ func Reconcile(orig, back []session.Item, losses *Losses) []string {
 		kept = append(kept, u)
 	}
 	o = kept
+	if losses.Count(Transformed, WhatMoved) > 0 {
+		// The conversion moved results recorded apart from their call to
+		// right after it: so does the comparison.
+		o = moveResults(o, func() { seen[key(Transformed, WhatMoved)]++ })
+	}
 	// Compactions are compared apart: a conversion may put one before
 	// the messages it kept verbatim.
 	var oc, bc []unit
@@ -197,7 +210,7 @@ func Reconcile(orig, back []session.Item, losses *Losses) []string {
 	for _, k := range []string{
 		key(Dropped, WhatThinking), key(Dropped, WhatReminder), key(Dropped, WhatRaw), key(Dropped, WhatSystem),
 		key(Transformed, WhatToolInput), key(Transformed, WhatErrorFlag), key(Transformed, WhatNoResult),
-		key(Transformed, WhatCompaction), key(Dropped, WhatResultPart), key(Dropped, WhatFile),
+		key(Transformed, WhatCompaction), key(Dropped, WhatResultPart), key(Dropped, WhatFile), key(Transformed, WhatMoved),
 	} {
 		kind, what, _ := strings.Cut(k, "\x00")
 		reported := losses.Count(LossKind(kind), what)
@@ -208,7 +221,36 @@ func Reconcile(orig, back []session.Item, losses *Losses) []string {
 	return problems
 }
 
-func sameUnit(a, b unit) bool { return reflect.DeepEqual(a, b) }
+func sameUnit(a, b unit) bool {
+	a.id, b.id, a.apart, b.apart = "", "", false, false
+	return reflect.DeepEqual(a, b)
+}
+
+// moveResults moves each result recorded apart from its call to right
+// after the call, when the call is earlier and has no result of its own.
+func moveResults(us []unit, moved func()) []unit {
+	out := make([]unit, 0, len(us))
+	for _, u := range us {
+		if u.kind == "result" && u.apart && u.id != "" {
+			at := -1
+			for k := len(out) - 1; k >= 0; k-- {
+				if out[k].kind == "call" && out[k].id == u.id {
+					if k+1 >= len(out) || out[k+1].kind != "result" || out[k+1].id != u.id {
+						at = k + 1
+					}
+					break
+				}
+			}
+			if at >= 0 {
+				out = append(out[:at], append([]unit{u}, out[at:]...)...)
+				moved()
+				continue
+			}
+		}
+		out = append(out, u)
+	}
+	return out
+}
 
 // transform says which reported transformation turns a into b, or nil
 // when none does.
