@@ -32,7 +32,7 @@ const ClientVersion = "2.1.328"
 // under the session's id; the working directory and the title. Every
 // identity it mints is derived from the session id and a position, so two
 // conversions of a document are identical.
-func Convert(md string, w io.Writer) (*exportcore.Losses, error) {
+func Convert(md string, w io.Writer) (*Losses, error) {
 	c, err := exportcore.Live(md)
 	if err != nil {
 		return nil, err
@@ -53,15 +53,15 @@ func Convert(md string, w io.Writer) (*exportcore.Losses, error) {
 // directory dir, as <session id>.jsonl, where claude --resume finds it. An
 // existing identical file is left alone; a different one is an error
 // unless opts.Force.
-func ConvertSession(md, dir string, opts Options) ([]File, *exportcore.Losses, error) {
-	meta, err := readMeta(md)
+func ConvertSession(md, dir string, opts Options) ([]File, *Losses, error) {
+	meta, err := document.ReadMeta(md)
 	if err != nil {
 		return nil, nil, err
 	}
 	if meta.SidechainOf != nil {
 		return nil, nil, fmt.Errorf("%s is a sidechain: export its session, %s", md, meta.SidechainOf.SessionID)
 	}
-	var losses *exportcore.Losses
+	var losses *Losses
 	f, _, err := exportcore.WriteFile(filepath.Join(dir, meta.SessionID+".jsonl"), opts, func(w io.Writer) ([]error, error) {
 		var err error
 		losses, err = Convert(md, w)
@@ -439,5 +439,3 @@ func (x *converter) compaction(it *session.Item, b *session.Block) {
 	}
 	x.chain(s, time)
 }
-
-func readMeta(md string) (*session.Meta, error) { return document.ReadMeta(md) }
