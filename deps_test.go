@@ -23,7 +23,8 @@ func TestLayering(t *testing.T) {
 		"inscribe":            {"session", "adapters/claude", "index", "inscribe/document", "internal/atomicfile"},
 		"exportclaude":        {"session", "adapters/claude", "inscribe", "inscribe/document", "internal/atomicfile"},
 		"check":               {"session", "adapters/claude", "inscribe", "inscribe/document", "exportclaude", "github.com/sergi/go-diff"},
-		"cmd/scribe":          {"adapters/claude", "inscribe", "inscribe/document", "exportclaude", "check", "index", "github.com/spf13/cobra"},
+		"internal/web":        {"session", "inscribe/document"},
+		"cmd/scribe":          {"adapters/claude", "inscribe", "inscribe/document", "exportclaude", "check", "index", "internal/web", "github.com/spf13/cobra"},
 	}
 	owner := map[string]string{} // third-party dependency -> the one package that may import it
 	for pkg, ok := range allowed {

@@ -119,6 +119,6 @@ EXIT STATUS
 	root.PersistentFlags().StringVar(&e.root, "root", "", "store root (default $SCRIBE_ROOT, else ./data)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &flagError{err} })
 	root.AddCommand(newInscribeCmd(e), newAppendCmd(e), newExportCmd(e), newCheckCmd(e),
-		newSearchCmd(e), newTagCmd(e, false), newTagCmd(e, true), newContextCmd(e), newReindexCmd(e))
+		newSearchCmd(e), newTagCmd(e, false), newTagCmd(e, true), newContextCmd(e), newReindexCmd(e), newServeCmd(e), newHTMLCmd(e))
 	return root
 }
