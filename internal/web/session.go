@@ -48,7 +48,9 @@ func (r docRef) fileBase() string {
 // findDoc finds a document by its session id and, for a sidechain, its
 // subagent's id. Both are checked before the store is asked.
 func (s *Server) findDoc(sid, aid string) (docRef, bool) {
-	if !validID(sid) || aid != "" && !validID(aid) {
+	// index.md beside the documents is the agent's catalog, not a
+	// document (docs/FORMAT.md 10.1).
+	if !validID(sid) || sid == "index" || aid != "" && !validID(aid) {
 		return docRef{}, false
 	}
 	md, ok := s.store.Find(sid)
@@ -83,7 +85,7 @@ func (s *Server) handleDoc(w http.ResponseWriter, r *http.Request) {
 	}
 	if len(rest) == 0 { // the folder of pages, without its slash
 		last := segs[len(segs)-1]
-		http.Redirect(w, r, url.PathEscape(last)+"/", http.StatusMovedPermanently)
+		relRedirect(w, url.PathEscape(last)+"/", http.StatusMovedPermanently)
 		return
 	}
 	switch {
@@ -337,11 +339,17 @@ func (s *Server) redirectTo(w http.ResponseWriter, r *http.Request, ref docRef, 
 		if match(it) {
 			page := i/s.opts.PageItems + 1
 			// From …/<key>/round/<n> back to the document's folder of pages.
-			to := "../" + linker{}.docPage(page)
-			http.Redirect(w, r, to+"#"+fragment(anchor), http.StatusFound)
+			relRedirect(w, "../"+linker{}.docPage(page)+"#"+fragment(anchor), http.StatusFound)
 			return
 		}
 	}
+}
+
+// relRedirect redirects to a location relative to the request's URL, as
+// every link of the archive is (http.Redirect would make it absolute).
+func relRedirect(w http.ResponseWriter, to string, status int) {
+	w.Header().Set("Location", to)
+	w.WriteHeader(status)
 }
 
 // serveFile serves an image or document from the document's files/
