@@ -86,7 +86,7 @@ type siteWriter struct {
 // chrome is the frame of a static page at rel (slash separated, below
 // the site's root).
 func (w *siteWriter) chrome(rel, title string) chrome {
-	return chrome{Title: title, CSP: CSP, L: linker{static: true, base: strings.Repeat("../", strings.Count(rel, "/"))}}
+	return chrome{Title: title, CSP: metaCSP, L: linker{static: true, base: strings.Repeat("../", strings.Count(rel, "/"))}}
 }
 
 func (w *siteWriter) write(rel string, data []byte) error {

@@ -153,7 +153,12 @@ func (o Options) withDefaults() Options {
 // CSP is the Content-Security-Policy of every response: no script, no
 // plugin, no frame, nothing from elsewhere; style sheets and images only
 // from the archive itself.
-const CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+const CSP = metaCSP + "; frame-ancestors 'none'"
+
+// metaCSP is the policy pages repeat in a meta element, for the static
+// site, where no header carries it: all of it that a meta element can
+// carry (not frame-ancestors).
+const metaCSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'"
 
 //go:embed templates/*.html static/*
 var assets embed.FS
@@ -263,7 +268,7 @@ type chrome struct {
 // chrome returns the frame of a page whose URL path (below the root)
 // is rel.
 func (s *Server) chrome(r *http.Request, title string) chrome {
-	return chrome{Title: title, L: linker{base: baseOf(r.URL.Path)}, CSP: CSP, Search: s.store.Search != nil}
+	return chrome{Title: title, L: linker{base: baseOf(r.URL.Path)}, CSP: metaCSP, Search: s.store.Search != nil}
 }
 
 // baseOf is the way from a page's URL path back to the root: "" for
