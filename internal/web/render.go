@@ -108,8 +108,27 @@ func (v *docView) renderItem(w *bytes.Buffer, it *session.Item) {
 	if len(it.IDs) > 0 {
 		v.renderBranch(w, it.IDs[0])
 	}
-	for i := range it.Blocks {
-		v.renderBlock(w, &it.Blocks[i])
+	for i := 0; i < len(it.Blocks); i++ {
+		// A run of system reminders (a first prompt has half a dozen) is
+		// one collapsed block, whose summary names them.
+		j := i
+		for j < len(it.Blocks) && it.Blocks[j].Kind == session.KindReminder && it.Blocks[j].Label != "meta" {
+			j++
+		}
+		if j-i < 2 {
+			v.renderBlock(w, &it.Blocks[i])
+			continue
+		}
+		var labels []string
+		for _, b := range it.Blocks[i:j] {
+			labels = append(labels, b.Label)
+		}
+		openDetails(w, "reminders", fmt.Sprintf("%d system reminders: %s", j-i, strings.Join(labels, ", ")))
+		for k := i; k < j; k++ {
+			v.renderBlock(w, &it.Blocks[k])
+		}
+		w.WriteString("</details>\n")
+		i = j - 1
 	}
 	w.WriteString("</article>\n")
 }
