@@ -262,7 +262,7 @@ func (s *Server) renderDocPage(c chrome, ref docRef, page int, ps *pageSet, src 
 		}
 		p.Summary = template.HTML(sb.String())
 	}
-	if so := m.SidechainOf; so != nil {
+	if so := m.SidechainOf; so != nil && validID(so.SessionID) {
 		p.Parent = &navLink{Label: so.SessionID, URL: c.L.Doc(so.SessionID, 1)}
 	}
 	if m.ForkedFrom != nil && validID(*m.ForkedFrom) {

@@ -203,8 +203,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handleStatic(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
+	if !validName(name) {
+		s.notFound(w, r, "There is no such file.")
+		return
+	}
 	data, err := fs.ReadFile(assets, "static/"+name)
-	if err != nil || !validName(name) {
+	if err != nil {
 		s.notFound(w, r, "There is no such file.")
 		return
 	}
