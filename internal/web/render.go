@@ -145,8 +145,11 @@ func (v *docView) writeItemRef(w *bytes.Buffer, id string) {
 // renderBranch marks a branch point and the first message of each branch.
 func (v *docView) renderBranch(w *bytes.Buffer, id string) {
 	if b := v.branchAt[id]; b != nil {
-		fmt.Fprintf(w, "<p class=\"branch\">⑂ The conversation branches here (%d branches):", len(b.Children))
-		for _, c := range b.Children {
+		fmt.Fprintf(w, "<p class=\"branch\">Branch point: the conversation was rewound and went on %d ways from here:", len(b.Children))
+		for i, c := range b.Children {
+			if i > 0 {
+				w.WriteByte(',')
+			}
 			w.WriteByte(' ')
 			v.writeItemRef(w, c)
 			if c == b.Live {
@@ -157,9 +160,9 @@ func (v *docView) renderBranch(w *bytes.Buffer, id string) {
 	}
 	if b := v.branchChild[id]; b != nil {
 		if b.Live == id {
-			w.WriteString("<p class=\"branch\">⑂ The live branch from ")
+			w.WriteString("<p class=\"branch\">The live branch from ")
 		} else {
-			w.WriteString("<p class=\"branch abandoned\">⑂ An abandoned branch (rewound) from ")
+			w.WriteString("<p class=\"branch abandoned\">An abandoned branch (rewound) from ")
 		}
 		v.writeItemRef(w, b.At)
 		w.WriteString("</p>\n")

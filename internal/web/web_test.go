@@ -141,7 +141,7 @@ func TestServer(t *testing.T) {
 	t.Run("compaction and branches", func(t *testing.T) {
 		get(t, u+"/s/"+compactSession+"/").must(t, 200, "<b>Conversation compacted</b> (manual)", `<summary>Compaction summary</summary>`, "note-compaction")
 		p := get(t, u+"/s/"+branchSession+"/")
-		p.must(t, 200, "⑂ The conversation branches here", "An abandoned branch (rewound)", "The live branch from", "<dt>branches</dt>")
+		p.must(t, 200, "Branch point: the conversation was rewound and went on 2 ways from here", "An abandoned branch (rewound)", "The live branch from", "<dt>branches</dt>")
 	})
 
 	t.Run("pages of a long session", func(t *testing.T) {
