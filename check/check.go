@@ -24,11 +24,10 @@ import (
 
 	"github.com/sergi/go-diff/diffmatchpatch"
 
-	"github.com/scribe-archive/scribe/adapters/claude"
-	"github.com/scribe-archive/scribe/exportclaude"
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/session"
+	"github.com/scribe-archive/scribe/session/source"
 )
 
 // Kind classifies a finding.
@@ -85,9 +84,22 @@ func (r *Report) OK() bool {
 
 func (r *Report) add(f Finding) { r.Findings = append(r.Findings, f) }
 
-// Transcript checks the round trip of a transcript and its sidechains: one
+// Format is a source format as check needs it: the adapter that reads it,
+// and the export that writes it back.
+type Format struct {
+	Source source.Adapter
+	// Export writes a session's document and its sidechains' into dir, each
+	// file at the path its source had under the session's folder
+	// (source.Session.Rel, source.Sidechain.Rel).
+	Export func(md, dir string) error
+	// Transcript writes one document's file (a session's or a sidechain's)
+	// to w.
+	Transcript func(md string, w io.Writer) ([]error, error)
+}
+
+// Session checks the round trip of a session and its sidechains: one
 // report per file.
-func Transcript(t claude.Transcript) ([]*Report, error) {
+func Session(t source.Session, f Format) ([]*Report, error) {
 	tmp, err := os.MkdirTemp("", "scribe-check-")
 	if err != nil {
 		return nil, err
@@ -98,7 +110,7 @@ func Transcript(t claude.Transcript) ([]*Report, error) {
 		return nil, err
 	}
 	var reports []*Report
-	results := store.Update(t, inscribe.Options{Agent: inscribe.DefaultAgent, Verify: true})
+	results := store.Update(t, inscribe.Options{Agent: f.Source.Agent(), Verify: true})
 	for _, res := range results {
 		rep := &Report{Source: res.Source, Doc: res.Doc}
 		reports = append(reports, rep)
@@ -107,8 +119,8 @@ func Transcript(t claude.Transcript) ([]*Report, error) {
 			continue
 		}
 		for _, w := range res.Warnings {
-			var le *claude.LineError
-			if errors.As(w, &le) && strings.HasPrefix(le.Msg, "torn last line") {
+			var le *source.LineError
+			if errors.As(w, &le) && le.Torn {
 				rep.add(Finding{Kind: Torn, File: le.File, Line: le.Line, Msg: "the source ends in a torn line (a crash mid-write): it is not inscribed, so the export ends before it"})
 			}
 		}
@@ -121,20 +133,20 @@ func Transcript(t claude.Transcript) ([]*Report, error) {
 		return reports, nil
 	}
 	out := filepath.Join(tmp, "export")
-	if _, _, err := exportclaude.Session(main.Doc, out, exportclaude.Options{}); err != nil {
+	if err := f.Export(main.Doc, out); err != nil {
 		reports[len(reports)-1].add(Finding{Kind: Error, File: main.Doc, Msg: "export: " + err.Error()})
 		return reports, nil
 	}
-	return reports, compareAll(t, out, filepath.Join(tmp, "second"), reports)
+	return reports, compareAll(t, f, out, filepath.Join(tmp, "second"), reports)
 }
 
 // compareAll compares each source of t with its export in out, then
 // inscribes the export and compares the documents.
-func compareAll(t claude.Transcript, out, secondRoot string, reports []*Report) error {
+func compareAll(t source.Session, f Format, out, secondRoot string, reports []*Report) error {
 	exported := map[string]string{} // source path -> exported path
-	exported[t.Path] = filepath.Join(out, t.ID+".jsonl")
-	for _, sa := range t.Subagents {
-		exported[sa.Path] = filepath.Join(out, sa.Rel)
+	exported[t.Path] = filepath.Join(out, t.Rel)
+	for _, sc := range t.Sidechains {
+		exported[sc.Path] = filepath.Join(out, sc.Rel)
 	}
 	for _, rep := range reports {
 		if exp, ok := exported[rep.Source]; ok && rep.OKSoFar() {
@@ -147,7 +159,7 @@ func compareAll(t claude.Transcript, out, secondRoot string, reports []*Report) 
 	if err != nil {
 		return err
 	}
-	ets, err := claude.Discover(out)
+	ets, err := f.Source.Discover(out)
 	if err != nil {
 		return err
 	}
@@ -160,7 +172,7 @@ func compareAll(t claude.Transcript, out, secondRoot string, reports []*Report) 
 		}
 	}
 	for _, et := range ets {
-		for _, res := range second.Update(et, inscribe.Options{Agent: inscribe.DefaultAgent, Verify: true}) {
+		for _, res := range second.Update(et, inscribe.Options{Agent: f.Source.Agent(), Verify: true}) {
 			rep := byExport[res.Source]
 			if rep == nil {
 				continue
@@ -200,7 +212,7 @@ func scanLines(path string) ([]lineInfo, error) {
 		return nil, err
 	}
 	defer f.Close()
-	lr := claude.NewLineReader(f, 1, 0)
+	lr := source.NewLineReader(f, 1, 0)
 	var out []lineInfo
 	for {
 		l, err := lr.Next()
@@ -546,7 +558,7 @@ func ignoreEOF(err error) error {
 // must give the stored document back (its summary and engagements, which a
 // person owns, aside). A document whose source is gone is reported as such:
 // the archive now holds the only copy.
-func Stored(store *inscribe.Store, md string) (*Report, error) {
+func Stored(store *inscribe.Store, md string, f Format) (*Report, error) {
 	m, err := document.ReadMeta(md)
 	if err != nil {
 		return &Report{Doc: md, Findings: []Finding{{Kind: Error, File: md, Msg: err.Error()}}}, nil
@@ -562,14 +574,14 @@ func Stored(store *inscribe.Store, md string) (*Report, error) {
 	}
 	defer os.RemoveAll(tmp)
 	exp := filepath.Join(tmp, "export.jsonl")
-	f, err := os.Create(exp)
+	out, err := os.Create(exp)
 	if err != nil {
 		return nil, err
 	}
-	bw := bufio.NewWriter(f)
-	_, xerr := exportclaude.Transcript(md, bw)
+	bw := bufio.NewWriter(out)
+	_, xerr := f.Transcript(md, bw)
 	bw.Flush()
-	f.Close()
+	out.Close()
 	if xerr != nil {
 		rep.add(Finding{Kind: Error, File: md, Msg: "export: " + xerr.Error()})
 		return rep, nil
@@ -580,7 +592,7 @@ func Stored(store *inscribe.Store, md string) (*Report, error) {
 	if err := compareFiles(rep, rep.Source, exp); err != nil {
 		return nil, err
 	}
-	return rep, compareStoredDoc(rep, md, exp, m, filepath.Join(tmp, "second"))
+	return rep, compareStoredDoc(rep, md, exp, m, f.Source, filepath.Join(tmp, "second"))
 }
 
 // tornTail reports whether a file ends in an unterminated line that is not
@@ -599,7 +611,7 @@ func tornTail(p string) (int, bool) {
 
 // compareStoredDoc inscribes an export and compares the result with the
 // stored document.
-func compareStoredDoc(rep *Report, md, exp string, m *session.Meta, root string) error {
+func compareStoredDoc(rep *Report, md, exp string, m *session.Meta, a source.Adapter, root string) error {
 	second, err := inscribe.OpenStore(root)
 	if err != nil {
 		return err
@@ -616,11 +628,11 @@ func compareStoredDoc(rep *Report, md, exp string, m *session.Meta, root string)
 	if err := os.Rename(exp, p); err != nil {
 		return err
 	}
-	t := claude.Transcript{Path: p, ID: m.SessionID, ProjectDir: dir}
+	t := source.Session{Adapter: a, Path: p, ID: m.SessionID, Dir: dir, Rel: filepath.Base(p)}
 	var res []inscribe.Result
 	if m.SidechainOf != nil {
 		t.Path = ""
-		t.Subagents = []claude.Subagent{{Path: p, AgentID: m.SidechainOf.AgentID, ParentID: m.SessionID, Rel: filepath.Base(p)}}
+		t.Sidechains = []source.Sidechain{{Path: p, ID: m.SidechainOf.AgentID, Rel: filepath.Base(p)}}
 	}
 	res = second.Update(t, inscribe.Options{Agent: m.AgentID, Verify: true})
 	for _, r := range res {

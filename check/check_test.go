@@ -1,13 +1,14 @@
 package check_test
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/scribe-archive/scribe/adapters/claude"
 	"github.com/scribe-archive/scribe/check"
+	"github.com/scribe-archive/scribe/exportclaude"
 	"github.com/scribe-archive/scribe/internal/storetest"
 	"github.com/scribe-archive/scribe/internal/testenv"
 )
@@ -15,13 +16,13 @@ import (
 // TestCorpusRoundTrips: every sample session round-trips; the only finding
 // is the torn last line of the crashed session, which is explained.
 func TestCorpusRoundTrips(t *testing.T) {
-	ts, err := claude.Discover(testenv.Projects(t))
+	ts, err := storetest.Claude.Discover(testenv.Projects(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	torn := 0
 	for _, tr := range ts {
-		reports, err := check.Transcript(tr)
+		reports, err := check.Session(tr, claudeFormat)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,8 +45,8 @@ func TestCorpusRoundTrips(t *testing.T) {
 // TestPublicCorpusRoundTrips: the same over the public corpus.
 func TestPublicCorpusRoundTrips(t *testing.T) {
 	for _, p := range testenv.PublicTranscripts(t) {
-		tr := claude.Transcript{Path: p, ID: strings.TrimSuffix(filepath.Base(p), ".jsonl"), ProjectDir: filepath.Dir(p)}
-		reports, err := check.Transcript(tr)
+		tr := storetest.ClaudeAt(p, strings.TrimSuffix(filepath.Base(p), ".jsonl"), filepath.Dir(p))
+		reports, err := check.Session(tr, claudeFormat)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -89,7 +90,7 @@ func TestDamagedStore(t *testing.T) {
 		if filepath.Base(md) == "index.md" {
 			continue
 		}
-		rep, err := check.Stored(s, md)
+		rep, err := check.Stored(s, md, claudeFormat)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -138,4 +139,16 @@ func damage(t *testing.T, p, old, new string) {
 	if err := os.WriteFile(p, []byte(strings.Replace(string(b), old, new, 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// claudeFormat is Claude Code's format as cmd/scribe registers it.
+var claudeFormat = check.Format{
+	Source: storetest.Claude,
+	Export: func(md, dir string) error {
+		_, _, err := exportclaude.Session(md, storetest.Claude, dir, exportclaude.Options{})
+		return err
+	},
+	Transcript: func(md string, w io.Writer) ([]error, error) {
+		return exportclaude.Transcript(md, storetest.Claude, w)
+	},
 }

@@ -26,7 +26,9 @@ import (
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/atomicfile"
+	"github.com/scribe-archive/scribe/internal/jsonpatch"
 	"github.com/scribe-archive/scribe/session"
+	"github.com/scribe-archive/scribe/session/source"
 )
 
 // Warning is an edit in a document that the export could not carry.
@@ -44,11 +46,13 @@ func (w *Warning) Error() string {
 }
 
 // Transcript writes the transcript of one document (a session, or a
-// sidechain) to w.
+// sidechain) to w. src is the adapter of the format the document was
+// inscribed from (its source_format): it groups the kept entries into the
+// document's items again, to find the person's edits.
 //
 // The document is read a message at a time, alongside the round files, so
 // neither is ever whole in memory.
-func Transcript(md string, w io.Writer) ([]error, error) {
+func Transcript(md string, src source.Adapter, w io.Writer) ([]error, error) {
 	items, err := document.OpenItems(md)
 	if err != nil {
 		return nil, err
@@ -66,7 +70,10 @@ func Transcript(md string, w io.Writer) ([]error, error) {
 	}
 	x := &exporter{md: md, items: items, bw: bufio.NewWriterSize(w, 1<<16)}
 	base := strings.TrimSuffix(filepath.Base(md), ".md")
-	b := claude.NewBuilder(claude.Config{File: md, DocBase: base, Sidechain: items.Meta.SidechainOf != nil}, claude.State{}, nil)
+	b, err := src.NewBuilder(source.Config{File: md, DocBase: base, Sidechain: items.Meta.SidechainOf != nil}, nil, nil)
+	if err != nil {
+		return nil, err
+	}
 	for want, n := range rounds {
 		if n != want+1 {
 			return x.warnings, fmt.Errorf("%s: round %d is missing (found round %d): the backing store is damaged", folder, want+1, n)
@@ -106,7 +113,11 @@ func Transcript(md string, w io.Writer) ([]error, error) {
 		extra++
 	}
 	if extra > 0 {
-		x.warn("", fmt.Sprintf("%d message(s) at the end of the document have no source entries (added by hand?): not exported", extra))
+		what := "1 message at the end of the document has"
+		if extra > 1 {
+			what = fmt.Sprintf("%d messages at the end of the document have", extra)
+		}
+		x.warn("", what+" no source entries (added by hand?): not exported")
 	}
 	return x.warnings, x.bw.Flush()
 }
@@ -144,7 +155,7 @@ func (x *exporter) flush(r *session.Round) error {
 	for _, e := range x.pending[:n] {
 		raw := e.Raw
 		for _, p := range patches[e.Line] {
-			out, err := claude.Patch(raw, p.path, p.value)
+			out, err := jsonpatch.Patch(raw, p.path, p.value)
 			if err != nil {
 				x.warn(p.item, fmt.Sprintf("edit not carried: %v", err))
 				continue
@@ -177,7 +188,7 @@ func (x *exporter) compare(derived, edited *session.Item, patches map[int][]patc
 		x.warn(id, "its heading or identity was edited: not carried (timestamps, roles and links come from the round files)")
 	}
 	if len(derived.Blocks) != len(edited.Blocks) {
-		x.warn(id, fmt.Sprintf("has %d blocks in the round files and %d in the document: blocks added or removed by hand are not exported", len(derived.Blocks), len(edited.Blocks)))
+		x.warn(id, fmt.Sprintf("has %s in the round files and %d in the document: blocks added or removed by hand are not exported", blocks(len(derived.Blocks)), len(edited.Blocks)))
 		return
 	}
 	for j := range derived.Blocks {
@@ -223,7 +234,7 @@ func (x *exporter) compareText(id string, kind session.BlockKind, derived, edite
 		x.warn(id, fmt.Sprintf("an edit of a %s block cannot be carried (it has no single source value)", kind))
 		return
 	}
-	value := claude.EncodeString(edited)
+	value := jsonpatch.EncodeString(edited)
 	if kind == session.KindRaw {
 		// A raw block is JSON as recorded: the edit replaces it whole.
 		if !json.Valid([]byte(edited)) {
@@ -288,7 +299,7 @@ func ProjectDir(projects string, m *session.Meta) (string, error) {
 // lays them out: <id>.jsonl, <id>/subagents/agent-<agent>.jsonl (with its
 // .meta.json), <id>/tool-results/... An existing identical file is left
 // alone; a different one is an error unless opts.Force.
-func Session(md, dir string, opts Options) ([]File, []error, error) {
+func Session(md string, src source.Adapter, dir string, opts Options) ([]File, []error, error) {
 	meta, err := document.ReadMeta(md)
 	if err != nil {
 		return nil, nil, err
@@ -307,7 +318,7 @@ func Session(md, dir string, opts Options) ([]File, []error, error) {
 		files = append(files, f)
 		return nil
 	}
-	if err := put(meta.SessionID+".jsonl", func(w io.Writer) ([]error, error) { return Transcript(md, w) }); err != nil {
+	if err := put(meta.SessionID+".jsonl", func(w io.Writer) ([]error, error) { return Transcript(md, src, w) }); err != nil {
 		return files, warnings, err
 	}
 	folder := inscribe.Folder(md)
@@ -324,10 +335,10 @@ func Session(md, dir string, opts Options) ([]File, []error, error) {
 		if rel == "" || !local(rel) {
 			rel = filepath.Join(meta.SessionID, "subagents", "agent-"+sm.SidechainOf.AgentID+".jsonl")
 		}
-		if err := put(rel, func(w io.Writer) ([]error, error) { return Transcript(sc, w) }); err != nil {
+		if err := put(rel, func(w io.Writer) ([]error, error) { return Transcript(sc, src, w) }); err != nil {
 			return files, warnings, err
 		}
-		if m := filepath.Join(inscribe.Folder(sc), "meta.json"); fileExists(m) {
+		if m := filepath.Join(inscribe.Folder(sc), inscribe.SidechainMetaFile); fileExists(m) {
 			if err := put(strings.TrimSuffix(rel, ".jsonl")+".meta.json", copyFrom(m)); err != nil {
 				return files, warnings, err
 			}
@@ -401,4 +412,12 @@ func writeFile(target string, opts Options, gen func(io.Writer) ([]error, error)
 		return File{}, warnings, err
 	}
 	return File{Path: target, Written: true}, warnings, nil
+}
+
+// blocks says how many blocks there are, in words.
+func blocks(n int) string {
+	if n == 1 {
+		return "1 block"
+	}
+	return fmt.Sprintf("%d blocks", n)
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/scribe-archive/scribe/adapters/claude"
 	"github.com/scribe-archive/scribe/exportclaude"
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/inscribe/document"
@@ -36,7 +35,7 @@ func sourceBytes(t *testing.T, p string) []byte {
 // too), except a torn last line.
 func TestExportIsLossless(t *testing.T) {
 	s, projects := storetest.Samples(t)
-	ts, err := claude.Discover(projects)
+	ts, err := storetest.Claude.Discover(projects)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +46,7 @@ func TestExportIsLossless(t *testing.T) {
 				t.Fatal("not in the store")
 			}
 			out := t.TempDir()
-			files, warnings, err := exportclaude.Session(md, out, exportclaude.Options{})
+			files, warnings, err := exportclaude.Session(md, storetest.Claude, out, exportclaude.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -55,10 +54,10 @@ func TestExportIsLossless(t *testing.T) {
 				t.Errorf("warnings exporting an unedited document: %v", warnings)
 			}
 			want := map[string]string{tr.ID + ".jsonl": tr.Path}
-			for _, sa := range tr.Subagents {
+			for _, sa := range tr.Sidechains {
 				want[sa.Rel] = sa.Path
-				if sa.Meta != "" {
-					want[strings.TrimSuffix(sa.Rel, ".jsonl")+".meta.json"] = sa.Meta
+				if sa.MetaFile != "" {
+					want[strings.TrimSuffix(sa.Rel, ".jsonl")+".meta.json"] = sa.MetaFile
 				}
 			}
 			for _, f := range tr.Files {
@@ -89,7 +88,7 @@ func TestExportPublicCorpus(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range testenv.PublicTranscripts(t) {
-		tr := claude.Transcript{Path: p, ID: strings.TrimSuffix(filepath.Base(p), ".jsonl"), ProjectDir: filepath.Dir(p)}
+		tr := storetest.ClaudeAt(p, strings.TrimSuffix(filepath.Base(p), ".jsonl"), filepath.Dir(p))
 		for _, r := range s.Update(tr, inscribe.Options{}) {
 			if r.Err != nil {
 				t.Fatalf("%s: %v", p, r.Err)
@@ -97,7 +96,7 @@ func TestExportPublicCorpus(t *testing.T) {
 		}
 		var buf bytes.Buffer
 		md, _ := s.FindDoc(tr.ID)
-		if _, err := exportclaude.Transcript(md, &buf); err != nil {
+		if _, err := exportclaude.Transcript(md, storetest.Claude, &buf); err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
 		if !bytes.Equal(buf.Bytes(), sourceBytes(t, p)) {
@@ -131,7 +130,7 @@ func TestExportCarriesEdits(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	warnings, err := exportclaude.Transcript(md, &buf)
+	warnings, err := exportclaude.Transcript(md, storetest.Claude, &buf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +167,7 @@ func TestExportCarriesEdits(t *testing.T) {
 	p := filepath.Join(out, id+".jsonl")
 	os.WriteFile(p, buf.Bytes(), 0o644)
 	s2, _ := inscribe.OpenStore(filepath.Join(out, "data"))
-	for _, r := range s2.Update(claude.Transcript{Path: p, ID: id, ProjectDir: out}, inscribe.Options{}) {
+	for _, r := range s2.Update(storetest.ClaudeAt(p, id, out), inscribe.Options{}) {
 		if r.Err != nil {
 			t.Fatal(r.Err)
 		}
@@ -198,7 +197,7 @@ func TestExportWarnsOnStructuralEdits(t *testing.T) {
 	}
 	os.WriteFile(md, []byte(edited), 0o644)
 	var buf bytes.Buffer
-	warnings, err := exportclaude.Transcript(md, &buf)
+	warnings, err := exportclaude.Transcript(md, storetest.Claude, &buf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,22 +214,48 @@ func TestExportRefusesToOverwrite(t *testing.T) {
 	out := t.TempDir()
 	target := filepath.Join(out, "22222222-2222-4222-8222-222222222222.jsonl")
 	os.WriteFile(target, []byte("someone else's\n"), 0o644)
-	if _, _, err := exportclaude.Session(md, out, exportclaude.Options{}); err == nil {
+	if _, _, err := exportclaude.Session(md, storetest.Claude, out, exportclaude.Options{}); err == nil {
 		t.Fatal("overwrote a different file")
 	}
 	if b, _ := os.ReadFile(target); string(b) != "someone else's\n" {
 		t.Fatal("the existing file changed")
 	}
-	files, _, err := exportclaude.Session(md, out, exportclaude.Options{Force: true})
+	files, _, err := exportclaude.Session(md, storetest.Claude, out, exportclaude.Options{Force: true})
 	if err != nil || !files[0].Written {
 		t.Fatalf("forced export: %v %v", files, err)
 	}
 	fi, _ := os.Stat(target)
-	files, _, err = exportclaude.Session(md, out, exportclaude.Options{})
+	files, _, err = exportclaude.Session(md, storetest.Claude, out, exportclaude.Options{})
 	if err != nil || files[0].Written {
 		t.Fatalf("identical export: written=%v err=%v", files[0].Written, err)
 	}
 	if fi2, _ := os.Stat(target); !fi2.ModTime().Equal(fi.ModTime()) {
 		t.Error("an identical file was rewritten")
+	}
+}
+
+// TestExportWarnsOnAddedMessages: messages added by hand at the end of a
+// document are not exported, and the warning counts them in good English.
+func TestExportWarnsOnAddedMessages(t *testing.T) {
+	s, _ := storetest.Samples(t)
+	md, _ := s.FindDoc("22222222-2222-4222-8222-222222222222")
+	doc, _ := os.ReadFile(md)
+	last := string(doc[strings.LastIndex(string(doc), "\n---\n\n### "):])
+	for _, c := range []struct {
+		copies int
+		want   string
+	}{
+		{1, "1 message at the end of the document has no source entries"},
+		{2, "2 messages at the end of the document have no source entries"},
+	} {
+		os.WriteFile(md, []byte(string(doc)+strings.Repeat(last, c.copies)), 0o644)
+		var buf bytes.Buffer
+		warnings, err := exportclaude.Transcript(md, storetest.Claude, &buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(warnings) != 1 || !strings.Contains(warnings[0].Error(), c.want) {
+			t.Errorf("with %d added: warnings = %v, want one saying %q", c.copies, warnings, c.want)
+		}
 	}
 }

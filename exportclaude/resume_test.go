@@ -9,7 +9,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/scribe-archive/scribe/adapters/claude"
 	"github.com/scribe-archive/scribe/exportclaude"
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/internal/realclient"
@@ -25,7 +24,7 @@ import (
 func TestResumeIsIdentical(t *testing.T) {
 	bin := claudeBin(t)
 	s, projects := storetest.Samples(t)
-	ts, err := claude.Discover(projects)
+	ts, err := storetest.Claude.Discover(projects)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +66,7 @@ func TestResumeIsIdenticalPublic(t *testing.T) {
 		if err := os.WriteFile(src, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		tr := claude.Transcript{Path: src, ID: id, ProjectDir: filepath.Dir(src)}
+		tr := storetest.ClaudeAt(src, id, filepath.Dir(src))
 		for _, r := range s.Update(tr, inscribe.Options{}) {
 			if r.Err != nil {
 				t.Fatalf("%s: %v", p, r.Err)
@@ -106,7 +105,7 @@ func judge(t *testing.T, bin string, cases []resumeCase) {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			out := t.TempDir()
-			if _, _, err := exportclaude.Session(c.doc, out, exportclaude.Options{}); err != nil {
+			if _, _, err := exportclaude.Session(c.doc, storetest.Claude, out, exportclaude.Options{}); err != nil {
 				t.Errorf("%s: export: %v", c.name, err)
 				return
 			}
@@ -162,7 +161,7 @@ func TestResumeSeesEdits(t *testing.T) {
 	}
 	os.WriteFile(md, []byte(edited), 0o644)
 	out := t.TempDir()
-	if _, _, err := exportclaude.Session(md, out, exportclaude.Options{}); err != nil {
+	if _, _, err := exportclaude.Session(md, storetest.Claude, out, exportclaude.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	want, err := realclient.Probe(context.Background(), bin, filepath.Join(projects, "-home-dev-src-multiturn", id+".jsonl"), "")

@@ -136,7 +136,7 @@ func BenchmarkSearchStore(b *testing.B) {
 	var qs []Query
 	for _, q := range []string{"error", "test", "README", "git commit", `"go test"`, "func*", "python OR golang",
 		"index AND search", "NEAR(file error, 5)", "permission denied", "hello", "compaction"} {
-		qs = append(qs, Query{Text: q, Limit: 20}, Query{Text: q, Limit: 20, Since: "2026-01-01", Agent: "claude"})
+		qs = append(qs, Query{Text: q, Limit: 20}, Query{Text: q, Limit: 20, Since: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Agent: "claude"})
 	}
 	searchLatency(b, db, qs)
 }
@@ -151,7 +151,7 @@ func BenchmarkSearchMillion(b *testing.B) {
 	var qs []Query
 	for _, q := range queries {
 		qs = append(qs, Query{Text: q, Limit: 20})
-		qs = append(qs, Query{Text: q, Limit: 20, Agent: "historian", Since: "2026-03-01"})
+		qs = append(qs, Query{Text: q, Limit: 20, Agent: "historian", Since: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)})
 		qs = append(qs, Query{Text: q, Limit: 20, Engagement: "console-work"})
 	}
 	searchLatency(b, db, qs)
@@ -171,5 +171,52 @@ func BenchmarkPutOneRound(b *testing.B) {
 		if err := db.Put(ctx, sess, []Row{{SessionID: sess.SessionID, Round: i + 1, Body: body, UserPreview: body, RoundFile: "y"}}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkSearchLargeRound measures a search that finds one very large
+// round: 100 MB of common words (SCRIBE_BENCH_LARGE_MB sets the size),
+// with one rare word at its very end. A common word has a match in almost
+// every token of it, and the rare word's only match is as far from the
+// start as it can be.
+func BenchmarkSearchLargeRound(b *testing.B) {
+	size := 100 << 20
+	if s := os.Getenv("SCRIBE_BENCH_LARGE_MB"); s != "" {
+		var mb int
+		if _, err := fmt.Sscan(s, &mb); err != nil || mb <= 0 {
+			b.Fatalf("SCRIBE_BENCH_LARGE_MB=%q: want a positive number of megabytes", s)
+		}
+		size = mb << 20
+	}
+	rng := rand.New(rand.NewSource(1))
+	common, _ := vocabulary(rng)
+	var body strings.Builder
+	body.Grow(size + 64)
+	for body.Len() < size {
+		body.WriteString(common[rng.Intn(len(common))])
+		body.WriteByte(' ')
+	}
+	body.WriteString("zanzibarian")
+	db, err := Open(filepath.Join(b.TempDir(), "large.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	start := time.Now()
+	sess := Session{SessionID: "large", AgentID: "claude", Doc: "claude/large.md"}
+	row := Row{SessionID: "large", Round: 1, Started: "2026-11-22T09:26:16.967Z", Body: body.String(), RoundFile: "x"}
+	if err := db.Put(context.Background(), sess, []Row{row}); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("indexed one round of %d MB in %s", size>>20, time.Since(start).Round(time.Millisecond))
+	for _, c := range []struct{ name, text string }{{"common", "the"}, {"rare-at-end", "zanzibarian"}} {
+		b.Run(c.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				hits, err := db.Search(context.Background(), Query{Text: c.text, Limit: 20})
+				if err != nil || len(hits) != 1 {
+					b.Fatalf("%q: %d hits (%v), want 1", c.text, len(hits), err)
+				}
+			}
+		})
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -332,13 +333,27 @@ func (x *DB) SetEngagement(ctx context.Context, id string, rounds []int, engagem
 
 // Query is a search.
 type Query struct {
-	Text       string // FTS5 query syntax
+	// Text is what to look for. Each of its words (what lies between
+	// spaces) must be in the round, its letters and digits in the same
+	// order with nothing but spaces and punctuation between them, in any
+	// case: hello.py finds "hello.py" and "Hello py", foo-bar finds
+	// "foo_bar". A word that ends in * finds the words that start with it:
+	// hel* finds "hello". Punctuation on its own separates words, and
+	// nothing else: a query of punctuation alone is a *QueryError.
+	Text string
+	// Raw says Text is an FTS5 query, with its operators, phrases, column
+	// filters and parentheses (https://sqlite.org/fts5.html#full_text_query_syntax);
+	// one SQLite cannot read is a *QueryError.
+	Raw        bool
 	Agent      string
 	Project    string // a substring of the project directory
 	Engagement string
-	Since      string // inclusive, compared with the round's start (ISO 8601)
-	Until      string // exclusive
-	Limit      int
+	// Since and Until bound the round's start: Since inclusive, Until
+	// exclusive; a zero time does not bound it. They are compared as
+	// instants, whatever offset the round's stamp was written with (a
+	// stamp without one is UTC), to the millisecond.
+	Since, Until time.Time
+	Limit        int // at most this many hits; 0 or less: 20
 }
 
 // Hit is one round a search found.
@@ -355,13 +370,22 @@ type Hit struct {
 	Rank         float64 `json:"rank"`
 }
 
-// QueryError is a query SQLite's full-text engine could not parse.
-type QueryError struct {
-	Query string
-	Msg   string
+// FilterError is a search whose filter names what the index has never
+// seen: an agent or an engagement no round has, or a project no session's
+// directory contains. The search found nothing.
+type FilterError struct {
+	Filter string   // "agent", "project" or "engagement"
+	Value  string   // as given
+	Known  []string // what the index has, sorted
 }
 
-func (e *QueryError) Error() string { return fmt.Sprintf("search %q: %s", e.Query, e.Msg) }
+func (e *FilterError) Error() string {
+	known := strings.Join(e.Known, ", ")
+	if known == "" {
+		known = "none"
+	}
+	return fmt.Sprintf("no %s %q in the index (it has %s)", e.Filter, e.Value, known)
+}
 
 // Highlight marks the matched words in a hit's snippet.
 const (
@@ -369,10 +393,21 @@ const (
 	HighlightEnd   = "\x03"
 )
 
+// stampLayout is how a time is compared with a round's start: what
+// SQLite's strftime('%Y-%m-%dT%H:%M:%fZ') makes of the stamp.
+const stampLayout = "2006-01-02T15:04:05.000Z"
+
 // Search finds rounds, best first (bm25), ties broken by session and round.
+// Each hit's snippet is about 16 tokens of the round's text around its
+// first match. A search that finds nothing because a filter names an
+// agent, project or engagement the index does not have is a *FilterError.
 func (x *DB) Search(ctx context.Context, q Query) ([]Hit, error) {
+	match, phrases, err := parseQuery(q)
+	if err != nil {
+		return nil, err
+	}
 	var where []string
-	args := []any{q.Text}
+	args := []any{match}
 	add := func(cond string, v any) {
 		where = append(where, cond)
 		args = append(args, v)
@@ -386,18 +421,21 @@ func (x *DB) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if q.Engagement != "" {
 		add("r.engagement_id = ?", q.Engagement)
 	}
-	if q.Since != "" {
-		add("r.started >= ?", q.Since)
+	// The stamps are text, written by the source: normalised to UTC
+	// before they are compared, so an offset or its absence cannot sort
+	// them wrong.
+	if !q.Since.IsZero() {
+		add("strftime('%Y-%m-%dT%H:%M:%fZ', r.started) >= ?", q.Since.UTC().Format(stampLayout))
 	}
-	if q.Until != "" {
-		add("r.started < ?", q.Until)
+	if !q.Until.IsZero() {
+		add("strftime('%Y-%m-%dT%H:%M:%fZ', r.started) < ?", q.Until.UTC().Format(stampLayout))
 	}
 	limit := q.Limit
 	if limit <= 0 {
 		limit = 20
 	}
-	sqlText := `SELECT r.session_id, s.agent_id, s.title, s.project, r.round, r.started, r.engagement_id,
-			snippet(text_fts, 0, '` + HighlightStart + `', '` + HighlightEnd + `', '…', 16), s.doc, bm25(text_fts) AS rank
+	sqlText := `SELECT r.rowid, r.session_id, s.agent_id, s.title, s.project, r.round, r.started, r.engagement_id,
+			s.doc, bm25(text_fts) AS rank
 		FROM text_fts JOIN rounds r ON r.rowid = text_fts.rowid JOIN sessions s ON s.session_id = r.session_id
 		WHERE text_fts MATCH ?`
 	for _, w := range where {
@@ -405,43 +443,129 @@ func (x *DB) Search(ctx context.Context, q Query) ([]Hit, error) {
 	}
 	sqlText += ` ORDER BY rank, r.session_id, r.round LIMIT ?`
 	args = append(args, limit)
-	rows, err := x.db.QueryContext(ctx, sqlText, args...)
+
+	// One transaction: the hits and the text their snippets come from
+	// are of the same moment.
+	tx, err := x.db.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, queryError(q.Text, err)
+		return nil, err
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, sqlText, args...)
+	if err != nil {
+		return nil, searchError(q, err)
 	}
 	defer rows.Close()
 	var out []Hit
+	var ids []int64
 	for rows.Next() {
 		var h Hit
+		var id int64
 		var tag sql.NullString
-		if err := rows.Scan(&h.SessionID, &h.AgentID, &h.Title, &h.Project, &h.Round, &h.Started, &tag, &h.Snippet, &h.Doc, &h.Rank); err != nil {
+		if err := rows.Scan(&id, &h.SessionID, &h.AgentID, &h.Title, &h.Project, &h.Round, &h.Started, &tag, &h.Doc, &h.Rank); err != nil {
 			return nil, err
 		}
 		if tag.Valid {
 			h.EngagementID = &tag.String
 		}
 		out = append(out, h)
+		ids = append(ids, id)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, queryError(q.Text, err)
+		return nil, searchError(q, err)
+	}
+	rows.Close()
+	if len(out) == 0 {
+		return nil, unknownFilter(ctx, tx, q)
+	}
+	for i, id := range ids {
+		var body string
+		if err := tx.QueryRowContext(ctx, `SELECT body FROM rounds WHERE rowid = ?`, id).Scan(&body); err != nil {
+			return nil, fmt.Errorf("%s: round %d of %s: %w", x.path, out[i].Round, out[i].SessionID, err)
+		}
+		out[i].Snippet = snippet(body, phrases)
 	}
 	return out, nil
 }
 
-// queryError turns SQLite's complaint about a full-text query into a
-// QueryError; other errors pass through.
-func queryError(q string, err error) error {
-	s := err.Error()
-	s = strings.TrimSuffix(strings.TrimSpace(s), " (1)") // SQLite's result code
-	if i := strings.Index(s, "no such column: "); i >= 0 {
-		return &QueryError{Query: q, Msg: fmt.Sprintf("%q was read as a column name (FTS5 reads a word before ':' or after '-' as a column filter)", s[i+len("no such column: "):])}
-	}
-	for _, p := range []string{"fts5: ", "unknown special query: ", "malformed MATCH expression", "unterminated string"} {
-		if i := strings.Index(s, p); i >= 0 {
-			return &QueryError{Query: q, Msg: strings.TrimPrefix(s[i:], "fts5: ")}
-		}
+// searchError is err, or a *QueryError if it is SQLite's complaint about
+// a raw query.
+func searchError(q Query, err error) error {
+	if q.Raw {
+		return queryError(q.Text, err)
 	}
 	return err
+}
+
+// unknownFilter returns a *FilterError for the first filter of q that
+// names what the index does not have, else nil.
+func unknownFilter(ctx context.Context, tx *sql.Tx, q Query) error {
+	for _, f := range []struct {
+		name, value, exists, known string
+	}{
+		{"agent", q.Agent, `SELECT 1 FROM sessions WHERE agent_id = ?`, agentsSQL},
+		{"project", q.Project, `SELECT 1 FROM sessions WHERE instr(project, ?) > 0`, projectsSQL},
+		{"engagement", q.Engagement, `SELECT 1 FROM rounds WHERE engagement_id = ?`, engagementsSQL},
+	} {
+		if f.value == "" {
+			continue
+		}
+		var one int
+		err := tx.QueryRowContext(ctx, f.exists+` LIMIT 1`, f.value).Scan(&one)
+		if err == nil {
+			continue
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		known, err := column(ctx, tx, f.known)
+		if err != nil {
+			return err
+		}
+		return &FilterError{Filter: f.name, Value: f.value, Known: known}
+	}
+	return nil
+}
+
+const (
+	agentsSQL      = `SELECT DISTINCT agent_id FROM sessions WHERE agent_id != '' ORDER BY 1`
+	projectsSQL    = `SELECT DISTINCT project FROM sessions WHERE project != '' ORDER BY 1`
+	engagementsSQL = `SELECT DISTINCT engagement_id FROM rounds WHERE engagement_id IS NOT NULL ORDER BY 1`
+)
+
+// Agents returns the agent ids of the index's sessions, sorted.
+func (x *DB) Agents(ctx context.Context) ([]string, error) { return column(ctx, x.db, agentsSQL) }
+
+// Projects returns the project directories of the index's sessions, sorted.
+func (x *DB) Projects(ctx context.Context) ([]string, error) { return column(ctx, x.db, projectsSQL) }
+
+// Engagements returns the engagements the index's rounds are tagged with,
+// sorted.
+func (x *DB) Engagements(ctx context.Context) ([]string, error) {
+	return column(ctx, x.db, engagementsSQL)
+}
+
+// querier is a *sql.DB or a *sql.Tx.
+type querier interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}
+
+// column returns the strings a query of one column gives.
+func column(ctx context.Context, db querier, query string) ([]string, error) {
+	rows, err := db.QueryContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
 }
 
 // Dump returns every row of the index in a canonical text form, and checks

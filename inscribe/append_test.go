@@ -11,7 +11,6 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/scribe-archive/scribe/adapters/claude"
 	"github.com/scribe-archive/scribe/internal/atomicfile"
 	"github.com/scribe-archive/scribe/internal/testenv"
 )
@@ -52,7 +51,7 @@ func (l *liveDir) store() *Store {
 func (l *liveDir) update(verify bool) []Result {
 	l.t.Helper()
 	s := l.store()
-	ts, err := claude.Discover(l.projects)
+	ts, err := claudeSrc.Discover(l.projects)
 	if err != nil {
 		l.t.Fatal(err)
 	}
@@ -211,7 +210,7 @@ func prefixLines(data []byte, n int) []byte {
 
 func updateErr(t *testing.T, l *liveDir, opts Options) error {
 	t.Helper()
-	ts, err := claude.Discover(l.projects)
+	ts, err := claudeSrc.Discover(l.projects)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/scribe-archive/scribe/adapters/claude"
+	"github.com/scribe-archive/scribe/session/source"
 )
 
 // benchArchive returns the projects tree named by SCRIBE_BENCH_ARCHIVE, or
@@ -47,9 +48,9 @@ func benchArchive(b *testing.B) string {
 
 // benchSources discovers the archive's transcripts and returns their total
 // size, reading every source once (benchWarm).
-func benchSources(b *testing.B, archive string) ([]claude.Transcript, int64) {
+func benchSources(b *testing.B, archive string) ([]source.Session, int64) {
 	b.Helper()
-	ts, err := claude.Discover(archive)
+	ts, err := claudeSrc.Discover(archive)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -65,7 +66,7 @@ func benchSources(b *testing.B, archive string) ([]claude.Transcript, int64) {
 // and returns their total size. Call it just before the run: the machine
 // these numbers come from pages out idle page cache within seconds (DAMON
 // reclaim).
-func benchWarm(b *testing.B, ts []claude.Transcript) int64 {
+func benchWarm(b *testing.B, ts []source.Session) int64 {
 	b.Helper()
 	var total int64
 	warm := func(p string) {
@@ -84,7 +85,7 @@ func benchWarm(b *testing.B, ts []claude.Transcript) int64 {
 		if t.Path != "" {
 			warm(t.Path)
 		}
-		for _, sa := range t.Subagents {
+		for _, sa := range t.Sidechains {
 			warm(sa.Path)
 		}
 	}
@@ -101,7 +102,7 @@ func benchRun(b *testing.B, root, archive string, opts Options) []Result {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ts, err := claude.Discover(archive)
+	ts, err := claudeSrc.Discover(archive)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -141,12 +142,10 @@ func benchRun(b *testing.B, root, archive string, opts Options) []Result {
 	return flat
 }
 
-// benchFreshProcess puts the package's caches back as a new process has
-// them (the fork cache would otherwise spare later runs their reads).
+// benchFreshProcess puts the caches back as a new process has them (the
+// adapter's fork cache would otherwise spare later runs their reads).
 func benchFreshProcess() {
-	forks.Lock()
-	forks.dirs = nil
-	forks.Unlock()
+	claudeSrc = claude.New()
 }
 
 // benchDeleted is when a benchmark last deleted a store. On an ext4 file
@@ -533,7 +532,7 @@ func benchAppendTail(b *testing.B, tmpl, sid string, size int64) {
 	}
 	reset()
 	next := 0
-	ts, err := claude.Discover(src)
+	ts, err := claudeSrc.Discover(src)
 	if err != nil || len(ts) != 1 {
 		b.Fatalf("discover %s: %v", src, err)
 	}
@@ -567,6 +566,7 @@ func benchAppendTail(b *testing.B, tmpl, sid string, size int64) {
 		r0, w0 := procIO()
 		start := time.Now()
 		b.StartTimer()
+		tr.Adapter = claudeSrc
 		rs := s.Update(tr, Options{})
 		cerr := s.CloseIndex()
 		b.StopTimer()
@@ -640,7 +640,7 @@ func benchLongRound(b *testing.B, path, sid string, size int64) {
 // archive and its session id.
 func benchLargestSession(b *testing.B, archive string) (string, string) {
 	b.Helper()
-	ts, err := claude.Discover(archive)
+	ts, err := claudeSrc.Discover(archive)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -683,7 +683,7 @@ func benchGrow(b *testing.B, tmpl, sid, out string, size, extra int64, batch int
 		if err != nil {
 			b.Fatal(err)
 		}
-		lr := claude.NewLineReader(in, 1, 0)
+		lr := source.NewLineReader(in, 1, 0)
 		mapping := map[string]string{sid: sid}
 		for {
 			l, err := lr.Next()

@@ -12,9 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
+	"time"
 
-	"github.com/scribe-archive/scribe/adapters/claude"
 	"github.com/scribe-archive/scribe/index"
 	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/atomicfile"
@@ -313,61 +312,17 @@ func copyIfChanged(b *atomicfile.Batch, from, to string) (bool, error) {
 	return true, p.Close()
 }
 
-// forks caches, per project directory, the first message and first
-// timestamp of each session, to tell a fork from its origin.
-var forks struct {
-	sync.Mutex
-	dirs map[string]map[string]claude.Head // dir -> session id -> head
-}
-
-// forkOrigin returns the session a transcript was forked from: another
-// session of the same project that starts with the same message, and whose
-// file began earlier (a fork copies the history under a new id, after the
-// client's own first lines).
-func (s *Store) forkOrigin(t claude.Transcript) string {
-	forks.Lock()
-	defer forks.Unlock()
-	if forks.dirs == nil {
-		forks.dirs = make(map[string]map[string]claude.Head)
-	}
-	heads, ok := forks.dirs[t.ProjectDir]
-	if !ok {
-		heads = make(map[string]claude.Head)
-		paths, _ := filepath.Glob(filepath.Join(t.ProjectDir, "*.jsonl"))
-		for _, p := range paths {
-			base := filepath.Base(p)
-			if strings.HasPrefix(base, "agent-") {
-				continue
-			}
-			if h, err := claude.ReadHead(p); err == nil {
-				heads[strings.TrimSuffix(base, ".jsonl")] = h
-			}
-		}
-		forks.dirs[t.ProjectDir] = heads
-	}
-	me, ok := heads[t.ID]
-	if !ok || me.FirstUUID == "" {
-		return ""
-	}
-	origin, stamp := "", me.FirstStamp
-	for id, h := range heads {
-		if id != t.ID && h.FirstUUID == me.FirstUUID && h.FirstStamp < stamp {
-			origin, stamp = id, h.FirstStamp
-		}
-	}
-	return origin
-}
-
 // relist rewrites a document's head so that it lists sidechains.
-func (s *Store) relist(md string, add []session.Sidechain) error {
-	unlock, err := lock(Folder(md))
+func (s *Store) relist(md string, add []session.Sidechain, wait time.Duration) error {
+	unlock, err := lockWait(Folder(md), wait)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	return s.rewriteHead(md, func(m *session.Meta) {
+	_, err = s.rewriteHead(md, func(m *session.Meta) {
 		m.Sidechains = mergeSidechains(m.Sidechains, add)
 	})
+	return err
 }
 
 var _ = errors.Is

@@ -224,13 +224,17 @@ func TestSearch(t *testing.T) {
 		q    index.Query
 		want int
 	}{
-		{index.Query{Text: "question"}, 5},
-		{index.Query{Text: "question", Project: "multiturn"}, 5},
-		{index.Query{Text: "question", Agent: "nobody"}, 0},
-		{index.Query{Text: "question", Since: "2026-11-22T09:26:21"}, 3},
-		{index.Query{Text: "question", Until: "2026-11-22T09:26:21"}, 2},
+		// Claude Code's multiturn sample asks five questions, Codex's four.
+		{index.Query{Text: "question"}, 9},
+		{index.Query{Text: "question", Agent: "claude"}, 5},
+		{index.Query{Text: "question", Agent: "codex"}, 4},
+		{index.Query{Text: "question", Project: "multiturn", Agent: "claude"}, 5},
+		{index.Query{Text: "question", Project: "subagent"}, 0},
+		{index.Query{Text: "question", Agent: "claude", Since: time.Date(2026, 11, 22, 9, 26, 21, 0, time.UTC)}, 3},
+		{index.Query{Text: "question", Until: time.Date(2026, 11, 22, 9, 26, 21, 0, time.UTC)}, 2},
 		{index.Query{Text: "question", Limit: 2}, 2},
-		{index.Query{Text: `"fourth question" OR "fifth question"`}, 2},
+		{index.Query{Text: `"fourth question" OR "fifth question"`, Raw: true, Agent: "claude"}, 2},
+		{index.Query{Text: `"fourth question" OR "fifth question"`, Raw: true}, 3},
 	} {
 		hits, err := s.Search(c.q)
 		if err != nil || len(hits) != c.want {
@@ -238,7 +242,7 @@ func TestSearch(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{`foo-bar`, `"unclosed`, `AND`, `nope:x`} {
-		_, err := s.Search(index.Query{Text: bad})
+		_, err := s.Search(index.Query{Text: bad, Raw: true})
 		var qe *index.QueryError
 		if !errors.As(err, &qe) {
 			t.Errorf("%q: %v, want a QueryError", bad, err)

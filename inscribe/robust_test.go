@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/scribe-archive/scribe/adapters/claude"
 	"github.com/scribe-archive/scribe/inscribe/document"
+	"github.com/scribe-archive/scribe/session/source"
 )
 
 // line builds a JSONL line.
@@ -27,7 +27,7 @@ func inscribeOne(t *testing.T, name string, content []byte) (Result, []byte, *St
 	l := newLive(t)
 	p := l.put(filepath.Join("-home-me-app", name), content)
 	s := l.store()
-	res := s.Update(claude.Transcript{Path: p, ID: strings.TrimSuffix(name, ".jsonl"), ProjectDir: filepath.Dir(p)}, Options{Verify: true})
+	res := s.Update(claudeAt(p, strings.TrimSuffix(name, ".jsonl"), filepath.Dir(p)), Options{Verify: true})
 	r := res[len(res)-1]
 	var doc []byte
 	if r.Err == nil {
@@ -59,7 +59,7 @@ func exportOf(t *testing.T, md string) []byte {
 
 func warned(r Result, file string, lineNo int, substr string) bool {
 	for _, w := range r.Warnings {
-		var le *claude.LineError
+		var le *source.LineError
 		if errors.As(w, &le) && le.Line == lineNo && strings.HasSuffix(le.File, file) && strings.Contains(le.Msg, substr) {
 			return true
 		}
@@ -132,7 +132,7 @@ func TestUnsafeSessionID(t *testing.T) {
 	l := newLive(t)
 	s := l.store()
 	for _, id := range []string{"..", ".", "a/b", "", "index", "Index"} {
-		res := s.Update(claude.Transcript{Path: l.put("-p/x.jsonl", []byte(line(prompt1))), ID: id, ProjectDir: l.projects}, Options{})
+		res := s.Update(claudeAt(l.put("-p/x.jsonl", []byte(line(prompt1))), id, l.projects), Options{})
 		if len(res) != 1 || res[0].Err == nil || !strings.Contains(res[0].Err.Error(), "refused") {
 			t.Errorf("id %q: %+v, want refused", id, res)
 		}
@@ -155,7 +155,7 @@ func TestUnreadableSource(t *testing.T) {
 	if err := os.Symlink(filepath.Join(l.root, "missing"), filepath.Join(l.projects, "-p", "gone.jsonl")); err != nil {
 		t.Fatal(err)
 	}
-	ts, err := claude.Discover(filepath.Join(l.projects, "-p"))
+	ts, err := claudeSrc.Discover(filepath.Join(l.projects, "-p"))
 	if err != nil {
 		t.Fatal(err)
 	}

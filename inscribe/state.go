@@ -16,8 +16,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/scribe-archive/scribe/adapters/claude"
 	"github.com/scribe-archive/scribe/internal/atomicfile"
+	"github.com/scribe-archive/scribe/session/source"
 )
 
 // stateVersion changes when the state's meaning changes; a state of another
@@ -52,10 +52,16 @@ type docState struct {
 	// The open round's items: the first one's identity, where it starts in
 	// the document, and a hash of the document from there to its end (to
 	// notice a person's edit of the provisional tail).
-	OpenFirstID string       `json:"open_first_id,omitempty"`
-	DocOpenAt   int64        `json:"doc_open_at"`
-	DocTailHash string       `json:"doc_tail_hash"`
-	Builder     claude.State `json:"builder"`
+	OpenFirstID string `json:"open_first_id,omitempty"`
+	DocOpenAt   int64  `json:"doc_open_at"`
+	DocTailHash string `json:"doc_tail_hash"`
+	// Builder is the source adapter's state at the last closed round, its
+	// own bytes (source.Builder.State).
+	Builder json.RawMessage `json:"builder"`
+	// DocFormat is the format (session.FormatVersion) the document was
+	// written in; an update brings an older one forward even when its
+	// source is unchanged. Notes from before it have none.
+	DocFormat string `json:"doc_format,omitempty"`
 	// GraphSize is the size of graph.tsv when this note was written: lines
 	// past it were appended by an update that did not finish, and are
 	// dropped before appending again.
@@ -146,8 +152,8 @@ const graphFile = "graph.tsv"
 type fileGraph struct {
 	path   string
 	loaded bool
-	nodes  map[string]claude.Node
-	items  []claude.Node
+	nodes  map[string]source.Node
+	items  []source.Node
 }
 
 func (g *fileGraph) load() {
@@ -155,7 +161,7 @@ func (g *fileGraph) load() {
 		return
 	}
 	g.loaded = true
-	g.nodes = make(map[string]claude.Node)
+	g.nodes = make(map[string]source.Node)
 	f, err := os.Open(g.path)
 	if err != nil {
 		return
@@ -171,7 +177,7 @@ func (g *fileGraph) load() {
 		if len(parts) != 3 {
 			continue
 		}
-		n := claude.Node{UUID: parts[0], Anchor: parts[1], Parent: parts[2]}
+		n := source.Node{UUID: parts[0], Anchor: parts[1], Parent: parts[2]}
 		if _, dup := g.nodes[n.UUID]; dup {
 			continue
 		}
@@ -182,13 +188,13 @@ func (g *fileGraph) load() {
 	}
 }
 
-func (g *fileGraph) Lookup(uuid string) (claude.Node, bool) {
+func (g *fileGraph) Lookup(uuid string) (source.Node, bool) {
 	g.load()
 	n, ok := g.nodes[uuid]
 	return n, ok
 }
 
-func (g *fileGraph) Items() []claude.Node {
+func (g *fileGraph) Items() []source.Node {
 	g.load()
 	return g.items
 }
@@ -196,7 +202,7 @@ func (g *fileGraph) Items() []claude.Node {
 // appendGraph appends nodes to a graph file, after the first size bytes
 // (what the last finished update left), and syncs it. It returns the new
 // size.
-func appendGraph(path string, size int64, nodes []claude.Node) (int64, error) {
+func appendGraph(path string, size int64, nodes []source.Node) (int64, error) {
 	if fi, err := os.Stat(path); err == nil && fi.Size() > size {
 		if err := os.Truncate(path, size); err != nil {
 			return 0, err

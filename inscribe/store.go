@@ -16,7 +16,7 @@ import (
 	"github.com/scribe-archive/scribe/inscribe/document"
 )
 
-// Store is a scribe store: a directory (by default ./data) holding
+// Store is a scribe store: a directory holding
 //
 //	roles.yaml                                 the roles registry (optional)
 //	sessions/index.md                          agents, session counts, date ranges
@@ -57,6 +57,10 @@ type Role struct {
 // the source client kept beside the transcript, byte for byte.
 const SourceFilesDir = "source-files"
 
+// SidechainMetaFile is the file, in a sidechain document's folder, that
+// keeps what the source client wrote about the subagent, byte for byte.
+const SidechainMetaFile = "meta.json"
+
 // RolesFile is the roles registry's file name in the store root.
 const RolesFile = "roles.yaml"
 
@@ -96,6 +100,24 @@ func ValidAgentID(s string) bool {
 	}
 	for _, r := range s {
 		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// SessionIDRule says which session ids can name a document (ValidSessionID).
+const SessionIDRule = "1 to 200 characters from A-Z a-z 0-9 . _ - (not . or ..)"
+
+// ValidSessionID reports whether s can name a document and its folder in
+// the store: 1 to 200 characters from A-Z a-z 0-9 . _ -, and not . or ..
+// (docs/FORMAT.md, section 2). Subagent ids follow the same rule.
+func ValidSessionID(s string) bool {
+	if s == "" || s == "." || s == ".." || len(s) > 200 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
 			return false
 		}
 	}
@@ -177,7 +199,13 @@ var lockTimeout = 30 * time.Second
 // lockTimeout) and then sees what the first wrote. The lock is an flock(2)
 // on <folder>/.lock (LockFileEx on Windows), so it is released when the
 // process dies.
-func lock(folder string) (unlock func(), err error) {
+func lock(folder string) (unlock func(), err error) { return lockWait(folder, 0) }
+
+// lockWait is lock waiting up to wait instead (lockTimeout when zero).
+func lockWait(folder string, wait time.Duration) (unlock func(), err error) {
+	if wait <= 0 {
+		wait = lockTimeout
+	}
 	if err := os.MkdirAll(folder, 0o755); err != nil {
 		return nil, err
 	}
@@ -186,7 +214,7 @@ func lock(folder string) (unlock func(), err error) {
 	if err != nil {
 		return nil, err
 	}
-	deadline := time.Now().Add(lockTimeout)
+	deadline := time.Now().Add(wait)
 	for {
 		held, err := tryLock(f)
 		if err != nil {

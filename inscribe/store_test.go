@@ -9,26 +9,40 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
-	"github.com/scribe-archive/scribe/adapters/claude"
 	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/testenv"
+	"github.com/scribe-archive/scribe/session/source"
 )
 
-// inscribeAll inscribes every transcript under projects into store.
-func inscribeAll(t testing.TB, s *Store, projects string, opts Options) []Result {
+// inscribeAll inscribes every session under dir into store: dir is a
+// folder of sessions of one client, or a copy of the repository's testdata
+// (the samples of every client).
+func inscribeAll(t testing.TB, s *Store, dir string, opts Options) []Result {
 	t.Helper()
-	ts, err := claude.Discover(projects)
-	if err != nil {
-		t.Fatal(err)
+	dirs := []string{dir}
+	if fi, err := os.Stat(filepath.Join(dir, "claude", "projects")); err == nil && fi.IsDir() {
+		dirs = []string{filepath.Join(dir, "claude", "projects"), filepath.Join(dir, "codex", "sessions")}
 	}
 	var all []Result
-	for _, tr := range ts {
-		for _, r := range s.Update(tr, opts) {
-			if r.Err != nil {
-				t.Fatalf("%s: %v", r.Source, r.Err)
+	for _, d := range dirs {
+		for _, a := range []source.Adapter{claudeSrc, codexSrc} {
+			if !a.Detect(d) {
+				continue
 			}
-			all = append(all, r)
+			ts, err := a.Discover(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, tr := range ts {
+				for _, r := range s.Update(tr, opts) {
+					if r.Err != nil {
+						t.Fatalf("%s: %v", r.Source, r.Err)
+					}
+					all = append(all, r)
+				}
+			}
 		}
 	}
 	if err := s.RefreshIndexes(); err != nil {
@@ -38,19 +52,22 @@ func inscribeAll(t testing.TB, s *Store, projects string, opts Options) []Result
 }
 
 // sampleStore inscribes the bundled samples into a fresh store laid out as
-// the repository is (store at <dir>/data, samples at <dir>/testdata), so that
-// recorded source paths match the repository's.
+// the repository is (store at <dir>/data, samples at <dir>/testdata: Claude
+// Code's in claude/projects, Codex's in codex/sessions), so that recorded
+// source paths match the repository's. It returns the store and the copy
+// of testdata.
 func sampleStore(t testing.TB) (*Store, string) {
 	t.Helper()
 	dir := t.TempDir()
-	projects := filepath.Join(dir, "testdata", "claude", "projects")
-	testenv.CopyTree(t, testenv.Projects(t), projects)
+	samples := filepath.Join(dir, "testdata")
+	testenv.CopyTree(t, testenv.Projects(t), filepath.Join(samples, "claude", "projects"))
+	testenv.CopyTree(t, filepath.Join(testenv.RepoRoot(t), "testdata", "codex", "sessions"), filepath.Join(samples, "codex", "sessions"))
 	s, err := OpenStore(filepath.Join(dir, "data"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	inscribeAll(t, s, projects, Options{Verify: true})
-	return s, projects
+	inscribeAll(t, s, samples, Options{Verify: true})
+	return s, samples
 }
 
 // storeFiles lists a store's files (relative paths), leaving out lock files.
@@ -92,6 +109,7 @@ func TestRepositoryData(t *testing.T) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	diffed := false
 	for _, n := range names {
 		w, ok := want[n]
 		if !ok {
@@ -100,9 +118,21 @@ func TestRepositoryData(t *testing.T) {
 		}
 		a, _ := os.ReadFile(got[n])
 		b, _ := os.ReadFile(w)
-		if !bytes.Equal(a, b) {
-			t.Errorf("data/sessions/%s is stale (run go test ./inscribe -update)", n)
+		if bytes.Equal(a, b) {
+			continue
 		}
+		// The first stale file shows how: a line diff from what data/
+		// holds to what the samples give now.
+		switch {
+		case diffed:
+			t.Errorf("data/sessions/%s is stale (run go test ./inscribe -update)", n)
+		case !utf8.Valid(a) || !utf8.Valid(b):
+			t.Errorf("data/sessions/%s is stale (run go test ./inscribe -update); its bytes differ", n)
+		default:
+			t.Errorf("data/sessions/%s is stale (run go test ./inscribe -update):\n%s", n,
+				testenv.Diff("data/sessions/"+n, b, "inscribed from testdata/", a))
+		}
+		diffed = true
 	}
 	for n := range want {
 		if _, ok := got[n]; !ok {

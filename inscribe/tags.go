@@ -169,7 +169,7 @@ func (s *Store) Tag(md string, rounds []int, engagement string) (int, error) {
 	for _, e := range tags {
 		used[e] = true
 	}
-	return changed, s.rewriteHead(md, func(m *session.Meta) {
+	_, err = s.rewriteHead(md, func(m *session.Meta) {
 		var keep []session.Engagement
 		have := map[string]bool{}
 		for _, e := range m.Engagements {
@@ -190,50 +190,58 @@ func (s *Store) Tag(md string, rounds []int, engagement string) (int, error) {
 		}
 		m.Engagements = keep
 	})
+	return changed, err
 }
 
 // rewriteHead rewrites a document's frontmatter with edit applied, keeping
-// its summary and body byte for byte. The caller holds the document's lock.
-func (s *Store) rewriteHead(md string, edit func(*session.Meta)) error {
+// its summary and body byte for byte. It reports whether the document
+// changed. The caller holds the document's lock.
+func (s *Store) rewriteHead(md string, edit func(*session.Meta)) (bool, error) {
 	od, err := readOldDoc(md)
 	if err != nil {
-		return err
+		return false, err
 	}
 	m := *od.meta
 	edit(&m)
 	head := document.RenderHead(&m, od.summary)
 	f, err := os.Open(md)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer f.Close()
-	if int64(len(head)) == od.bodyAt {
+	st, err := readState(Folder(md))
+	if err != nil {
+		st = nil
+	}
+	noteCurrent := st == nil || st.DocFormat == m.Format
+	if int64(len(head)) == od.bodyAt && noteCurrent {
 		if same, _ := atomicfile.SameReader(io.NewSectionReader(f, 0, od.bodyAt), bytes.NewReader(head)); same {
-			return nil
+			return false, nil
 		}
 	}
 	var b atomicfile.Batch
 	defer b.Abort()
 	p, err := b.Create(md, 0o644)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if _, err := p.Write(head); err != nil {
-		return err
+		return false, err
 	}
 	if err := copyRange(p, f, od.bodyAt, od.size-od.bodyAt); err != nil {
-		return err
+		return false, err
 	}
 	// The document moved: so does the open round in the read note.
-	if st, err := readState(Folder(md)); err == nil && st != nil {
+	if st != nil {
 		// Both versions of a note written mid-commit: either may be the
 		// one that holds (resolveState).
 		for n := st; n != nil; n = n.Next {
 			n.DocOpenAt += int64(len(head)) - od.bodyAt
+			n.DocFormat = m.Format
 		}
 		if err := writeState(&b, Folder(md), st); err != nil {
-			return err
+			return false, err
 		}
 	}
-	return b.Commit()
+	return true, b.Commit()
 }

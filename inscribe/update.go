@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash"
@@ -14,12 +13,13 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
-	"github.com/scribe-archive/scribe/adapters/claude"
 	"github.com/scribe-archive/scribe/index"
 	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/atomicfile"
 	"github.com/scribe-archive/scribe/session"
+	"github.com/scribe-archive/scribe/session/source"
 )
 
 // Options adjust an update.
@@ -37,6 +37,10 @@ type Options struct {
 	// Rebuild rebuilds a document whose read note is missing from its
 	// source, replacing edits a person made to its messages.
 	Rebuild bool
+	// LockWait is how long an update waits for another process that is
+	// updating the same document before it gives up on that document with
+	// a *LockError; zero waits the default (lockTimeout, 30 s).
+	LockWait time.Duration
 }
 
 // Outcome says what an update did to a document.
@@ -47,7 +51,10 @@ const (
 	Inscribed Outcome = "inscribed"
 	Appended  Outcome = "appended"
 	Unchanged Outcome = "unchanged"
-	Failed    Outcome = "failed"
+	// Upgraded is a document brought forward to the current format, its
+	// source unchanged.
+	Upgraded Outcome = "upgraded"
+	Failed   Outcome = "failed"
 )
 
 // Result is the outcome of updating one document.
@@ -95,35 +102,36 @@ func (e *EditedError) Error() string {
 	return fmt.Sprintf("%s: the last round was edited by hand, and it is still open (the session may grow); an update would replace the edit", e.Doc)
 }
 
-// Update inscribes a transcript and its sidechains, or appends what is new
-// in them. It returns one result per document.
-func (s *Store) Update(t claude.Transcript, opts Options) []Result {
+// Update inscribes a session and its sidechains, or appends what is new in
+// them. It returns one result per document.
+func (s *Store) Update(src source.Session, opts Options) []Result {
 	var results []Result
 	if opts.Agent != "" && !ValidAgentID(opts.Agent) {
-		return []Result{{Source: t.Path, Outcome: Failed, Err: fmt.Errorf("agent id %q: use lowercase letters, digits, dashes and underscores", opts.Agent)}}
+		return []Result{{Source: src.Path, Outcome: Failed, Err: fmt.Errorf("agent id %q: use lowercase letters, digits, dashes and underscores", opts.Agent)}}
 	}
-	if !claude.ValidID(t.ID) || strings.EqualFold(t.ID, "index") {
-		return []Result{{Source: t.Path, Outcome: Failed, Err: fmt.Errorf("%s: session id %q cannot name a file in the store (it holds a path separator, is . or .., or is index, the name of the agent's catalog): refused", t.Path, t.ID)}}
+	if !validName(src.ID) || strings.EqualFold(src.ID, "index") {
+		return []Result{{Source: src.Path, Outcome: Failed, Err: fmt.Errorf("%s: session id %q cannot name a file in the store: a session id is %s, and not index (the name of an agent's catalog): refused", src.Path, src.ID, SessionIDRule)}}
 	}
-	agent, role := s.agentFor(t, opts)
-	md := s.DocPath(agent, t.ID)
+	a := src.Adapter
+	agent, role := s.agentFor(src, opts)
+	md := s.DocPath(agent, src.ID)
 	folder := Folder(md)
 
 	// Sidechains first, so the parent can list them.
 	var sidechains []session.Sidechain
-	for _, sa := range t.Subagents {
-		r, sc := s.updateSidechain(t, sa, md, agent, role, opts)
+	for _, sc := range src.Sidechains {
+		r, listed := s.updateSidechain(src, sc, md, agent, role, opts)
 		results = append(results, r)
-		if sc != nil {
-			sidechains = append(sidechains, *sc)
+		if listed != nil {
+			sidechains = append(sidechains, *listed)
 		}
 	}
-	if t.Path == "" {
+	if src.Path == "" {
 		// Only sidechains were given: list them in their parent, if it is
 		// in the store.
 		if len(sidechains) > 0 {
 			if _, err := os.Stat(md); err == nil {
-				if err := s.relist(md, sidechains); err != nil {
+				if err := s.relist(md, sidechains, opts.LockWait); err != nil {
 					results = append(results, Result{Doc: md, Outcome: Failed, Err: err})
 				}
 			}
@@ -131,30 +139,31 @@ func (s *Store) Update(t claude.Transcript, opts Options) []Result {
 		return results
 	}
 	spec := docSpec{
-		md:     md,
-		key:    t.ID,
-		source: t.Path,
-		id:     t.ID,
-		cfg:    claude.Config{File: t.Path, DocBase: t.ID},
+		md:      md,
+		key:     src.ID,
+		source:  src.Path,
+		id:      src.ID,
+		adapter: a,
+		cfg:     source.Config{File: src.Path, DocBase: src.ID},
 		fixed: func(m *session.Meta) {
-			m.SessionID = t.ID
+			m.SessionID = src.ID
 			m.AgentID = agent
 			m.Role = role
-			m.Source = s.recordedSource(t.Path)
+			m.Source = s.recordedSource(src.Path)
 			m.Sidechains = mergeSidechains(m.Sidechains, sidechains)
 		},
-		forkOf: func() string { return s.forkOrigin(t) },
+		forkOf: func() string { return a.ForkOrigin(src) },
 	}
-	for _, rel := range t.Files {
+	for _, rel := range src.Files {
 		spec.files = append(spec.files, fileCopy{
-			from: filepath.Join(strings.TrimSuffix(t.Path, ".jsonl"), filepath.FromSlash(rel)),
+			from: filepath.Join(src.FilesDir, filepath.FromSlash(rel)),
 			to:   filepath.Join(folder, SourceFilesDir, filepath.FromSlash(rel)),
 		})
 	}
 	r := s.updateDoc(spec, opts)
 	if r.Outcome == Unchanged && len(sidechains) > 0 {
 		// The session did not change, but a sidechain may be new.
-		if err := s.relist(md, sidechains); err != nil {
+		if err := s.relist(md, sidechains, opts.LockWait); err != nil {
 			r.Outcome, r.Err = Failed, err
 		}
 	}
@@ -162,26 +171,33 @@ func (s *Store) Update(t claude.Transcript, opts Options) []Result {
 	return results
 }
 
-// agentFor picks the agent bucket of a transcript: --agent, a document that
-// already holds the session, or the roles registry.
-func (s *Store) agentFor(t claude.Transcript, opts Options) (string, *string) {
+// named sets what a document says of its format and its source.
+func named(m *session.Meta, a source.Adapter) {
+	m.Format = session.FormatVersion
+	m.SourceFormat = a.Format()
+	m.AgentName = a.AgentName()
+}
+
+// validName reports whether s can name a file in the store (ValidSessionID).
+func validName(s string) bool { return ValidSessionID(s) }
+
+// agentFor picks the agent bucket of a session: --agent, a document that
+// already holds the session, the roles registry, or the source's agent.
+func (s *Store) agentFor(src source.Session, opts Options) (string, *string) {
 	agent := opts.Agent
 	if agent == "" {
-		if p, ok := s.FindDoc(t.ID); ok {
+		if p, ok := s.FindDoc(src.ID); ok {
 			agent = filepath.Base(filepath.Dir(p))
 		}
 	}
-	if agent == "" {
-		var name, project string
-		if t.Path != "" {
-			name, project = peekIdentity(t.Path)
-		}
-		if r := s.roleFor(name, project); r != nil {
+	if agent == "" && src.Path != "" {
+		id := src.Adapter.Identify(src.Path)
+		if r := s.roleFor(id.Name, id.Project); r != nil {
 			agent = r.ID
 		}
 	}
 	if agent == "" {
-		agent = DefaultAgent
+		agent = src.Adapter.Agent()
 	}
 	if r := s.role(agent); r != nil && r.Name != "" {
 		return agent, session.Ptr(r.Name)
@@ -189,63 +205,30 @@ func (s *Store) agentFor(t claude.Transcript, opts Options) (string, *string) {
 	return agent, nil
 }
 
-// peekIdentity reads the start of a transcript for its agent name and
-// working directory.
-func peekIdentity(p string) (name, project string) {
-	f, err := os.Open(p)
-	if err != nil {
-		return "", ""
-	}
-	defer f.Close()
-	lr := claude.NewLineReader(io.LimitReader(f, 4<<20), 1, 0)
-	for {
-		l, err := lr.Next()
-		if err != nil {
-			return name, project
-		}
-		var e claude.Entry
-		if json.Unmarshal(l.Raw, &e) != nil {
-			continue
-		}
-		if e.AgentName != nil && name == "" {
-			name = *e.AgentName
-		}
-		if e.CWD != "" && project == "" {
-			project = e.CWD
-		}
-		if project != "" && (name != "" || e.Type == "assistant") {
-			return name, project
-		}
-	}
-}
-
-func (s *Store) updateSidechain(t claude.Transcript, sa claude.Subagent, parentMD, agent string, role *string, opts Options) (Result, *session.Sidechain) {
-	if !claude.ValidID(sa.AgentID) || !claude.ValidID(t.ID) {
-		return Result{Source: sa.Path, Outcome: Failed, Err: fmt.Errorf("%s: agent id %q cannot name a file in the store: refused", sa.Path, sa.AgentID)}, nil
+func (s *Store) updateSidechain(src source.Session, sc source.Sidechain, parentMD, agent string, role *string, opts Options) (Result, *session.Sidechain) {
+	if !validName(sc.ID) {
+		return Result{Source: sc.Path, Outcome: Failed, Err: fmt.Errorf("%s: agent id %q cannot name a file in the store: a subagent's id is %s: refused", sc.Path, sc.ID, SessionIDRule)}, nil
 	}
 	parentFolder := Folder(parentMD)
-	base := "agent-" + sa.AgentID
+	base := "agent-" + sc.ID
 	md := filepath.Join(parentFolder, base+".md")
-	var meta claude.SubagentMeta
 	var files []fileCopy
-	if sa.Meta != "" {
-		if data, err := os.ReadFile(sa.Meta); err == nil {
-			json.Unmarshal(data, &meta)
-			files = append(files, fileCopy{from: sa.Meta, to: filepath.Join(Folder(md), "meta.json")})
-		}
+	if sc.MetaFile != "" {
+		files = append(files, fileCopy{from: sc.MetaFile, to: filepath.Join(Folder(md), SidechainMetaFile)})
 	}
-	of := &session.SidechainOf{SessionID: t.ID, AgentID: sa.AgentID, ToolUseID: meta.ToolUseID, File: filepath.ToSlash(sa.Rel)}
+	of := &session.SidechainOf{SessionID: src.ID, AgentID: sc.ID, ToolUseID: sc.ToolUseID, File: filepath.ToSlash(sc.Rel)}
 	spec := docSpec{
-		md:     md,
-		key:    t.ID + "/" + base,
-		source: sa.Path,
-		id:     t.ID,
-		cfg:    claude.Config{File: sa.Path, DocBase: base, Sidechain: true},
+		md:      md,
+		key:     src.ID + "/" + base,
+		source:  sc.Path,
+		id:      src.ID,
+		adapter: src.Adapter,
+		cfg:     source.Config{File: sc.Path, DocBase: base, Sidechain: true},
 		fixed: func(m *session.Meta) {
-			m.SessionID = t.ID
+			m.SessionID = src.ID
 			m.AgentID = agent
 			m.Role = role
-			m.Source = s.recordedSource(sa.Path)
+			m.Source = s.recordedSource(sc.Path)
 			m.SidechainOf = of
 		},
 		files: files,
@@ -254,7 +237,7 @@ func (s *Store) updateSidechain(t claude.Transcript, sa claude.Subagent, parentM
 	if r.Outcome == Failed {
 		return r, nil
 	}
-	return r, &session.Sidechain{AgentID: sa.AgentID, Path: t.ID + "/" + base + ".md", ToolUseID: meta.ToolUseID, Description: meta.Description}
+	return r, &session.Sidechain{AgentID: sc.ID, Path: src.ID + "/" + base + ".md", ToolUseID: sc.ToolUseID, Description: sc.Description}
 }
 
 func mergeSidechains(old, add []session.Sidechain) []session.Sidechain {
@@ -276,7 +259,8 @@ func mergeSidechains(old, add []session.Sidechain) []session.Sidechain {
 type docSpec struct {
 	md, source, id string
 	key            string // the document's key in the indexes
-	cfg            claude.Config
+	adapter        source.Adapter
+	cfg            source.Config
 	fixed          func(*session.Meta)
 	forkOf         func() string
 	files          []fileCopy
@@ -295,7 +279,7 @@ func (s *Store) updateDoc(spec docSpec, opts Options) (res Result) {
 		res.Outcome, res.Err = Failed, err
 		return res
 	}
-	unlock, err := lock(folder)
+	unlock, err := lockWait(folder, opts.LockWait)
 	if err != nil {
 		res.Outcome, res.Err = Failed, err
 		return res
@@ -458,6 +442,32 @@ func (u *update) check() (done bool, err error) {
 	}
 	u.res.Outcome = Unchanged
 	u.seen = st.Seen
+	if st.Seen < st.Size {
+		// The torn last line the last update left is still torn: say so
+		// at every update until it is complete, not only the first time.
+		line, err := lineAt(u.src, st.OpenLine, st.OpenOffset, st.Seen)
+		if err != nil {
+			return false, err
+		}
+		u.res.Warnings = append(u.res.Warnings, &source.LineError{File: u.spec.source, Line: line, Torn: true, Msg: tornMsg})
+	}
+	if st.DocFormat != session.FormatVersion {
+		// A document of an earlier format: its head is brought forward,
+		// its summary and body kept byte for byte (a person's edits too).
+		if u.notePending {
+			if err := writeState(&u.batch, u.folder, st); err != nil {
+				return false, err
+			}
+			if err := u.batch.Commit(); err != nil {
+				return false, err
+			}
+		}
+		changed, err := u.store.rewriteHead(u.spec.md, func(m *session.Meta) { named(m, u.spec.adapter) })
+		if changed {
+			u.res.Outcome = Upgraded
+		}
+		return true, err
+	}
 	if u.notePending {
 		// An earlier update was stopped after putting the document in
 		// place: finish its note.
@@ -469,6 +479,25 @@ func (u *update) check() (done bool, err error) {
 	return true, nil
 }
 
+// tornMsg is the warning about a torn last line.
+const tornMsg = "torn last line (the writer stopped mid-line): not inscribed yet; a later append picks it up once it is complete"
+
+// lineAt returns the number of the line that starts at offset at, counting
+// from the line line that starts at offset from.
+func lineAt(src io.ReaderAt, line int, from, at int64) (int, error) {
+	r := bufio.NewReaderSize(io.NewSectionReader(src, from, at-from), 1<<16)
+	for {
+		chunk, err := r.ReadSlice('\n')
+		line += bytes.Count(chunk, []byte("\n"))
+		if err == io.EOF {
+			return line, nil
+		}
+		if err != nil && err != bufio.ErrBufferFull {
+			return 0, err
+		}
+	}
+}
+
 // build reads the source from the open round on, writes what changed, and
 // records the new read note.
 func (u *update) build() error {
@@ -476,7 +505,7 @@ func (u *update) build() error {
 	if st == nil {
 		st = &docState{OpenLine: 1}
 	}
-	var graph claude.Graph
+	var graph source.Graph
 	if u.old != nil {
 		gp := filepath.Join(u.folder, graphFile)
 		if !graphComplete(gp, st.GraphSize) {
@@ -507,12 +536,15 @@ func (u *update) build() error {
 
 	cfg := u.spec.cfg
 	cfg.RawInSource = true // the round files read the lines back from u.src
-	b := claude.NewBuilder(cfg, st.Builder, graph)
-	lr := claude.NewLineReader(u.src, st.OpenLine, st.OpenOffset)
+	b, err := u.spec.adapter.NewBuilder(cfg, st.Builder, graph)
+	if err != nil {
+		return err
+	}
+	lr := source.NewLineReader(u.src, st.OpenLine, st.OpenOffset)
 	next := *st
 	next.Source = u.store.recordedSource(u.spec.source)
 	next.Seen = st.OpenOffset
-	var nodes []claude.Node
+	var nodes []source.Node
 	var renderBuf bytes.Buffer
 	for {
 		l, err := lr.Next()
@@ -522,9 +554,8 @@ func (u *update) build() error {
 		if err != nil {
 			return err
 		}
-		if !l.Terminated && !json.Valid(l.Raw) {
-			u.res.Warnings = append(u.res.Warnings, &claude.LineError{File: u.spec.source, Line: l.No,
-				Msg: "torn last line (the writer stopped mid-line): not inscribed yet; a later append picks it up once it is complete"})
+		if l.Torn() {
+			u.res.Warnings = append(u.res.Warnings, &source.LineError{File: u.spec.source, Line: l.No, Torn: true, Msg: tornMsg})
 			break
 		}
 		next.Seen = l.End()
@@ -539,7 +570,9 @@ func (u *update) build() error {
 	fin := b.Finish()
 	open, meta := fin.Open, fin.Meta
 	u.res.Warnings = append(u.res.Warnings, b.Warnings()...)
-	next.Builder = b.State()
+	if next.Builder, err = b.State(); err != nil {
+		return err
+	}
 
 	// The open round. Its items follow the closed ones in the body file.
 	if err := bw.Flush(); err != nil {
@@ -572,6 +605,7 @@ func (u *update) build() error {
 
 	// The document.
 	u.spec.fixed(&meta)
+	named(&meta, u.spec.adapter)
 	summary := document.Placeholder(fin.FirstPrompt)
 	if od := u.oldDoc; od != nil {
 		meta.Engagements = od.meta.Engagements
@@ -611,6 +645,7 @@ func (u *update) build() error {
 		return err
 	}
 	next.ClosedHash = marshalHash(u.closed)
+	next.DocFormat = session.FormatVersion
 	// The note goes in twice: before the document, holding the next note
 	// too, and after it, alone. However a kill falls, the note on disk
 	// describes the document on disk (resolveState).
@@ -682,8 +717,16 @@ func renderItems(w io.Writer, buf *bytes.Buffer, items []session.Item) error {
 
 // rebuildGraph writes a document's graph anew from its closed round files.
 func (u *update) rebuildGraph(path string) error {
-	b := claude.NewBuilder(u.spec.cfg, claude.State{}, nil)
-	for n := 1; n <= u.old.Builder.Round; n++ {
+	// How many rounds are closed is the old builder's to say.
+	old, err := u.spec.adapter.NewBuilder(u.spec.cfg, u.old.Builder, nil)
+	if err != nil {
+		return err
+	}
+	b, err := u.spec.adapter.NewBuilder(u.spec.cfg, nil, nil)
+	if err != nil {
+		return err
+	}
+	for n := 1; n <= old.Rounds(); n++ {
 		rf, err := ReadRound(filepath.Join(RoundsDir(u.folder), roundName(n)))
 		if err != nil {
 			return fmt.Errorf("rebuild %s: %w", path, err)

@@ -23,22 +23,35 @@ package session
 
 // FormatVersion names the document format written by this version of scribe.
 // It is the value of the "format" frontmatter field.
-const FormatVersion = "scribe/1"
+const FormatVersion = "scribe/2"
+
+// FormatVersion1 is the first format, before documents named their source
+// (source_format, agent_name): every scribe/1 document came from Claude
+// Code. It still parses; the next update of the document brings it
+// forward (docs/FORMAT.md §12).
+const FormatVersion1 = "scribe/1"
 
 // Meta is a document's frontmatter. Field order is the order in which the
 // fields are written. Optional values are pointers so that an absent value is
 // written as null rather than as an empty string.
 type Meta struct {
-	Format        string       `yaml:"format"`
-	SessionID     string       `yaml:"session_id"`
-	AgentID       string       `yaml:"agent_id"`
-	Role          *string      `yaml:"role"`
-	Title         *string      `yaml:"title"`
-	Model         *string      `yaml:"model"`
-	Started       *string      `yaml:"started"`
-	Ended         *string      `yaml:"ended"`
-	Messages      int          `yaml:"messages"`
-	Source        string       `yaml:"source"`
+	Format    string `yaml:"format"`
+	SessionID string `yaml:"session_id"`
+	AgentID   string `yaml:"agent_id"`
+	// AgentName is the agent's display name, as its source adapter names
+	// it ("Claude", "Codex").
+	AgentName string  `yaml:"agent_name,omitempty"`
+	Role      *string `yaml:"role"`
+	Title     *string `yaml:"title"`
+	Model     *string `yaml:"model"`
+	Started   *string `yaml:"started"`
+	Ended     *string `yaml:"ended"`
+	Messages  int     `yaml:"messages"`
+	Source    string  `yaml:"source"`
+	// SourceFormat names the format the session was inscribed from
+	// ("claude-code-jsonl", "codex-rollout"): which adapter reads its round
+	// files back.
+	SourceFormat  string       `yaml:"source_format,omitempty"`
 	Project       *string      `yaml:"project"`
 	GitBranch     *string      `yaml:"git_branch"`
 	ClientVersion *string      `yaml:"client_version"`

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/scribe-archive/scribe/session"
+	"github.com/scribe-archive/scribe/session/source"
 )
 
 // A Builder turns the lines of one Claude Code transcript into rounds.
@@ -22,34 +23,17 @@ import (
 // entries plus whatever the source has added since (see package inscribe's
 // append).
 type Builder struct {
-	cfg   Config
+	cfg   source.Config
 	st    State
-	graph Graph
+	graph source.Graph
 	// cur is the open round, itemized as its entries arrive (nil before
 	// its first entry): a long round is held as items, not also as decoded
 	// entries.
 	cur *roundBuild
 	// curPrompt reports whether the open round already has its prompt.
 	curPrompt bool
-	nodes     []Node // graph nodes of rounds closed by this builder
+	nodes     []source.Node // graph nodes of rounds closed by this builder
 	warnings  []error
-}
-
-// Config says what a builder needs to know about its source.
-type Config struct {
-	// File names the source in warnings.
-	File string
-	// DocBase is the base name of the document (the session id, or
-	// "agent-<id>" for a sidechain); files a document shows are stored in the
-	// folder of that name beside it.
-	DocBase string
-	// Sidechain is set for a subagent transcript, whose entries are all
-	// marked isSidechain.
-	Sidechain bool
-	// RawInSource leaves the lines' bytes in the source: the entries of the
-	// rounds the builder returns have no Raw, only Offset and Len, and the
-	// caller reads them back. A long round is then not held in memory.
-	RawInSource bool
 }
 
 // State is where a transcript stood at the end of its last closed round.
@@ -77,31 +61,10 @@ type State struct {
 	FirstPrompt   string `json:"first_prompt,omitempty"`
 }
 
-// Node records where one entry identity shows in the document: Anchor is the
-// first ID of the item that shows it (or that it descends from, for an entry
-// that is not shown). For the first entry of an item (UUID == Anchor), Parent
-// is the anchor of the item it continues, "" for a root.
-type Node struct {
-	UUID   string
-	Anchor string
-	Parent string
-}
-
-// IsItem reports whether the node starts an item.
-func (n Node) IsItem() bool { return n.UUID == n.Anchor }
-
-// Graph looks up nodes recorded by earlier runs.
-type Graph interface {
-	// Lookup returns the node of an identity, if recorded.
-	Lookup(uuid string) (Node, bool)
-	// Items returns the nodes of all items, in document order.
-	Items() []Node
-}
-
 // NewBuilder starts a builder at state st (the zero State for a new
 // transcript). graph answers for identities of rounds closed in earlier runs;
 // it may be nil when st is the zero State.
-func NewBuilder(cfg Config, st State, graph Graph) *Builder {
+func NewBuilder(cfg source.Config, st State, graph source.Graph) *Builder {
 	if st.NextLine == 0 {
 		st.NextLine = 1
 	}
@@ -115,22 +78,16 @@ func NewBuilder(cfg Config, st State, graph Graph) *Builder {
 func (b *Builder) Warnings() []error { return b.warnings }
 
 // Nodes returns the graph nodes of the rounds closed so far by this builder.
-func (b *Builder) Nodes() []Node { return b.nodes }
+func (b *Builder) Nodes() []source.Node { return b.nodes }
 
 // State returns the state at the last closed round.
-func (b *Builder) State() State { return b.st }
+func (b *Builder) State() (json.RawMessage, error) { return json.Marshal(b.st) }
 
-// LineError is a problem with one line of a source.
-type LineError struct {
-	File string
-	Line int
-	Msg  string
-}
-
-func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
+// Rounds is the number of rounds closed so far.
+func (b *Builder) Rounds() int { return b.st.Round }
 
 func (b *Builder) warnf(line int, format string, args ...any) {
-	b.warnings = append(b.warnings, &LineError{File: b.cfg.File, Line: line, Msg: fmt.Sprintf(format, args...)})
+	b.warnings = append(b.warnings, &source.LineError{File: b.cfg.File, Line: line, Msg: fmt.Sprintf(format, args...)})
 }
 
 // parsed is one source line with what scribe decoded from it.
@@ -147,7 +104,7 @@ type parsed struct {
 }
 
 // Add feeds one line. It returns the round the line closed, if any.
-func (b *Builder) Add(l Line) *session.Round {
+func (b *Builder) Add(l source.Line) *session.Round {
 	e := session.Entry{Line: l.No, Raw: l.Raw, NoNewline: !l.Terminated, Offset: l.Offset, Len: len(l.Raw)}
 	if !b.cfg.RawInSource {
 		e.Raw = append([]byte(nil), l.Raw...)
@@ -186,7 +143,7 @@ func (b *Builder) add(p parsed) *session.Round {
 func (b *Builder) parse(e session.Entry) parsed {
 	p := parsed{e: e}
 	raw := e.Raw
-	if isBlank(raw) {
+	if source.IsBlank(raw) {
 		// A blank line is kept so the source comes back byte for byte; it is
 		// not an entry.
 		p.e.Invalid = true
@@ -298,28 +255,18 @@ func (b *Builder) Flush() *session.Round {
 	return b.close()
 }
 
-// Finished is what a builder knows at the end of its input.
-type Finished struct {
-	// Open is the last round, which stays open (nil when there is none).
-	Open *session.Round
-	// Meta is the session's metadata, as far as the builder can tell.
-	Meta session.Meta
-	// FirstPrompt is the first line of the session's first prompt.
-	FirstPrompt string
-}
-
 // Finish returns the open round and what the builder learned. The builder's
 // State stays that of the last closed round. Nothing may be added after.
-func (b *Builder) Finish() Finished {
+func (b *Builder) Finish() source.Finished {
 	var open *session.Round
 	st := b.st
-	var nodes []Node
+	var nodes []source.Node
 	if b.cur != nil {
 		open, st, nodes = b.cur.finish()
 		open.Open = true
 		b.cur = nil
 	}
-	return Finished{Open: open, Meta: b.meta(st, nodes), FirstPrompt: st.FirstPrompt}
+	return source.Finished{Open: open, Meta: b.meta(st, nodes), FirstPrompt: st.FirstPrompt}
 }
 
 // roundBuild itemizes one round's entries as they arrive, from the state
@@ -333,7 +280,7 @@ type roundBuild struct {
 }
 
 func (b *Builder) startRound() *roundBuild {
-	it := &itemizer{b: b, st: b.st, recent: make(map[string]bool), local: make(map[string]Node),
+	it := &itemizer{b: b, st: b.st, recent: make(map[string]bool), local: make(map[string]source.Node),
 		msgItem: make(map[string]int), toolUse: make(map[string]toolRef), boundary: make(map[string]int)}
 	it.st.Recent = append([]string(nil), b.st.Recent...)
 	for _, u := range it.st.Recent {
@@ -365,7 +312,7 @@ func (rb *roundBuild) add(p parsed) {
 }
 
 // finish returns the round, the state after it and its graph nodes.
-func (rb *roundBuild) finish() (*session.Round, State, []Node) {
+func (rb *roundBuild) finish() (*session.Round, State, []source.Node) {
 	r, it := rb.r, rb.it
 	r.Items = it.items
 	if len(r.Items) > 0 {
@@ -393,8 +340,8 @@ type itemizer struct {
 	recent      map[string]bool
 	recentOrder []string
 	// local holds the nodes of this round.
-	local    map[string]Node
-	nodes    []Node
+	local    map[string]source.Node
+	nodes    []source.Node
 	msgItem  map[string]int     // assistant message id -> item index
 	toolUse  map[string]toolRef // tool_use id -> block
 	boundary map[string]int     // compact_boundary uuid -> item index
@@ -429,7 +376,7 @@ func (it *itemizer) observe(p parsed) {
 
 // lookup resolves an identity to its node: this round first, then rounds
 // closed earlier by this builder, then earlier runs.
-func (it *itemizer) lookup(u string) (Node, bool) {
+func (it *itemizer) lookup(u string) (source.Node, bool) {
 	if n, ok := it.local[u]; ok {
 		return n, true
 	}
@@ -443,10 +390,10 @@ func (it *itemizer) lookup(u string) (Node, bool) {
 			return it.b.nodes[i], true
 		}
 	}
-	return Node{}, false
+	return source.Node{}, false
 }
 
-func (it *itemizer) record(n Node) {
+func (it *itemizer) record(n source.Node) {
 	if n.UUID == "" {
 		return
 	}
@@ -508,7 +455,7 @@ func (it *itemizer) newItem(p parsed, role, note string, blocks []session.Block)
 	it.items = append(it.items, item)
 	it.recent = map[string]bool{}
 	it.recentOrder = it.recentOrder[:0]
-	it.record(Node{UUID: env.UUID, Anchor: anchor, Parent: itemParent})
+	it.record(source.Node{UUID: env.UUID, Anchor: anchor, Parent: itemParent})
 	it.st.LastItem = anchor
 	if env.Timestamp != "" {
 		if it.st.Started == "" || env.Timestamp < it.st.Started {
@@ -534,7 +481,7 @@ func (it *itemizer) attach(i int, p parsed) {
 		return
 	}
 	anchor := it.items[i].IDs[0]
-	it.record(Node{UUID: u, Anchor: anchor})
+	it.record(source.Node{UUID: u, Anchor: anchor})
 }
 
 // hide records an entry that is not shown: it belongs with the item it
@@ -553,7 +500,7 @@ func (it *itemizer) hide(p parsed) {
 	if anchor == "" {
 		anchor = u // nothing shown yet: the entry anchors itself, unshown
 	}
-	it.record(Node{UUID: u, Anchor: anchor})
+	it.record(source.Node{UUID: u, Anchor: anchor})
 }
 
 // entry places one decoded entry.
@@ -769,7 +716,9 @@ func (it *itemizer) result(blk Block, p parsed, path string) *session.Result {
 }
 
 // at returns the origin of a value at path in entry p.
-func at(p parsed, path string) *session.Origin { return &session.Origin{Line: p.e.Line, Path: path} }
+func at(p parsed, path string) *session.Origin {
+	return &session.Origin{Line: p.e.Line, Path: path}
+}
 
 func (it *itemizer) resultParts(content json.RawMessage, p parsed, path string) []session.Part {
 	c := bytes.TrimSpace(content)
@@ -952,9 +901,8 @@ func compactJSON(raw json.RawMessage) string {
 }
 
 // meta builds the document metadata from a state.
-func (b *Builder) meta(st State, nodes []Node) session.Meta {
+func (b *Builder) meta(st State, nodes []source.Node) session.Meta {
 	m := session.Meta{
-		Format:    session.FormatVersion,
 		SessionID: st.SessionID,
 		Messages:  st.Items,
 	}
@@ -980,8 +928,8 @@ func (b *Builder) meta(st State, nodes []Node) session.Meta {
 
 // branches computes the fork points of the item graph and, for each, which
 // child leads to the live leaf.
-func (b *Builder) branches(extra []Node, leaf string) []session.Branch {
-	var items []Node
+func (b *Builder) branches(extra []source.Node, leaf string) []session.Branch {
+	var items []source.Node
 	if b.graph != nil {
 		items = append(items, b.graph.Items()...)
 	}
@@ -989,7 +937,7 @@ func (b *Builder) branches(extra []Node, leaf string) []session.Branch {
 	for _, n := range items {
 		seen[n.UUID] = true
 	}
-	for _, list := range [][]Node{b.nodes, extra} {
+	for _, list := range [][]source.Node{b.nodes, extra} {
 		for _, n := range list {
 			if n.IsItem() && !seen[n.UUID] {
 				seen[n.UUID] = true

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/scribe-archive/scribe/session/source"
 )
 
 // Transcript is one session file and what Claude Code keeps beside it.
@@ -229,7 +231,7 @@ func subagentAt(p string) (Subagent, error) {
 		return sa, err
 	}
 	defer f.Close()
-	lr := NewLineReader(io.LimitReader(f, 4<<20), 1, 0)
+	lr := source.NewLineReader(io.LimitReader(f, 4<<20), 1, 0)
 	for {
 		l, err := lr.Next()
 		if err != nil {
@@ -262,7 +264,7 @@ func ReadHead(p string) (Head, error) {
 		return h, err
 	}
 	defer f.Close()
-	lr := NewLineReader(io.LimitReader(f, 8<<20), 1, 0)
+	lr := source.NewLineReader(io.LimitReader(f, 8<<20), 1, 0)
 	for {
 		l, err := lr.Next()
 		if err != nil {

@@ -1,37 +1,38 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/scribe-archive/scribe/adapters/claude"
 	"github.com/scribe-archive/scribe/check"
 	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/inscribe/document"
 )
 
 type checkOptions struct {
 	sources []string
 	store   bool
-	json    bool
 }
 
 func newCheckCmd(e *env) *cobra.Command {
 	var o checkOptions
 	cmd := &cobra.Command{
-		Use:   "check [SOURCE...]",
+		Use:   "check [SOURCE...] | check --store [SESSION...]",
 		Short: "Prove the round trip: inscribe, export, diff against the source, re-inscribe",
 		Long: `check inscribes each SOURCE into a scratch store, exports it back with
 export-claude, compares the export with the source (line by line, then entry
 by entry, with a diff of the field that differs), inscribes the export and
 compares the two documents. It writes nothing to the store.
 
-With --store, check the sessions already in the store instead: each
-document is exported and compared with its source, and sessions whose
-source is gone are listed (the archive now holds the only copy).
+With --store, check the sessions already in the store instead (every one,
+or each SESSION given: a session id, a unique prefix of one, or a
+document's path): each document is exported and compared with its source,
+and sessions whose source is gone are listed (the archive now holds the
+only copy).
 
 Findings: lost (in the source, not in the export), added (in the export,
 not in the source), transformed (the same entry in other bytes, with the
@@ -49,26 +50,38 @@ EXIT STATUS
 		},
 	}
 	cmd.Flags().BoolVar(&o.store, "store", false, "check the sessions in the store against their sources")
-	cmd.Flags().BoolVar(&o.json, "json", false, "print the reports as JSON")
+	cmd.Flags().BoolVar(&e.json, "json", false, "print the reports as JSON")
 	return cmd
 }
 
 func runCheck(e *env, o checkOptions) error {
 	var reports []*check.Report
 	if o.store {
-		if len(o.sources) > 0 {
-			return &flagError{fmt.Errorf("--store checks the whole store: give no SOURCE")}
-		}
-		store, err := inscribe.OpenStore(e.root)
+		store, err := e.openExistingStore()
 		if err != nil {
 			return err
 		}
-		docs, err := storedDocs(store)
+		var docs []string
+		if len(o.sources) > 0 {
+			docs, err = sessionsToCheck(e, o.sources)
+		} else {
+			docs, err = storedDocs(store)
+		}
 		if err != nil {
 			return err
 		}
 		for _, md := range docs {
-			rep, err := check.Stored(store, md)
+			m, err := document.ReadMeta(md)
+			if err != nil {
+				reports = append(reports, &check.Report{Doc: md, Findings: []check.Finding{{Kind: check.Error, File: md, Msg: err.Error()}}})
+				continue
+			}
+			f, err := formatOf(m)
+			if err != nil {
+				reports = append(reports, &check.Report{Doc: md, Findings: []check.Finding{{Kind: check.Error, File: md, Msg: err.Error()}}})
+				continue
+			}
+			rep, err := check.Stored(store, md, f.checkFormat())
 			if err != nil {
 				return err
 			}
@@ -77,22 +90,22 @@ func runCheck(e *env, o checkOptions) error {
 	} else {
 		sources := o.sources
 		if len(sources) == 0 {
-			src, note, err := defaultSource()
-			if err != nil {
+			var samples bool
+			var err error
+			if sources, samples, err = defaultSource(false); err != nil {
 				return err
 			}
-			if note != "" {
-				fmt.Fprintf(e.stderr, "scribe: %s\n", strings.Replace(note, "inscribing", "checking", 1))
+			if samples {
+				fmt.Fprintf(e.stderr, "scribe: %s; checking the bundled sample sessions in %s\n", noSessionsNote(), strings.Join(sources, " and "))
 			}
-			sources = []string{src}
 		}
 		for _, src := range sources {
-			ts, err := claude.Discover(src)
+			ts, err := discover(src)
 			if err != nil {
 				return describeOpenError(src, err)
 			}
 			for _, t := range ts {
-				rs, err := check.Transcript(t)
+				rs, err := check.Session(t, formatFor(t.Adapter).checkFormat())
 				if err != nil {
 					return err
 				}
@@ -100,7 +113,23 @@ func runCheck(e *env, o checkOptions) error {
 			}
 		}
 	}
-	return printReports(e, reports, o.json)
+	return printReports(e, reports, e.json)
+}
+
+// sessionsToCheck resolves the SESSIONs given to check --store to their
+// documents, each with its sidechains.
+func sessionsToCheck(e *env, refs []string) ([]string, error) {
+	var docs []string
+	for _, ref := range refs {
+		md, err := findDocument(e, ref)
+		if err != nil {
+			return nil, err
+		}
+		docs = append(docs, md)
+		subs, _ := filepath.Glob(filepath.Join(inscribe.Folder(md), "agent-*.md"))
+		docs = append(docs, subs...)
+	}
+	return docs, nil
 }
 
 // storedDocs lists every document in a store, sidechains included.
@@ -132,12 +161,20 @@ func printReports(e *env, reports []*check.Report, asJSON bool) error {
 		}
 	}
 	if asJSON {
-		if reports == nil {
-			reports = []*check.Report{}
+		// An empty list is [], never null, and a path names a file that
+		// exists: a document check inscribed into its scratch store is
+		// gone by now.
+		out := make([]check.Report, len(reports))
+		for i, r := range reports {
+			out[i] = *r
+			if out[i].Findings == nil {
+				out[i].Findings = []check.Finding{}
+			}
+			if _, err := os.Stat(r.Doc); err != nil {
+				out[i].Doc = ""
+			}
 		}
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(reports); err != nil {
+		if err := writeJSON(e.stdout, out); err != nil {
 			return err
 		}
 	} else {

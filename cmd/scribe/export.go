@@ -3,14 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/scribe-archive/scribe/adapters/claude"
 	"github.com/scribe-archive/scribe/exportclaude"
-	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/inscribe/document"
 )
 
@@ -35,8 +31,13 @@ SESSION is a session id or the path of a document (.md). The markdown is
 the authority for content: a message edited in the document is exported as
 edited. Structure, identities and timestamps come from the round files and
 are never regenerated. An existing file that differs is not overwritten
-without --force; an identical one is left alone.`,
-		Args: cobra.ExactArgs(1),
+without --force; an identical one is left alone.
+
+With --json the report is one object on stdout:
+  {"files": [{"path", "written"}, ...], "warnings": [...]}
+where written is false for a file that was already there, identical.`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeSession(e),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.session = args[0]
 			return runExport(e, o)
@@ -44,40 +45,8 @@ without --force; an identical one is left alone.`,
 	}
 	cmd.Flags().StringVar(&o.out, "out", "", "write into this directory instead (\"-\": the session's transcript to stdout)")
 	cmd.Flags().BoolVar(&o.force, "force", false, "overwrite existing files that differ")
+	cmd.Flags().BoolVar(&e.json, "json", false, "print the report as JSON")
 	return cmd
-}
-
-// findDocument resolves a session id or a document path. A path needs no
-// store.
-func findDocument(e *env, ref string) (string, error) {
-	if strings.HasSuffix(ref, ".md") {
-		_, err := os.Stat(ref)
-		return ref, err
-	}
-	_, md, err := openDocument(e, ref)
-	return md, err
-}
-
-// openDocument opens the store and resolves a session id or a document
-// path in it.
-func openDocument(e *env, ref string) (*inscribe.Store, string, error) {
-	store, err := inscribe.OpenStore(e.root)
-	if err != nil {
-		return nil, "", err
-	}
-	if strings.HasSuffix(ref, ".md") {
-		_, err := os.Stat(ref)
-		return store, ref, err
-	}
-	if !claude.ValidID(ref) {
-		return nil, "", fmt.Errorf("%q is neither a session id nor a document (.md)", ref)
-	}
-	p, ok := store.FindDoc(ref)
-	if !ok {
-		return nil, "", withHint(fmt.Errorf("no session %s in %s", ref, store.SessionsDir()),
-			"give the store with --root, or the document's path")
-	}
-	return store, p, nil
 }
 
 func runExport(e *env, o exportOptions) error {
@@ -85,39 +54,66 @@ func runExport(e *env, o exportOptions) error {
 	if err != nil {
 		return err
 	}
+	m, err := document.ReadMeta(md)
+	if err != nil {
+		return err
+	}
+	f, err := formatOf(m)
+	if err != nil {
+		return err
+	}
 	if o.out == "-" {
-		warnings, err := exportclaude.Transcript(md, e.stdout)
+		if e.json {
+			return &flagError{errors.New("--out - writes the transcript to stdout: it cannot also be a --json report")}
+		}
+		warnings, err := f.transcript(md, e.stdout)
 		printWarnings(e, warnings)
 		return err
 	}
 	dir := o.out
 	if dir == "" {
-		projects, err := claude.DefaultProjectsDir()
-		if err != nil {
-			return err
-		}
-		m, err := document.ReadMeta(md)
-		if err != nil {
-			return err
-		}
-		if dir, err = exportclaude.ProjectDir(projects, m); err != nil {
+		if dir, err = f.exportDir(m); err != nil {
 			return withHint(err, "use --out DIR")
 		}
 	}
-	files, warnings, err := exportclaude.Session(md, dir, exportclaude.Options{Force: o.force})
-	printWarnings(e, warnings)
-	for _, f := range files {
-		verb := "unchanged"
-		if f.Written {
-			verb = "wrote"
+	files, warnings, err := f.exportSession(md, dir, o.force)
+	if e.json {
+		rep := exportJSON{Files: []exportFileJSON{}, Warnings: []string{}}
+		for _, f := range files {
+			rep.Files = append(rep.Files, exportFileJSON{Path: f.Path, Written: f.Written})
 		}
-		fmt.Fprintf(e.stdout, "%-10s %s\n", verb, f.Path)
+		for _, w := range warnings {
+			rep.Warnings = append(rep.Warnings, w.Error())
+		}
+		if werr := writeJSON(e.stdout, rep); err == nil {
+			err = werr
+		}
+	} else {
+		printWarnings(e, warnings)
+		for _, f := range files {
+			verb := "unchanged"
+			if f.Written {
+				verb = "wrote"
+			}
+			fmt.Fprintf(e.stdout, "%-10s %s\n", verb, f.Path)
+		}
 	}
 	var ee *exportclaude.ExistsError
 	if errors.As(err, &ee) {
 		return withHint(err, "use --force to replace it, or --out to write elsewhere")
 	}
 	return err
+}
+
+// exportJSON is the report of export-claude --json.
+type exportJSON struct {
+	Files    []exportFileJSON `json:"files"`
+	Warnings []string         `json:"warnings"`
+}
+
+type exportFileJSON struct {
+	Path    string `json:"path"`
+	Written bool   `json:"written"` // false: an identical file was already there
 }
 
 func printWarnings(e *env, ws []error) {

@@ -14,22 +14,27 @@ import (
 )
 
 func newReindexCmd(e *env) *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "reindex",
 		Short: "Rebuild every index of the store from the round files",
 		Long: `reindex rebuilds each document's session.db and index.md and the store's
 sessions.db from the round files and the engagement tags kept in each
 document's tags.tsv. The result is the same as the indexes inscribe and
-append keep up to date.`,
+append keep up to date.
+
+With --json the report is one object on stdout:
+  {"documents": N, "warnings": [...]}`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			store, err := inscribe.OpenStore(e.root)
+			store, err := e.openExistingStore()
 			if err != nil {
 				return err
 			}
 			start := time.Now()
 			warnings, err := store.Reindex()
-			printWarnings(e, warnings)
+			if !e.json {
+				printWarnings(e, warnings)
+			}
 			if cerr := store.CloseIndex(); err == nil {
 				err = cerr
 			}
@@ -37,15 +42,31 @@ append keep up to date.`,
 				return err
 			}
 			docs, _ := store.Docs()
-			fmt.Fprintf(e.stdout, "reindexed %d documents in %s\n", len(docs), time.Since(start).Round(time.Millisecond))
+			if e.json {
+				rep := reindexJSON{Documents: len(docs), Warnings: []string{}}
+				for _, w := range warnings {
+					rep.Warnings = append(rep.Warnings, w.Error())
+				}
+				return writeJSON(e.stdout, rep)
+			}
+			fmt.Fprintf(e.stdout, "reindexed %d %s in %s\n", len(docs), plural(len(docs), "document", "documents"), time.Since(start).Round(time.Millisecond))
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&e.json, "json", false, "print the report as JSON")
+	return cmd
+}
+
+// reindexJSON is the report of reindex --json.
+type reindexJSON struct {
+	Documents int      `json:"documents"` // how many documents were indexed, sidechains included
+	Warnings  []string `json:"warnings"`
 }
 
 type searchOptions struct {
-	q    index.Query
-	json bool
+	q            index.Query
+	since, until string
+	json         bool
 }
 
 func newSearchCmd(e *env) *cobra.Command {
@@ -54,8 +75,22 @@ func newSearchCmd(e *env) *cobra.Command {
 		Use:   "search QUERY",
 		Short: "Search every round of the store",
 		Long: `search finds the rounds whose text (prompts, replies, thinking, tool
-inputs) matches QUERY, best first. QUERY uses SQLite FTS5 syntax: words,
-"a phrase", prefix*, AND, OR, NOT, NEAR(a b, 5), and parentheses.
+inputs) has every word of QUERY, best first. Words are searched as they are
+typed, in any case: hello.py, foo-bar, src/index.go:42 and AND find
+themselves (their letters and digits in order, with only spaces or
+punctuation between them). A word that ends in * finds the words that
+start with it: hel* finds hello and help.
+
+With --fts, QUERY is SQLite FTS5 syntax instead: "a phrase", prefix*, AND,
+OR, NOT, NEAR(a b, 5), and parentheses
+(https://sqlite.org/fts5.html#full_text_query_syntax).
+
+--since and --until take a day (2026-11-22: from midnight UTC), an RFC 3339
+time with any offset (2026-11-22T10:26:16+01:00; none means UTC), a span
+back from now (30m, 24h, 7d, 2w), today or yesterday (midnight UTC).
+--since includes its time, --until does not: --since yesterday --until
+today is yesterday's rounds. An --agent, --project or --engagement the
+store has never seen is an error that lists the ones it has.
 
 Each hit shows the session's title, the round, its time, a snippet with the
 matching words marked, and where to read it: the document and the round's
@@ -67,18 +102,40 @@ anchor.`,
 		},
 	}
 	f := cmd.Flags()
+	f.BoolVar(&o.q.Raw, "fts", false, "read QUERY as SQLite FTS5 syntax (AND, OR, NOT, NEAR, \"phrases\")")
 	f.StringVar(&o.q.Agent, "agent", "", "only sessions of this agent id")
 	f.StringVar(&o.q.Project, "project", "", "only sessions whose project directory contains this")
-	f.StringVar(&o.q.Since, "since", "", "only rounds started at or after this date or time (ISO 8601)")
-	f.StringVar(&o.q.Until, "until", "", "only rounds started before this date or time (ISO 8601)")
+	f.StringVar(&o.since, "since", "", "only rounds started at or after this time (2026-11-22, RFC 3339, 7d, 24h, yesterday…)")
+	f.StringVar(&o.until, "until", "", "only rounds started before this time (same forms as --since)")
 	f.StringVar(&o.q.Engagement, "engagement", "", "only rounds tagged with this engagement")
-	f.IntVar(&o.q.Limit, "limit", 20, "at most this many hits")
+	f.IntVar(&o.q.Limit, "limit", 20, "at most this many hits (1 or more)")
 	f.BoolVar(&o.json, "json", false, "print the hits as JSON")
 	return cmd
 }
 
 func runSearch(e *env, o searchOptions) error {
-	store, err := inscribe.OpenStore(e.root)
+	if o.q.Limit < 1 {
+		return withHint(&flagError{fmt.Errorf("--limit %d: the number of hits to show must be at least 1", o.q.Limit)},
+			"the best 20 are shown by default; ask for more with a larger --limit, e.g. --limit 1000")
+	}
+	t := clock()
+	for _, w := range []struct {
+		flag, value string
+		to          *time.Time
+	}{{"--since", o.since, &o.q.Since}, {"--until", o.until, &o.q.Until}} {
+		if w.value == "" {
+			continue
+		}
+		var err error
+		if *w.to, err = parseWhen(w.value, t); err != nil {
+			return &flagError{fmt.Errorf("%s: %w; use %s", w.flag, err, whenForms)}
+		}
+	}
+	if !o.q.Since.IsZero() && !o.q.Until.IsZero() && !o.q.Since.Before(o.q.Until) {
+		return &flagError{fmt.Errorf("--since %s is not before --until %s: no round can match",
+			o.q.Since.UTC().Format(time.RFC3339Nano), o.q.Until.UTC().Format(time.RFC3339Nano))}
+	}
+	store, err := e.openExistingStore()
 	if err != nil {
 		return err
 	}
@@ -89,13 +146,7 @@ func runSearch(e *env, o searchOptions) error {
 		return err
 	}
 	hits, err := store.Search(o.q)
-	var qe *index.QueryError
-	if errors.As(err, &qe) {
-		return withHint(fmt.Errorf("search: %s is not a valid query: %s", quoteArg(qe.Query), qe.Msg),
-			`put words with punctuation in double quotes: scribe search '"foo-bar" OR baz'`,
-			"see https://sqlite.org/fts5.html#full_text_query_syntax")
-	}
-	if err != nil {
+	if err := searchError(err); err != nil {
 		return err
 	}
 	if o.json {
@@ -123,9 +174,40 @@ func runSearch(e *env, o searchOptions) error {
 		if h.EngagementID != nil {
 			eng = " · " + *h.EngagementID
 		}
-		fmt.Fprintf(e.stdout, "%s · round %d · %s%s\n    %s\n    %s\n\n", title, h.Round, h.Started, eng, mark.Replace(h.Snippet), h.Path)
+		fmt.Fprintf(e.stdout, "%s · %s · round %d · %s%s\n    %s\n    %s\n\n", title, h.AgentID, h.Round, h.Started, eng, mark.Replace(h.Snippet), h.Path)
 	}
 	return nil
+}
+
+// searchError words the index's complaints about a query for the person
+// who typed it; other errors pass through.
+func searchError(err error) error {
+	var qe *index.QueryError
+	if errors.As(err, &qe) {
+		if qe.Raw {
+			return withHint(fmt.Errorf("search: %s; drop --fts to search the words literally", qe.Msg),
+				"see https://sqlite.org/fts5.html#full_text_query_syntax")
+		}
+		return err
+	}
+	var fe *index.FilterError
+	if errors.As(err, &fe) {
+		what := map[string]string{"agent": "agent %q", "project": "project containing %q", "engagement": "engagement %q"}[fe.Filter]
+		msg := "no " + fmt.Sprintf(what, fe.Value) + " in the store; "
+		const most = 20
+		switch {
+		case len(fe.Known) == 0 && fe.Filter == "engagement":
+			msg += "no round is tagged with an engagement"
+		case len(fe.Known) == 0:
+			msg += "it has no sessions"
+		case len(fe.Known) > most:
+			msg += fmt.Sprintf("known %ss: %s, and %d more", fe.Filter, strings.Join(fe.Known[:most], ", "), len(fe.Known)-most)
+		default:
+			msg += fmt.Sprintf("known %ss: %s", fe.Filter, strings.Join(fe.Known, ", "))
+		}
+		return errors.New(msg)
+	}
+	return err
 }
 
 func quoteArg(s string) string { b, _ := json.Marshal(s); return string(b) }
@@ -136,7 +218,7 @@ func newTagCmd(e *env, untag bool) *cobra.Command {
 	if untag {
 		use, short, nargs = "untag SESSION ROUNDS", "Remove the engagement tag of rounds of a session", 2
 	}
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   use,
 		Short: short,
 		Long: short + `.
@@ -144,8 +226,14 @@ func newTagCmd(e *env, untag bool) *cobra.Command {
 ROUNDS is a round number, a range (3-7), all, or a comma list of those.
 Tags live in the document's tags.tsv (durable, readable, survives reindex),
 in both indexes, in the document's index.md, and the frontmatter's
-engagements list follows them.`,
-		Args: cobra.ExactArgs(nargs),
+engagements list follows them.
+
+With --json the report is one object on stdout:
+  {"path", "engagement", "rounds": [...], "changed": N}
+where engagement is null for untag, rounds are the rounds named and
+changed counts those whose tag changed.`,
+		Args:              cobra.ExactArgs(nargs),
+		ValidArgsFunction: completeSession(e),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			store, md, err := openDocument(e, args[0])
 			if err != nil {
@@ -171,14 +259,34 @@ engagements list follows them.`,
 			if err != nil {
 				return err
 			}
+			if e.json {
+				rep := tagJSON{Path: md, Rounds: rounds, Changed: changed}
+				if !untag {
+					rep.Engagement = &engagement
+				}
+				if rep.Rounds == nil {
+					rep.Rounds = []int{}
+				}
+				return writeJSON(e.stdout, rep)
+			}
 			verb := "tagged"
 			if untag {
 				verb = "untagged"
 			}
-			fmt.Fprintf(e.stdout, "%s %d of %d rounds of %s\n", verb, changed, len(rounds), md)
+			fmt.Fprintf(e.stdout, "%s %d of %d %s of %s\n", verb, changed, len(rounds), plural(len(rounds), "round", "rounds"), md)
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&e.json, "json", false, "print the report as JSON")
+	return cmd
+}
+
+// tagJSON is the report of tag and untag --json.
+type tagJSON struct {
+	Path       string  `json:"path"`
+	Engagement *string `json:"engagement"` // null: untag
+	Rounds     []int   `json:"rounds"`
+	Changed    int     `json:"changed"`
 }
 
 func newContextCmd(e *env) *cobra.Command {
@@ -192,7 +300,8 @@ rounds chosen with --ref as one-line references to the index, rounds chosen
 with --omit left out. When --full or --engagement is given, the other
 rounds are references; otherwise every round is in full. --omit wins over
 --full, which wins over --ref. It reads the round files and writes nothing.`,
-		Args: cobra.ExactArgs(1),
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeSession(e),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			store, md, err := openDocument(e, args[0])
 			if err != nil {

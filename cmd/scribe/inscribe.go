@@ -2,31 +2,34 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/scribe-archive/scribe/adapters/claude"
 	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/session/source"
 )
 
-// bundledSamples is where the repository keeps its sample sessions, used when
-// a person runs scribe from a checkout and has no sessions of their own.
-const bundledSamples = "testdata/claude/projects"
+// bundledSamples is where the repository keeps its sample sessions (one
+// folder per client), used when a person runs scribe from a checkout and
+// has no sessions of their own.
+var bundledSamples = []string{"testdata/claude/projects", "testdata/codex/sessions"}
 
 type updateOptions struct {
 	sources []string
 	agent   string
 	hook    bool
 	verify  bool
+	// emptyOK: with no SOURCE, a client's folder that holds no session is
+	// nothing to do rather than an error (append, from cron).
+	emptyOK bool
 	force   bool
 	rebuild bool
 	verbose bool
@@ -45,7 +48,7 @@ directory (~/.claude/projects/<project>) or a directory of projects. With no
 SOURCE, scribe reads $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects.
 
 A session already in the store is checked against its source from the start
-and brought up to date: inscribing twice changes nothing.`,
+and brought up to date: inscribing twice changes nothing.` + updateJSONHelp,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.sources = args
 			o.verify = true
@@ -55,6 +58,7 @@ and brought up to date: inscribing twice changes nothing.`,
 	cmd.Flags().StringVar(&o.agent, "agent", "", "file the sessions under this agent id (a role slug)")
 	cmd.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "list every document, unchanged ones too")
 	cmd.Flags().BoolVar(&o.rebuild, "rebuild", false, "rebuild documents whose read note (state.json) is lost, from their sources")
+	cmd.Flags().BoolVar(&e.json, "json", false, "print the report as JSON")
 	return cmd
 }
 
@@ -71,10 +75,21 @@ nothing the second time. Sessions not yet in the store are inscribed.
 
 With --hook, the source is read from a Claude Code hook's input on stdin
 (its transcript_path), so a Stop or SessionEnd hook can run it directly.
-In that mode a failure exits with status 1, which Claude Code reports
-without blocking the session.`,
+It never blocks the session:
+  - Every failure exits with status 1, which Claude Code reports without
+    blocking, never 2 (which would block a Stop hook): a store that does
+    not open, a transcript missing or unreadable, a write that fails, bad
+    hook input, a command line that does not parse, a panic. stderr says
+    what went wrong.
+  - stdin is read up to its first complete JSON object, for at most 10s
+    and 64 MiB.
+  - A document another scribe is writing is waited for at most 1.5s, then
+    left for the next append, which catches up; stderr says so. That is
+    not a failure: the status is 0 unless something else failed.` + updateJSONHelp,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.sources = args
+			o.emptyOK = true
+			e.hook = o.hook
 			return runUpdate(cmd.Context(), e, o)
 		},
 	}
@@ -82,51 +97,69 @@ without blocking the session.`,
 	cmd.Flags().BoolVar(&o.hook, "hook", false, "read the transcript path from Claude Code hook input on stdin")
 	cmd.Flags().BoolVar(&o.force, "force", false, "replace a provisional last round that was edited by hand")
 	cmd.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "list every document, unchanged ones too")
+	cmd.Flags().BoolVar(&e.json, "json", false, "print the report as JSON")
 	return cmd
 }
 
-// hookInput is the part of Claude Code's hook input that append reads.
-type hookInput struct {
-	SessionID      string `json:"session_id"`
-	TranscriptPath string `json:"transcript_path"`
-	HookEventName  string `json:"hook_event_name"`
-}
+// updateJSONHelp documents the report of inscribe and append --json.
+const updateJSONHelp = `
+With --json the report is one object on stdout:
+  {"documents": [{"outcome", "doc", "source", "warnings", "error",
+   "hints"}, ...], "inscribed", "appended", "unchanged", "upgraded",
+   "warnings", "failed", "left"}
+with one entry per document, unchanged ones too; outcome is inscribed,
+appended, unchanged, upgraded, failed, or left (append --hook: another
+scribe was writing it); doc is "" when no document exists; error is ""
+unless it failed.`
 
 func runUpdate(ctx context.Context, e *env, o updateOptions) error {
-	store, err := inscribe.OpenStore(e.root)
-	if err != nil {
-		return err
-	}
 	sources := o.sources
 	if o.hook {
 		if len(sources) > 0 {
 			return &flagError{errors.New("--hook reads its source from stdin: give no SOURCE")}
 		}
-		var in hookInput
-		if err := json.NewDecoder(io.LimitReader(e.stdin, 1<<20)).Decode(&in); err != nil {
-			return hookFailure(e, fmt.Errorf("read hook input on stdin: %w", err))
-		}
-		if in.TranscriptPath == "" {
-			return hookFailure(e, errors.New("hook input has no transcript_path"))
-		}
-		sources = []string{in.TranscriptPath}
-	}
-	if len(sources) == 0 {
-		src, note, err := defaultSource()
+		in, err := readHookInput(ctx, e.stdin, hookInputTimeout, hookInputMax)
 		if err != nil {
 			return err
 		}
-		if note != "" {
-			fmt.Fprintf(e.stderr, "scribe: %s\n", note)
+		sources = []string{in.TranscriptPath}
+	}
+	root, named, err := e.storeRoot()
+	if err != nil {
+		return err
+	}
+	if len(sources) == 0 {
+		var samples bool
+		if sources, samples, err = defaultSource(o.emptyOK); err != nil {
+			return err
 		}
-		sources = []string{src}
+		if samples {
+			// The repository's data/ is the inscription of its samples:
+			// inscribing them there changes nothing, and keeps a person's
+			// store out of the checkout.
+			where := "your store"
+			if !named {
+				root, where = sampleRoot, "the checkout's ./"+sampleRoot
+			}
+			fmt.Fprintf(e.stderr, "scribe: %s; inscribing the bundled sample sessions in %s into %s\n", noSessionsNote(), strings.Join(sources, " and "), where)
+		}
+	}
+	store, err := inscribe.OpenStore(root)
+	if err != nil {
+		return err
 	}
 	opts := inscribe.Options{Agent: o.agent, Verify: o.verify, Force: o.force, Rebuild: o.rebuild}
+	if o.hook {
+		// A hook holds up the end of the turn: it does not wait out another
+		// scribe writing the same document (a cron append, the hook of a
+		// parallel session) but leaves the document for the next append.
+		opts.LockWait = hookLockWait
+	}
 
-	var transcripts []claude.Transcript
+	var transcripts []source.Session
 	var failed []inscribe.Result
 	for _, src := range sources {
-		ts, err := claude.Discover(src)
+		ts, err := discover(src)
 		if err != nil {
 			failed = append(failed, inscribe.Result{Source: src, Outcome: inscribe.Failed, Err: describeOpenError(src, err)})
 			continue
@@ -134,7 +167,7 @@ func runUpdate(ctx context.Context, e *env, o updateOptions) error {
 		transcripts = append(transcripts, ts...)
 	}
 	if len(transcripts) == 0 && len(failed) == 0 {
-		fmt.Fprintf(e.stderr, "scribe: no transcripts (*.jsonl) in %s\n", strings.Join(sources, ", "))
+		fmt.Fprintf(e.stderr, "scribe: no sessions in %s\n", strings.Join(sources, ", "))
 	}
 	results := updateAll(ctx, e, store, transcripts, opts)
 	results = append(failed, results...)
@@ -147,34 +180,53 @@ func runUpdate(ctx context.Context, e *env, o updateOptions) error {
 	}
 	nfailed := report(e, results, o.verbose)
 	if nfailed > 0 {
-		if o.hook {
-			return &statusError{exitChanges}
-		}
-		return &statusError{exitError}
+		return &statusError{exitError} // exitHookFailed in hook mode
 	}
 	return nil
 }
 
-func hookFailure(e *env, err error) error {
-	fmt.Fprintf(e.stderr, "scribe: error: %v\n", err)
-	return &statusError{exitChanges}
+// hookLockWait is how long append --hook waits for a document that another
+// scribe is writing before it leaves the document for the next append.
+const hookLockWait = 1500 * time.Millisecond
+
+// defaultSource is where scribe looks when given no source: every folder
+// where a client keeps sessions on this machine, else the bundled samples
+// (samples is then set). With emptyOK (append), a client's folder that is
+// there but holds no session (Claude Code's cleanup emptied it) is where
+// to look: there is nothing new, and that is no error.
+func defaultSource(emptyOK bool) (srcs []string, samples bool, err error) {
+	have, looked := defaultSources()
+	if len(have) > 0 {
+		return have, false, nil
+	}
+	if emptyOK {
+		for _, dir := range looked {
+			if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+				have = append(have, dir)
+			}
+		}
+		if len(have) > 0 {
+			return have, false, nil
+		}
+	}
+	var dirs []string
+	for _, dir := range bundledSamples {
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+			dirs = append(dirs, dir)
+		}
+	}
+	if len(dirs) > 0 {
+		return dirs, true, nil
+	}
+	return nil, false, withHint(fmt.Errorf("no sessions to inscribe: none in %s", strings.Join(looked, " or ")),
+		"name a session file or a folder of sessions: scribe inscribe ~/.claude/projects/<project>/",
+		"or set CLAUDE_CONFIG_DIR to the directory that holds Claude Code's projects/")
 }
 
-// defaultSource is where scribe looks when given no source.
-func defaultSource() (src, note string, err error) {
-	dir, err := claude.DefaultProjectsDir()
-	if err != nil {
-		return "", "", err
-	}
-	if ts, err := claude.Discover(dir); err == nil && len(ts) > 0 {
-		return dir, "", nil
-	}
-	if fi, err := os.Stat(bundledSamples); err == nil && fi.IsDir() {
-		return bundledSamples, fmt.Sprintf("no Claude Code sessions in %s; inscribing the bundled sample sessions in %s", dir, bundledSamples), nil
-	}
-	return "", "", withHint(fmt.Errorf("no sessions to inscribe: none in %s", dir),
-		"name a transcript or a project directory: scribe inscribe ~/.claude/projects/<project>/",
-		"or set CLAUDE_CONFIG_DIR to the directory that holds Claude Code's projects/")
+// noSessionsNote says where scribe looked for sessions and found none.
+func noSessionsNote() string {
+	_, looked := defaultSources()
+	return "no sessions in " + strings.Join(looked, " or ")
 }
 
 func describeOpenError(src string, err error) error {
@@ -187,9 +239,13 @@ func describeOpenError(src string, err error) error {
 
 // updateAll updates transcripts in parallel, reporting progress on a
 // terminal. Results come back in the transcripts' order.
-func updateAll(ctx context.Context, e *env, store *inscribe.Store, ts []claude.Transcript, opts inscribe.Options) []inscribe.Result {
+func updateAll(ctx context.Context, e *env, store *inscribe.Store, ts []source.Session, opts inscribe.Options) []inscribe.Result {
 	out := make([][]inscribe.Result, len(ts))
-	prog := newProgress(e.stderr, len(ts))
+	planned := 0
+	for _, t := range ts {
+		planned += docsOf(t)
+	}
+	prog := newProgress(e.stderr, planned)
 	var wg sync.WaitGroup
 	next := make(chan int)
 	workers := min(max(2, runtime.GOMAXPROCS(0)*2), 8)
@@ -198,8 +254,8 @@ func updateAll(ctx context.Context, e *env, store *inscribe.Store, ts []claude.T
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				out[i] = store.Update(ts[i], opts)
-				prog.step()
+				out[i] = updateOne(ts[i].Path, func() []inscribe.Result { return storeUpdate(store, ts[i], opts) })
+				prog.add(len(out[i]), docsOf(ts[i]))
 			}
 		}()
 	}
@@ -224,41 +280,143 @@ feed:
 	return flat
 }
 
-// report prints the outcome of a run and returns how many documents failed.
-func report(e *env, results []inscribe.Result, verbose bool) int {
-	counts := map[inscribe.Outcome]int{}
-	warnings := 0
-	for _, r := range results {
-		counts[r.Outcome]++
-		for _, w := range r.Warnings {
-			warnings++
-			fmt.Fprintf(e.stderr, "scribe: warning: %v\n", w)
-		}
-		if r.Err != nil {
-			fmt.Fprintf(e.stderr, "scribe: error: %v\n", r.Err)
-			var le *inscribe.LockError
-			var ee *inscribe.EditedError
-			var se *inscribe.SourceError
-			switch {
-			case errors.As(r.Err, &le):
-				fmt.Fprintf(e.stderr, "scribe: hint: run again when the other scribe is done\n")
-			case errors.As(r.Err, &ee):
-				fmt.Fprintf(e.stderr, "scribe: hint: move the edit out of the last round, or run scribe append --force to replace it\n")
-			case errors.As(r.Err, new(*inscribe.MissingNoteError)):
-				fmt.Fprintf(e.stderr, "scribe: hint: restore it, or run scribe inscribe --rebuild to rebuild the document from its source (edits made to its messages by hand are lost)\n")
-			case errors.As(r.Err, &se):
-				fmt.Fprintf(e.stderr, "scribe: hint: inscribe the new file into another store (--root), or remove the document to inscribe it afresh\n")
-			}
-			continue
-		}
-		if verbose || r.Outcome != inscribe.Unchanged {
-			fmt.Fprintf(e.stdout, "%-10s %s\n", r.Outcome, r.Doc)
-		}
+// docsOf is how many documents an update of a session looks at: the
+// session's own (when its file was found) and one per sidechain. The
+// summary counts documents; so does the progress bar.
+func docsOf(t source.Session) int {
+	n := len(t.Sidechains)
+	if t.Path != "" {
+		n++
 	}
-	fmt.Fprintf(e.stdout, "%d inscribed, %d appended, %d unchanged, %d %s, %d failed\n",
-		counts[inscribe.Inscribed], counts[inscribe.Appended], counts[inscribe.Unchanged],
-		warnings, plural(warnings, "warning", "warnings"), counts[inscribe.Failed])
-	return counts[inscribe.Failed]
+	return n
+}
+
+// storeUpdate is inscribe.Store.Update; a test may make it panic.
+var storeUpdate = (*inscribe.Store).Update
+
+// updateOne runs the update of one source. A panic fails its documents
+// alone: the run goes on with the others and ends with a failure's status.
+func updateOne(src string, update func() []inscribe.Result) (rs []inscribe.Result) {
+	defer func() {
+		if r := recover(); r != nil {
+			rs = []inscribe.Result{{Source: src, Outcome: inscribe.Failed, Err: fmt.Errorf("%s: %w", src, panicError(r))}}
+		}
+	}()
+	return update()
+}
+
+// report prints the outcome of a run and returns how many documents failed.
+// In hook mode a document another scribe is writing is not a failure: it is
+// left for the next append, which catches up.
+func report(e *env, results []inscribe.Result, verbose bool) int {
+	sum := updateJSON{Documents: []docJSON{}}
+	counts := map[inscribe.Outcome]int{}
+	for _, r := range results {
+		d := docJSON{Outcome: string(r.Outcome), Source: r.Source, Warnings: []string{}, Hints: []string{}}
+		if _, err := os.Stat(r.Doc); err == nil {
+			d.Doc = r.Doc
+		}
+		for _, w := range r.Warnings {
+			sum.Warnings++
+			d.Warnings = append(d.Warnings, w.Error())
+			if !e.json {
+				fmt.Fprintf(e.stderr, "scribe: warning: %v\n", w)
+			}
+		}
+		var busy *inscribe.LockError
+		switch {
+		case e.hook && errors.As(r.Err, &busy):
+			doc := r.Doc
+			if doc == "" {
+				doc = busy.Path + ".md"
+			}
+			if !e.json {
+				fmt.Fprintf(e.stderr, "scribe: another scribe is writing %s; left for the next append\n", doc)
+			}
+			d.Outcome = "left"
+			sum.Left++
+		case r.Err != nil:
+			counts[r.Outcome]++
+			d.Error = r.Err.Error()
+			d.Hints = append(d.Hints, resultHints(r.Err)...)
+			if !e.json {
+				fmt.Fprintf(e.stderr, "scribe: error: %v\n", r.Err)
+				for _, h := range d.Hints {
+					fmt.Fprintf(e.stderr, "scribe: hint: %s\n", h)
+				}
+			}
+		default:
+			counts[r.Outcome]++
+			if !e.json && (verbose || r.Outcome != inscribe.Unchanged) {
+				fmt.Fprintf(e.stdout, "%-10s %s\n", r.Outcome, r.Doc)
+			}
+		}
+		sum.Documents = append(sum.Documents, d)
+	}
+	sum.Inscribed, sum.Appended, sum.Unchanged = counts[inscribe.Inscribed], counts[inscribe.Appended], counts[inscribe.Unchanged]
+	sum.Upgraded, sum.Failed = counts[inscribe.Upgraded], counts[inscribe.Failed]
+	if e.json {
+		writeJSON(e.stdout, sum)
+		return sum.Failed
+	}
+	upgraded := ""
+	if sum.Upgraded > 0 {
+		// Only while a store is brought forward to a new format.
+		upgraded = fmt.Sprintf("%d upgraded, ", sum.Upgraded)
+	}
+	fmt.Fprintf(e.stdout, "%d inscribed, %d appended, %d unchanged, %s%d %s, %d failed",
+		sum.Inscribed, sum.Appended, sum.Unchanged, upgraded,
+		sum.Warnings, plural(sum.Warnings, "warning", "warnings"), sum.Failed)
+	if sum.Left > 0 {
+		fmt.Fprintf(e.stdout, ", %d left for the next append", sum.Left)
+	}
+	fmt.Fprintln(e.stdout)
+	return sum.Failed
+}
+
+// updateJSON is the report of inscribe and append with --json.
+type updateJSON struct {
+	// Documents has one entry per document the run looked at, unchanged
+	// ones included.
+	Documents []docJSON `json:"documents"`
+	Inscribed int       `json:"inscribed"`
+	Appended  int       `json:"appended"`
+	Unchanged int       `json:"unchanged"`
+	Upgraded  int       `json:"upgraded"`
+	Warnings  int       `json:"warnings"`
+	Failed    int       `json:"failed"`
+	// Left counts the documents append --hook left to the next append
+	// because another scribe was writing them.
+	Left int `json:"left"`
+}
+
+// docJSON is one document of an inscribe or append report.
+type docJSON struct {
+	// Outcome is inscribed, appended, unchanged, upgraded, failed or left.
+	Outcome  string   `json:"outcome"`
+	Doc      string   `json:"doc"`    // the document; "" when there is none
+	Source   string   `json:"source"` // what it was read from
+	Warnings []string `json:"warnings"`
+	Error    string   `json:"error"` // "" unless it failed
+	Hints    []string `json:"hints"`
+}
+
+// resultHints is the advice for the failure of one document.
+func resultHints(err error) []string {
+	var le *inscribe.LockError
+	var ee *inscribe.EditedError
+	var se *inscribe.SourceError
+	switch {
+	case errors.As(err, &le):
+		return []string{"run again when the other scribe is done"}
+	case errors.As(err, &ee):
+		return []string{"move the edit out of the last round, or run scribe append --force to replace it"}
+	case errors.As(err, new(*inscribe.MissingNoteError)):
+		return []string{"restore it, or run scribe inscribe --rebuild to rebuild the document from its source (edits made to its messages by hand are lost)"}
+	case errors.As(err, &se):
+		return []string{"inscribe the new file into another store (--root), or remove the document to inscribe it afresh"}
+	}
+	return nil
 }
 
 func plural(n int, one, many string) string {
@@ -266,41 +424,4 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-// progress draws a progress bar on a terminal and nothing elsewhere.
-type progress struct {
-	mu    sync.Mutex
-	w     io.Writer
-	tty   bool
-	total int
-	n     int
-}
-
-func newProgress(w io.Writer, total int) *progress {
-	p := &progress{w: w, total: total}
-	if f, ok := w.(*os.File); ok && total > 1 {
-		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-			p.tty = true
-		}
-	}
-	return p
-}
-
-func (p *progress) step() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.n++
-	if !p.tty {
-		return
-	}
-	const width = 30
-	filled := width * p.n / max(p.total, 1)
-	fmt.Fprintf(p.w, "\r[%s%s] %d/%d sessions", strings.Repeat("=", filled), strings.Repeat(" ", width-filled), p.n, p.total)
-}
-
-func (p *progress) done() {
-	if p.tty {
-		fmt.Fprint(p.w, "\r\033[K")
-	}
 }

@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -15,15 +18,28 @@ import (
 // Exit statuses.
 const (
 	exitOK      = 0
-	exitChanges = 1 // check found differences; also a failed --hook run
+	exitChanges = 1 // check found differences
 	exitError   = 2
+	// exitHookFailed is every failure of append --hook, whatever it is:
+	// Claude Code reports it without blocking the session, where 2 would
+	// block a Stop hook (its stderr is fed back to the model, which goes on).
+	exitHookFailed = 1
 )
 
 // env is what every command reads and writes through.
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
-	root           string // store root (--root, $SCRIBE_ROOT, ./data)
+	root           string // --root; see storeRoot for the store's root
+	// json is set when the command reports as JSON (--json): then an
+	// error is reported as JSON too. Like hook, it is guessed from the
+	// arguments before they are parsed, and set by the flag once they are.
+	json bool
+	// hook is set when scribe runs as a Claude Code hook (append --hook):
+	// then every failure exits with exitHookFailed. It is guessed from the
+	// arguments before they are parsed, so that a command line that does
+	// not parse fails the same way, and set by append once they are.
+	hook bool
 }
 
 // errSilent ends a command with a status after it printed its own report.
@@ -50,19 +66,89 @@ func withHint(err error, hints ...string) error { return &hintError{err: err, hi
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
-	root := newRootCmd(e)
+	return execute(e, newRootCmd(e), args)
+}
+
+// execute runs the command line and turns its outcome, a panic included,
+// into an exit status.
+func execute(e *env, root *cobra.Command, args []string) (code int) {
+	e.hook = hookArgs(args)
+	e.json = jsonArgs(args)
+	defer func() {
+		if r := recover(); r != nil {
+			code = exitCode(e, panicError(r))
+		}
+	}()
 	root.SetArgs(args)
-	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	root.SetIn(e.stdin)
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	err := root.ExecuteContext(ctx)
-	return exitCode(root, stderr, err)
+	return exitCode(e, err)
+}
+
+// hookArgs reports whether a command line asks for hook mode (--hook),
+// before it is parsed. It stops at "--", after which --hook is an argument.
+func hookArgs(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "--hook" {
+			return true
+		}
+		if v, ok := strings.CutPrefix(a, "--hook="); ok {
+			b, err := strconv.ParseBool(v)
+			return b || err != nil
+		}
+	}
+	return false
+}
+
+// jsonArgs reports whether a command line asks for JSON (--json), before
+// it is parsed. It stops at "--", after which --json is an argument.
+func jsonArgs(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "--json" {
+			return true
+		}
+		if v, ok := strings.CutPrefix(a, "--json="); ok {
+			b, _ := strconv.ParseBool(v)
+			return b
+		}
+	}
+	return false
+}
+
+// panicError is a panic recovered, with the stack where it happened.
+func panicError(r any) error {
+	return fmt.Errorf("internal error (a bug in scribe; please report it): panic: %v\n%s", r, debug.Stack())
 }
 
 // exitCode is the one place where errors become exit statuses and messages.
-func exitCode(root *cobra.Command, stderr io.Writer, err error) int {
+// In hook mode every failure is exitHookFailed. With --json the message is
+// one JSON object on stderr (errorJSON).
+func exitCode(e *env, err error) int {
+	code := errorCode(e.stderr, e.json, err)
+	if e.hook && code != exitOK {
+		return exitHookFailed
+	}
+	return code
+}
+
+// errorJSON is how an error is reported with --json: one line on stderr,
+// {"error": "...", "hints": [...]}.
+type errorJSON struct {
+	Error string   `json:"error"`
+	Hints []string `json:"hints"`
+}
+
+func errorCode(stderr io.Writer, asJSON bool, err error) int {
 	if err == nil {
 		return exitOK
 	}
@@ -70,16 +156,24 @@ func exitCode(root *cobra.Command, stderr io.Writer, err error) int {
 	if errors.As(err, &st) {
 		return st.code
 	}
-	fmt.Fprintf(stderr, "scribe: error: %s\n", strings.TrimSpace(err.Error()))
+	report := errorJSON{Error: strings.TrimSpace(err.Error()), Hints: []string{}}
 	var he *hintError
 	if errors.As(err, &he) {
-		for _, h := range he.hints {
-			fmt.Fprintf(stderr, "scribe: hint: %s\n", h)
-		}
+		report.Hints = append(report.Hints, he.hints...)
 	}
 	var fe *flagError
 	if errors.As(err, &fe) || isCobraUsage(err) {
-		fmt.Fprintf(stderr, "scribe: hint: see 'scribe --help'\n")
+		report.Hints = append(report.Hints, "see 'scribe --help'")
+	}
+	if asJSON {
+		enc := json.NewEncoder(stderr)
+		enc.SetEscapeHTML(false)
+		enc.Encode(report)
+		return exitError
+	}
+	fmt.Fprintf(stderr, "scribe: error: %s\n", report.Error)
+	for _, h := range report.Hints {
+		fmt.Fprintf(stderr, "scribe: hint: %s\n", h)
 	}
 	return exitError
 }
@@ -96,29 +190,33 @@ func newRootCmd(e *env) *cobra.Command {
 		Use:   "scribe",
 		Short: "Turn agent sessions into a durable, readable, searchable archive, and back again",
 		Long: `scribe turns Claude Code sessions into documents: markdown with YAML
-frontmatter, backed by append-only round files, in a store (by default
-./data). It can turn them back into a transcript that
-claude --resume accepts, and check that nothing was lost on the way.
+frontmatter, backed by append-only round files, in a store. It can turn
+them back into a transcript that claude --resume accepts, and check that
+nothing was lost on the way.
+
+THE STORE
+  --root DIR, else $SCRIBE_ROOT, else ` + defaultRootHelp() + `.
+  A store is a directory holding sessions/. inscribe and append create
+  it; the other commands need one and never create it. The bundled
+  sample sessions, inscribed from a checkout with neither --root nor
+  $SCRIBE_ROOT, go to the checkout's ./data.
 
 EXIT STATUS
   0  success
-  1  check found differences (or, with append --hook, something failed)
-  2  error`,
+  1  check found differences; with append --hook, any failure (never 2)
+  2  error
+
+With --json, a command's report is JSON on stdout, and an error is one
+JSON object on stderr: {"error": "...", "hints": [...]}.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
-		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
-			if e.root == "" {
-				e.root = os.Getenv("SCRIBE_ROOT")
-			}
-			if e.root == "" {
-				e.root = "data"
-			}
-			return nil
-		},
+		Version:       version(),
 	}
-	root.PersistentFlags().StringVar(&e.root, "root", "", "store root (default $SCRIBE_ROOT, else ./data)")
+	root.SetVersionTemplate("scribe {{.Version}}\n")
+	root.PersistentFlags().StringVar(&e.root, "root", "", "the store's root (default $SCRIBE_ROOT, else "+defaultRootHelp()+")")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &flagError{err} })
-	root.AddCommand(newInscribeCmd(e), newAppendCmd(e), newExportCmd(e), newCheckCmd(e),
-		newSearchCmd(e), newTagCmd(e, false), newTagCmd(e, true), newContextCmd(e), newReindexCmd(e), newServeCmd(e), newHTMLCmd(e))
+	root.AddCommand(newInscribeCmd(e), newAppendCmd(e), newExportCmd(e), newExportCodexCmd(e), newCheckCmd(e),
+		newSearchCmd(e), newListCmd(e), newShowCmd(e), newTagCmd(e, false), newTagCmd(e, true), newContextCmd(e), newReindexCmd(e),
+		newServeCmd(e), newHTMLCmd(e))
 	return root
 }

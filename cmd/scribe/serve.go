@@ -11,13 +11,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/scribe-archive/scribe/exportclaude"
 	"github.com/scribe-archive/scribe/index"
 	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/web"
 )
 
@@ -52,7 +53,7 @@ text, never run, and pages allow no script at all.`,
 }
 
 func runServe(ctx context.Context, e *env, o serveOptions) error {
-	store, err := inscribe.OpenStore(e.root)
+	store, err := e.openExistingStore()
 	if err != nil {
 		return err
 	}
@@ -136,7 +137,7 @@ overwritten; files of sessions no longer in the store are not removed.`,
 			if out == "" {
 				return &flagError{errors.New("html: --out DIR is required")}
 			}
-			store, err := inscribe.OpenStore(e.root)
+			store, err := e.openExistingStore()
 			if err != nil {
 				return err
 			}
@@ -205,24 +206,68 @@ func webStore(e *env, store *inscribe.Store) (web.Store, func() error, error) {
 		},
 		Find: store.FindDoc,
 		Search: func(ctx context.Context, q web.SearchQuery) ([]web.Hit, error) {
-			hits, err := store.Search(index.Query{Text: q.Text, Agent: q.Agent, Project: q.Project, Since: q.Since, Until: q.Until, Engagement: q.Engagement, Limit: q.Limit})
-			var qe *index.QueryError
-			if errors.As(err, &qe) {
-				return nil, &web.QueryError{Msg: fmt.Sprintf("%s is not a valid query: %s. Put words with punctuation in double quotes: \"foo-bar\" OR baz.", quoteArg(qe.Query), qe.Msg)}
-			}
+			return webSearch(store, q)
+		},
+		// Each document is exported by the export of its source format,
+		// as export-claude and export-codex choose it.
+		Transcript: func(md string, w io.Writer) ([]error, error) {
+			m, err := document.ReadMeta(md)
 			if err != nil {
 				return nil, err
 			}
-			out := make([]web.Hit, len(hits))
-			for i, h := range hits {
-				out[i] = web.Hit{Key: h.SessionID, Agent: h.AgentID, Title: h.Title, Project: h.Project, Round: h.Round, Started: h.Started, Snippet: h.Snippet}
-				if h.EngagementID != nil {
-					out[i].Engagement = *h.EngagementID
-				}
+			f, err := formatOf(m)
+			if err != nil {
+				return nil, err
 			}
-			return out, nil
+			return f.transcript(md, w)
 		},
-		Transcript: func(md string, w io.Writer) ([]error, error) { return exportclaude.Transcript(md, w) },
 	}
 	return ws, closeAll, nil
+}
+
+// webSearch searches as scribe search does: the same query, the same
+// dates, the same complaints. What the person got wrong comes back as a
+// *web.QueryError, which the page shows beside the form.
+func webSearch(store *inscribe.Store, q web.SearchQuery) ([]web.Hit, error) {
+	iq := index.Query{Text: q.Text, Raw: q.Raw, Agent: q.Agent, Project: q.Project, Engagement: q.Engagement, Limit: max(q.Limit, 1)}
+	now := clock()
+	for _, w := range []struct {
+		name, value string
+		to          *time.Time
+	}{{"since", q.Since, &iq.Since}, {"until", q.Until, &iq.Until}} {
+		if w.value == "" {
+			continue
+		}
+		t, err := parseWhen(w.value, now)
+		if err != nil {
+			return nil, &web.QueryError{Msg: fmt.Sprintf("%s: %v; use %s", w.name, err, whenForms)}
+		}
+		*w.to = t
+	}
+	if !iq.Since.IsZero() && !iq.Until.IsZero() && !iq.Since.Before(iq.Until) {
+		return nil, &web.QueryError{Msg: "since is not before until: no round can match"}
+	}
+	hits, err := store.Search(iq)
+	var qe *index.QueryError
+	var fe *index.FilterError
+	if errors.As(err, &qe) || errors.As(err, &fe) {
+		err = searchError(err)
+		msg := err.Error()
+		var he *hintError
+		if errors.As(err, &he) {
+			msg += " (" + strings.Join(he.hints, "; ") + ")"
+		}
+		return nil, &web.QueryError{Msg: msg}
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]web.Hit, len(hits))
+	for i, h := range hits {
+		out[i] = web.Hit{Key: h.SessionID, Doc: h.Doc, Agent: h.AgentID, Title: h.Title, Project: h.Project, Round: h.Round, Started: h.Started, Snippet: h.Snippet}
+		if h.EngagementID != nil {
+			out[i].Engagement = *h.EngagementID
+		}
+	}
+	return out, nil
 }

@@ -1,16 +1,17 @@
-// Package document owns the format of a scribe document, scribe/1: the
+// Package document owns the format of a scribe document, scribe/2: the
 // markdown file that is the readable image of one session. It prints a
 // [session.Document] ([Render], [RenderHead], [RenderItem]) and reads one
-// back ([Parse], [ReadHead], [ReadMeta], [OpenItems]). It knows nothing of
-// where documents are stored or where sessions come from. docs/FORMAT.md
-// (sections 3 to 6) is the full specification; this is its short form.
+// back ([Parse], [ParseMeta], [ReadHead], [ReadMeta], [OpenItems]). It
+// knows nothing of where documents are stored or where sessions come from.
+// docs/FORMAT.md (sections 3 to 6) is the full specification; this is its
+// short form.
 //
 // # Layout
 //
 // A document is UTF-8 text with "\n" line ends:
 //
 //	---
-//	format: scribe/1
+//	format: scribe/2
 //	session_id: …
 //	…
 //	---
@@ -27,11 +28,13 @@
 //	create hello.py please
 //
 // The frontmatter is a YAML mapping of every field of [session.Meta], in
-// order: format (always scribe/1), session_id, agent_id, role, title,
-// model, started, ended, messages, source, project, git_branch,
-// client_version, forked_from, sidechain_of, sidechains, branches, leaf and
-// engagements. Optional values are written null and empty lists [];
-// reading refuses unknown fields. The level-1 title ([Title]) is derived and
+// order: format (scribe/2), session_id, agent_id, agent_name, role, title,
+// model, started, ended, messages, source, source_format, project,
+// git_branch, client_version, forked_from, sidechain_of, sidechains,
+// branches, leaf and engagements. Optional values are written null and
+// empty lists []; reading refuses unknown fields. A scribe/1 document (no
+// agent_name, no source_format: it came from Claude Code) still parses; the
+// store brings it forward at its next update. The level-1 title ([Title]) is derived and
 // not read back. The summary is everything between the title and the first
 // message, byte for byte; scribe writes a [Placeholder] and a person owns it
 // once it is anything but [NoSummary].
@@ -93,8 +96,12 @@
 //
 // A document that does not follow the format is reported as a
 // [*FormatError] naming the file and the line: a missing frontmatter or
-// title, a text not set off by blank lines, a fence left open, a details
-// block not closed where expected, invalid JSON in a marker or a quoted
-// text. Markdown the parser does not recognise where it expects scribe's
-// structure is an error, never guessed at.
+// title, CRLF line ends, a text not set off by blank lines, an identity that
+// does not start a message, a fence left open, a details block not closed
+// where expected, invalid JSON in a marker or a quoted text. Markdown the
+// parser does not recognise where it expects scribe's structure is an
+// error, never guessed at, and no byte is dropped unread. The one edit it
+// cannot tell from text is a deleted identity: the separator and heading
+// above it are markdown a text may hold, so the message joins the text (or
+// the summary) before it.
 package document

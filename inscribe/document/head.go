@@ -56,34 +56,59 @@ func ReadHead(path string) (*Head, error) {
 			return nil, err
 		}
 	}
-	meta, err := parseMeta(buf, path)
+	return parseHead(buf, fi.Size(), path)
+}
+
+// parseHead reads the head of a document of size bytes from buf, its first
+// bytes: all of them, or at least the head.
+func parseHead(buf []byte, size int64, name string) (*Head, error) {
+	meta, err := ParseMeta(buf, name)
 	if err != nil {
 		return nil, err
 	}
-	h := &Head{Meta: meta, Size: fi.Size()}
-	_, body, _, _ := splitFrontmatter(buf, path)
+	h := &Head{Meta: meta, Size: size}
+	_, body, _, _ := splitFrontmatter(buf, name)
 	bodyOff := len(buf) - len(body)
 	if !bytes.HasPrefix(body, []byte("\n# ")) {
-		return nil, &FormatError{File: path, Msg: "expected the title (a \"# \" heading) after the frontmatter"}
+		return nil, &FormatError{File: name, Line: lineAt(buf, bodyOff+1), Msg: titleMissing}
 	}
 	h1End := bytes.IndexByte(body[1:], '\n')
 	if h1End < 0 {
-		return nil, &FormatError{File: path, Msg: "document ends in its title"}
+		return nil, &FormatError{File: name, Line: lineAt(buf, len(buf)), Msg: cutShort}
 	}
 	summaryStart := bodyOff + 1 + h1End + 2
-	first := findItem(buf, summaryStart)
+	if summaryStart-1 < len(buf) && buf[summaryStart-1] != '\n' {
+		return nil, &FormatError{File: name, Line: lineAt(buf, summaryStart-1), Msg: "a blank line must follow the title"}
+	}
+	// The first message may start on the blank line after the title, when
+	// the summary is empty and its line is gone.
+	first := findItem(buf, summaryStart-1)
 	switch {
 	case first >= 0:
+		if i := invalidUTF8(buf[bodyOff:first]); i >= 0 {
+			return nil, &FormatError{File: name, Line: lineAt(buf, bodyOff+i), Msg: invalidText}
+		}
 		h.BodyAt = int64(first)
-		h.Summary = string(buf[min(summaryStart, first-1):max(summaryStart, first-1)])
-	case int64(len(buf)) < fi.Size():
-		return nil, &FormatError{File: path, Msg: "no message in the first 4 MiB: the summary is too long"}
+		if first-1 > summaryStart {
+			h.Summary = string(buf[summaryStart : first-1])
+		}
+	case int64(len(buf)) < size:
+		return nil, &FormatError{File: name, Msg: "no message in the first 4 MiB: the summary is too long"}
+	case summaryStart < len(buf) && buf[len(buf)-1] != '\n':
+		return nil, &FormatError{File: name, Line: lineAt(buf, len(buf)-1), Msg: cutShort}
+	case invalidUTF8(buf[bodyOff:]) >= 0:
+		return nil, &FormatError{File: name, Line: lineAt(buf, bodyOff+invalidUTF8(buf[bodyOff:])), Msg: invalidText}
 	default:
-		h.BodyAt = fi.Size()
+		h.BodyAt = size
 		end := max(summaryStart, len(buf)-1)
 		h.Summary = string(buf[min(summaryStart, end):end])
 	}
 	return h, nil
+}
+
+// lineAt returns the number of the line holding offset off of src.
+func lineAt(src []byte, off int) int {
+	return bytes.Count(src[:min(max(off, 0), len(src))], []byte("\n")) + 1
 }
 
 // ReadMeta reads a document's frontmatter, reading no more of the file than
@@ -97,8 +122,9 @@ func ReadMeta(path string) (*session.Meta, error) {
 }
 
 // findItem returns the offset of the first item start at or after from in
-// buf, or -1. An item starts with ItemOpen, a heading line, then scribe's
-// identity comment.
+// buf, or -1. An item starts with ItemOpen, after a line end (so the blank
+// line before the separator is there, as Parse requires), a heading line,
+// then scribe's identity comment.
 func findItem(buf []byte, from int) int {
 	for from < len(buf) {
 		i := bytes.Index(buf[from:], []byte(ItemOpen))
@@ -107,12 +133,27 @@ func findItem(buf []byte, from int) int {
 		}
 		at := from + i
 		rest := buf[at+len(ItemOpen):]
-		if nl := bytes.IndexByte(rest, '\n'); nl >= 0 && bytes.HasPrefix(rest[nl+1:], []byte("<!-- scribe {")) {
+		if nl := bytes.IndexByte(rest, '\n'); nl >= 0 && at > 0 && buf[at-1] == '\n' && isIdentityLine(firstLine(rest[nl+1:])) {
 			return at
 		}
 		from = at + 1
 	}
 	return -1
+}
+
+// isIdentityLine reports whether a line is a message's identity: a marker
+// without a kind, holding a JSON object.
+func isIdentityLine(line []byte) bool {
+	kind, data, ok := ParseMarker(line)
+	return ok && kind == "" && bytes.HasPrefix(data, []byte("{"))
+}
+
+// firstLine returns b up to its first line end.
+func firstLine(b []byte) []byte {
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		return b[:i]
+	}
+	return b
 }
 
 // IdentityPrefix returns how the identity line of a message whose first id

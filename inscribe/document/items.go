@@ -18,7 +18,7 @@ type ItemReader struct {
 	Meta    *session.Meta
 	Summary string
 
-	f       *os.File
+	f       io.ReadCloser // the document from its first item on
 	name    string
 	buf     []byte // the file from the next item on (buf[0] is the '\n' before its "---")
 	line    int    // the line number of buf[0]
@@ -92,6 +92,14 @@ func (r *ItemReader) window() error {
 	if r.eof {
 		complete = len(starts)
 	}
+	// What is parsed now: up to the '\n' before the next item's "---".
+	used := len(r.buf)
+	if complete < len(starts) {
+		used = p.toks[starts[complete]].start
+	}
+	if i := invalidUTF8(r.buf[:used]); i >= 0 {
+		return p.errorf(i-1, invalidText)
+	}
 	for k := 0; k < complete; k++ {
 		stop := len(p.toks)
 		if k+1 < len(starts) {
@@ -102,11 +110,6 @@ func (r *ItemReader) window() error {
 			return err
 		}
 		r.pending = append(r.pending, it)
-	}
-	// Drop what was parsed: up to the '\n' before the next item's "---".
-	used := len(r.buf)
-	if complete < len(starts) {
-		used = p.toks[starts[complete]].start
 	}
 	r.line += bytes.Count(r.buf[:used], []byte("\n"))
 	r.buf = r.buf[:copy(r.buf, r.buf[used:])]

@@ -3,8 +3,11 @@ package document
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
@@ -39,14 +42,17 @@ func Parse(src []byte, name string) (*session.Document, error) {
 		return nil, err
 	}
 	p := &docParser{src: body, name: name, lineBase: bodyLine - 1}
+	if i := invalidUTF8(body); i >= 0 {
+		return nil, p.errorf(i, invalidText)
+	}
 	if err := p.parse(d); err != nil {
 		return nil, err
 	}
 	return d, nil
 }
 
-// parseMeta reads only a document's frontmatter.
-func parseMeta(src []byte, name string) (*session.Meta, error) {
+// ParseMeta reads only a document's frontmatter. name is used in errors.
+func ParseMeta(src []byte, name string) (*session.Meta, error) {
 	fm, _, _, err := splitFrontmatter(src, name)
 	if err != nil {
 		return nil, err
@@ -62,25 +68,104 @@ func parseMeta(src []byte, name string) (*session.Meta, error) {
 // them, and the body's first line number.
 func splitFrontmatter(src []byte, name string) (fm, body []byte, bodyLine int, err error) {
 	if !bytes.HasPrefix(src, []byte("---\n")) {
-		return nil, nil, 0, &FormatError{File: name, Line: 1, Msg: "not a scribe document: no frontmatter (the file must start with a \"---\" line)"}
+		msg := "not a scribe document: no frontmatter (the file must start with a \"---\" line)"
+		switch {
+		case bytes.HasPrefix(src, []byte("\uFEFF")):
+			msg = "the file starts with a byte order mark (U+FEFF): a scribe document starts with a \"---\" line"
+		case bytes.HasPrefix(src, []byte("---\r\n")):
+			msg = "the lines end in CRLF (\"\\r\\n\"), not \"\\n\": was the file converted (by Git's autocrlf, say)?"
+		}
+		return nil, nil, 0, &FormatError{File: name, Line: 1, Msg: msg}
 	}
 	end := bytes.Index(src[4:], []byte("\n---\n"))
 	if end < 0 {
 		return nil, nil, 0, &FormatError{File: name, Line: 1, Msg: "frontmatter is not closed by a \"---\" line"}
 	}
 	fm = src[4 : 4+end+1]
+	if i := invalidUTF8(fm); i >= 0 {
+		return nil, nil, 0, &FormatError{File: name, Line: lineAt(src, 4+i), Msg: invalidText}
+	}
 	body = src[4+end+5:]
 	return fm, body, bytes.Count(src[:4+end+5], []byte("\n")) + 1, nil
 }
 
 func decodeFrontmatter(fm []byte, m *session.Meta, name string) error {
 	if err := DecodeYAML(fm, m); err != nil {
-		return &FormatError{File: name, Line: 2, Msg: "frontmatter: " + err.Error()}
+		return frontmatterError(fm, err, name)
 	}
-	if m.Format != session.FormatVersion {
+	if m.Format != session.FormatVersion && m.Format != session.FormatVersion1 {
 		return &FormatError{File: name, Line: 2, Msg: fmt.Sprintf("format %q is not %q: this document was written by another version of scribe", m.Format, session.FormatVersion)}
 	}
 	return nil
+}
+
+// frontmatterError reports an error of the YAML decoder on the line of the
+// file it names (the frontmatter starts on line 2).
+func frontmatterError(fm []byte, err error, name string) error {
+	// A frontmatter whose closing "---" is gone runs on to the first
+	// separator of the body: the title is inside it (YAML reads it as a
+	// comment), and what follows it is not YAML.
+	if i := bytes.Index(fm, []byte("\n\n# ")); i >= 0 {
+		return &FormatError{File: name, Line: 2 + bytes.Count(fm[:i+2], []byte("\n")), Msg: "the frontmatter is not closed: a \"---\" line must come before the title"}
+	}
+	var te *yaml.TypeError
+	if !errors.As(err, &te) || len(te.Errors) == 0 {
+		// A syntax error. The YAML library counts the lines of some from
+		// 0 and of others from 1; the first run of whole lines that does
+		// not parse ends on the line at fault.
+		line, n := 2, 2
+		for end := 0; end < len(fm); n++ {
+			nl := bytes.IndexByte(fm[end:], '\n')
+			if nl < 0 {
+				break
+			}
+			end += nl + 1
+			var node yaml.Node
+			if yaml.Unmarshal(fm[:end], &node) != nil {
+				line = n
+				break
+			}
+		}
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		if _, rest, ok := yamlLine(msg, "line ", ": "); ok {
+			msg = rest
+		}
+		return &FormatError{File: name, Line: line, Msg: "frontmatter: " + msg}
+	}
+	// A value that does not fit its field: the library's line numbers
+	// count from the frontmatter's first line, the file's second.
+	line, msg := 2, te.Errors[0]
+	if l, rest, ok := yamlLine(msg, "line ", ": "); ok {
+		line, msg = l+1, rest
+	}
+	if field, ok := strings.CutPrefix(msg, "field "); ok {
+		if f, _, ok := strings.Cut(field, " not found in type "); ok {
+			msg = fmt.Sprintf("unknown field %q", f)
+		}
+	}
+	if before, after, ok := strings.Cut(msg, " already defined at line "); ok {
+		if n, err := strconv.Atoi(after); err == nil {
+			msg = fmt.Sprintf("%s already defined at line %d", before, n+1)
+		}
+	}
+	if len(te.Errors) > 1 {
+		msg += fmt.Sprintf(" (and %d more)", len(te.Errors)-1)
+	}
+	return &FormatError{File: name, Line: line, Msg: "frontmatter: " + msg}
+}
+
+// yamlLine reads a line number that follows prefix in msg, up to sep.
+func yamlLine(msg, prefix, sep string) (line int, rest string, ok bool) {
+	after, ok := strings.CutPrefix(msg, prefix)
+	if !ok {
+		return 0, msg, false
+	}
+	num, rest, ok := strings.Cut(after, sep)
+	n, err := strconv.Atoi(num)
+	if !ok || err != nil {
+		return 0, msg, false
+	}
+	return n, rest, true
 }
 
 // DecodeYAML decodes the first YAML document in data into v as the
@@ -220,28 +305,84 @@ func ParseMarker(line []byte) (kind string, data []byte, ok bool) {
 	return "", nil, false
 }
 
+// invalidUTF8 returns the offset of the first byte of b that is not UTF-8,
+// or -1. A document is UTF-8 text: a text that is not could not be written
+// back (a quoted text is a JSON string), so it is not read either.
+func invalidUTF8(b []byte) int {
+	if utf8.Valid(b) {
+		return -1
+	}
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return -1
+}
+
+const (
+	invalidText  = "this line is not UTF-8 text, as a scribe document is"
+	titleMissing = "expected the title (a \"# \" heading) after the frontmatter and a blank line"
+	cutShort     = "the document does not end with a line end (was it cut short?)"
+)
+
+// isIdentity reports whether t is a message's identity.
+func (t *token) isIdentity() bool { return t.kind == tokHTML && t.mark == "" && t.data != nil }
+
+// misplacedIdentity says what is wrong with an identity that does not start
+// a message.
+const misplacedIdentity = "a message's identity must come right under its \"### \" heading, and a message must start with a blank line, a \"---\" line and a blank line"
+
 // isItemStart reports whether tokens i, i+1, i+2 are a separator, a level-3
-// heading and an item identity: the start of an item.
+// heading and an item identity: the start of an item. They must also be
+// what the renderer writes, byte for byte, as findItem reads a message start
+// by its bytes: a blank line, "---", a blank line, "### " and the heading,
+// and the identity on the next line.
 func (p *docParser) isItemStart(i int) bool {
-	return i+2 < len(p.toks) && p.toks[i].kind == tokBreak && p.toks[i+1].kind == tokH3 &&
-		p.toks[i+2].kind == tokHTML && p.toks[i+2].mark == "" && p.toks[i+2].data != nil
+	if i+2 >= len(p.toks) || p.toks[i].kind != tokBreak || p.toks[i+1].kind != tokH3 || !p.toks[i+2].isIdentity() {
+		return false
+	}
+	sep, h, id := p.toks[i].start, p.toks[i+1], p.toks[i+2]
+	return (sep < 2 || p.src[sep-2] == '\n') && bytes.HasPrefix(p.src[sep:], []byte(ItemOpen[1:])) &&
+		h.start == sep+len(ItemOpen)-len("\n### ") && id.start == h.end && isIdentityLine(p.src[id.start:p.lineEnd(id.start)])
 }
 
 func (p *docParser) parse(d *session.Document) error {
 	p.tokenize()
-	if len(p.toks) == 0 || p.toks[0].kind != tokH1 {
-		return p.errorf(0, "expected the title (a \"# \" heading) after the frontmatter")
+	// The title is the line after a blank line, as ReadHead reads it.
+	if !bytes.HasPrefix(p.src, []byte("\n# ")) || len(p.toks) == 0 || p.toks[0].kind != tokH1 {
+		return p.errorf(1, titleMissing)
 	}
-	summaryStart := p.toks[0].end + 1
+	// The summary is framed as a plain text is: a blank line after the
+	// title, and its line end and a blank line before the first message
+	// (or its line end at the end of the document).
+	title := p.toks[0].end
+	if p.src[title-1] != '\n' {
+		return p.errorf(title-1, cutShort)
+	}
+	if title < len(p.src) && p.src[title] != '\n' {
+		return p.errorf(title, "a blank line must follow the title")
+	}
+	summaryStart := title + 1
 	var starts []int
 	for i := 1; i < len(p.toks); i++ {
 		if p.isItemStart(i) {
 			starts = append(starts, i)
 		}
 	}
+	// An identity in the summary is a message start gone wrong.
+	for i := 1; i < len(p.toks) && (len(starts) == 0 || i < starts[0]); i++ {
+		if p.toks[i].isIdentity() {
+			return p.errorf(p.toks[i].start, misplacedIdentity)
+		}
+	}
 	summaryEnd := len(p.src) - 1
 	if len(starts) > 0 {
-		summaryEnd = p.toks[starts[0]].start - 2
+		summaryEnd = p.toks[starts[0]].start - 2 // isItemStart saw the blank line
+	} else if summaryStart < len(p.src) && p.src[len(p.src)-1] != '\n' {
+		return p.errorf(len(p.src)-1, cutShort)
 	}
 	if summaryStart > summaryEnd {
 		d.Summary = ""
@@ -267,7 +408,7 @@ func (p *docParser) item(first, stop int) (session.Item, error) {
 	id := p.toks[first+2]
 	var m itemMark
 	if err := json.Unmarshal(id.data, &m); err != nil {
-		return session.Item{}, p.errorf(id.start, "item identity: %v", err)
+		return session.Item{}, p.errorf(id.start, "message identity: %v", err)
 	}
 	it := session.Item{Round: m.Round, Time: m.Time, Role: m.Role, Note: m.Note, IDs: m.IDs, Parent: m.Parent, ParentMissing: m.ParentMissing}
 	end := len(p.src)
@@ -322,14 +463,33 @@ func (c *cursor) plainText() (string, error) {
 		trail = 1
 	}
 	from, to := c.at+1, next-trail
-	if from > to || c.p.src[c.at] != '\n' || string(c.p.src[to:next]) != strings.Repeat("\n", trail) {
-		return "", c.p.errorf(c.at, "a text must be set off by blank lines")
+	switch {
+	case c.p.src[c.at] != '\n':
+		return "", c.p.errorf(c.at, "a text must be set off by blank lines: add one before this line")
+	case t == nil && trail == 1 && c.p.src[len(c.p.src)-1] != '\n':
+		return "", c.p.errorf(len(c.p.src)-1, cutShort)
+	case from > to || string(c.p.src[to:next]) != strings.Repeat("\n", trail):
+		if t != nil && t.isIdentity() {
+			return "", c.p.errorf(t.start, misplacedIdentity)
+		}
+		return "", c.p.errorf(next, "a text must be set off by blank lines: add one before this line")
 	}
 	for c.i < c.stop && (t == nil || &c.p.toks[c.i] != t) {
 		c.i++
 	}
 	c.at = to // the blank line that follows belongs to the next token
 	return string(c.p.src[from:to]), nil
+}
+
+// plainAt returns where the plain content before the next structural token
+// starts.
+func (c *cursor) plainAt() int {
+	for j := c.i; j < c.stop; j++ {
+		if k := c.p.toks[j].kind; k != tokHTML && k != tokFence {
+			return c.p.toks[j].start
+		}
+	}
+	return c.at
 }
 
 // take consumes the next structural token.
@@ -368,6 +528,8 @@ func (c *cursor) block() (session.Block, bool, error) {
 		return c.compaction()
 	case t.mark == "details":
 		return c.details()
+	case t.isIdentity():
+		return session.Block{}, false, c.p.errorf(t.start, misplacedIdentity)
 	}
 	return session.Block{}, false, c.p.errorf(t.start, "unexpected %s here", describe(t))
 }
@@ -394,9 +556,17 @@ func (c *cursor) fenced() (string, error) {
 		n++
 	}
 	f := fenceLine[:n]
-	// The closing fence is the first line that is exactly the fence.
+	if n < 3 {
+		return "", c.p.errorf(open, "a scribe fence must open with backticks at the start of its line")
+	}
+	// The closing fence is the first line that is exactly the fence, within
+	// the fenced block as CommonMark reads it: before the next block.
+	limit := len(c.p.src)
+	if c.i < len(c.p.toks) {
+		limit = c.p.toks[c.i].start
+	}
 	pos := openEnd
-	for pos < len(c.p.src) {
+	for pos < limit {
 		le := c.p.lineEnd(pos)
 		line := bytes.TrimRight(c.p.src[pos:le], " \t\n")
 		if bytes.Equal(line, f) {
@@ -423,6 +593,9 @@ func (c *cursor) fenced() (string, error) {
 			return string(content), nil
 		}
 		pos = le
+	}
+	if limit < len(c.p.src) {
+		return "", c.p.errorf(open, "fenced block is not closed by a line of exactly its %d backticks", n)
 	}
 	return "", c.p.errorf(open, "fenced block is not closed")
 }
@@ -465,6 +638,9 @@ func (c *cursor) details() (session.Block, bool, error) {
 	if !ok {
 		return session.Block{}, false, c.p.errorf(second, "a details block must carry a scribe marker on its second line")
 	}
+	if err := c.detailsOpened(open); err != nil {
+		return session.Block{}, false, err
+	}
 	var m blockMark
 	if data != nil {
 		if err := json.Unmarshal(data, &m); err != nil {
@@ -497,12 +673,29 @@ func (c *cursor) details() (session.Block, bool, error) {
 	return blk, true, c.closeDetails(open)
 }
 
+// detailsOpened checks that a details opening is its two lines, the
+// <summary> line and the marker: a line right after the marker, with no
+// blank line between, would be swallowed by the HTML block.
+func (c *cursor) detailsOpened(open *token) error {
+	if after := c.p.lineEnd(c.p.lineEnd(open.start)); open.end > after {
+		return c.p.errorf(after, "a blank line must come before this line, after the marker of a details block")
+	}
+	return nil
+}
+
 func (c *cursor) closeDetails(open *token) error {
 	t, plain := c.peek()
 	if plain || t == nil || t.mark != "/details" {
 		return c.p.errorf(open.start, "details block is not closed where expected")
 	}
 	c.take()
+	line := c.p.src[t.start:c.p.lineEnd(t.start)]
+	if len(bytes.TrimRight(line, " \t\n")) != len("</details>") {
+		return c.p.errorf(t.start, "nothing may follow </details> on its line")
+	}
+	if after := c.p.lineEnd(t.start); t.end > after {
+		return c.p.errorf(after, "a blank line must come before this line, after </details>")
+	}
 	return nil
 }
 
@@ -522,8 +715,11 @@ func (c *cursor) tool(m blockMark) (session.Block, error) {
 	}
 	for {
 		t, plain := c.peek()
-		if plain || t == nil {
-			return blk, c.p.errorf(c.at, "unexpected text in a tool call")
+		if plain {
+			return blk, c.p.errorf(c.plainAt(), "unexpected text in a tool call (is its </details> missing?)")
+		}
+		if t == nil {
+			return blk, nil // the block is not closed: closeDetails says so
 		}
 		switch t.mark {
 		case "sidechain":
@@ -559,7 +755,7 @@ func (c *cursor) parts() ([]session.Part, error) {
 	for {
 		t, plain := c.peek()
 		if plain {
-			return nil, c.p.errorf(c.at, "unexpected text in a tool result")
+			return nil, c.p.errorf(c.plainAt(), "unexpected text in a tool result (is its </details> missing?)")
 		}
 		if t == nil || t.mark == "/details" {
 			return parts, nil
@@ -615,6 +811,9 @@ func (c *cursor) compaction() (session.Block, bool, error) {
 		second := c.p.lineEnd(next.start)
 		if kind, data, ok := ParseMarker(c.p.src[second:c.p.lineEnd(second)]); ok && kind == "summary" {
 			open := c.take()
+			if err := c.detailsOpened(open); err != nil {
+				return blk, false, err
+			}
 			var sm blockMark
 			if err := json.Unmarshal(data, &sm); err != nil {
 				return blk, false, c.p.errorf(second, "marker: %v", err)

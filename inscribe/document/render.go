@@ -39,7 +39,10 @@ func RenderHead(m *session.Meta, summary string) []byte {
 
 // Title is the document's heading: the agent's name and the session's date.
 func Title(m *session.Meta) string {
-	name := "Claude"
+	name := m.AgentName
+	if name == "" {
+		name = "Claude" // scribe/1: every document came from Claude Code
+	}
 	if m.Role != nil && *m.Role != "" {
 		name = *m.Role
 	}

@@ -11,7 +11,10 @@ import (
 	"github.com/scribe-archive/scribe/adapters/claude"
 	"github.com/scribe-archive/scribe/internal/testenv"
 	"github.com/scribe-archive/scribe/session"
+	"github.com/scribe-archive/scribe/session/source"
 )
+
+var claudeSrc = claude.New()
 
 // buildDoc builds the document of a transcript in memory.
 func buildDoc(t testing.TB, path string) *session.Document {
@@ -22,8 +25,11 @@ func buildDoc(t testing.TB, path string) *session.Document {
 	}
 	defer f.Close()
 	base := strings.TrimSuffix(filepath.Base(path), ".jsonl")
-	b := claude.NewBuilder(claude.Config{File: path, DocBase: base, Sidechain: strings.HasPrefix(base, "agent-")}, claude.State{}, nil)
-	lr := claude.NewLineReader(f, 1, 0)
+	b, err := claudeSrc.NewBuilder(source.Config{File: path, DocBase: base, Sidechain: strings.HasPrefix(base, "agent-")}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lr := source.NewLineReader(f, 1, 0)
 	var items []session.Item
 	for {
 		l, err := lr.Next()
@@ -41,6 +47,7 @@ func buildDoc(t testing.TB, path string) *session.Document {
 	if fin.Open != nil {
 		items = append(items, fin.Open.Items...)
 	}
+	fin.Meta.Format, fin.Meta.SourceFormat, fin.Meta.AgentName = session.FormatVersion, claudeSrc.Format(), claudeSrc.AgentName()
 	return &session.Document{Meta: fin.Meta, Summary: Placeholder(fin.FirstPrompt), Items: items}
 }
 

@@ -4,17 +4,19 @@ package storetest
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/scribe-archive/scribe/adapters/claude"
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/internal/testenv"
+	"github.com/scribe-archive/scribe/session/source"
 )
 
 // Inscribe inscribes every transcript under projects into s.
 func Inscribe(t testing.TB, s *inscribe.Store, projects string, opts inscribe.Options) []inscribe.Result {
 	t.Helper()
-	ts, err := claude.Discover(projects)
+	ts, err := Claude.Discover(projects)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,4 +49,13 @@ func Samples(t testing.TB) (*inscribe.Store, string) {
 	}
 	Inscribe(t, s, projects, inscribe.Options{Verify: true})
 	return s, projects
+}
+
+// Claude is the Claude Code adapter, for tests that read its transcripts.
+var Claude = claude.New()
+
+// ClaudeAt describes the Claude Code transcript at p as the session id,
+// kept in project directory dir.
+func ClaudeAt(p, id, dir string) source.Session {
+	return source.Session{Adapter: Claude, Path: p, ID: id, Dir: dir, Rel: filepath.Base(p), FilesDir: strings.TrimSuffix(p, ".jsonl")}
 }

@@ -184,8 +184,39 @@ func TestBrowser(t *testing.T) {
 		load(t, "/", "index.png")
 		var rows int
 		eval(t, `document.querySelectorAll("table.sessions tbody tr").length`, &rows)
-		if rows != 15 {
-			t.Errorf("%d sessions listed, want 15", rows)
+		if rows != 23 {
+			t.Errorf("%d sessions listed, want 23", rows)
+		}
+	})
+
+	t.Run("every session", func(t *testing.T) {
+		// Every session of both clients, and every sidechain they link,
+		// loads without a complaint and runs nothing.
+		var links []string
+		eval(t, `[...document.querySelectorAll("table.sessions a")].map(a => a.href)`, &links)
+		if len(links) != 23 {
+			t.Fatalf("%d links", len(links))
+		}
+		seen := map[string]bool{}
+		for len(links) > 0 {
+			l := links[0]
+			links = links[1:]
+			if seen[l] {
+				continue
+			}
+			seen[l] = true
+			load(t, strings.TrimPrefix(l, srv.URL), "")
+			var more []string
+			eval(t, `[...document.querySelectorAll("p.sidechain a, ul.sidechains a")].map(a => a.href)`, &more)
+			links = append(links, more...)
+			var pwned bool
+			eval(t, `window.__pwned !== undefined || document.title == "pwned"`, &pwned)
+			if pwned {
+				t.Errorf("%s: a script ran", l)
+			}
+		}
+		if len(seen) < 24 {
+			t.Errorf("%d pages, want every session and a sidechain", len(seen))
 		}
 	})
 

@@ -59,6 +59,9 @@ func (l linker) Search(q SearchQuery) string {
 			v.Set(k, s)
 		}
 	}
+	if q.Raw {
+		v.Set("fts", "1")
+	}
 	return l.base + "search?" + v.Encode()
 }
 

@@ -61,7 +61,10 @@ func (s *Server) listPage(ctx context.Context, c chrome, agent, project string, 
 	}
 	p := &listPage{chrome: c, Agents: agents, Projects: projects, Agent: agent, Project: project, Total: total}
 	for _, row := range rows {
-		lr := listRow{Session: row, URL: c.L.Doc(row.Key, 1), Messages: -1}
+		lr := listRow{Session: row, Messages: -1}
+		if key, ok := docKey(row.Doc); ok {
+			lr.URL = c.L.Doc(key, 1)
+		}
 		if m := s.meta(row.Doc); m != nil {
 			lr.Messages = m.Messages
 			lr.Model = session.Str(m.Model)

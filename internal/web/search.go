@@ -36,7 +36,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	}
 	v := r.URL.Query()
 	q := SearchQuery{Text: strings.TrimSpace(v.Get("q")), Agent: v.Get("agent"), Project: v.Get("project"),
-		Since: v.Get("since"), Until: v.Get("until"), Engagement: v.Get("engagement"), Limit: searchLimit}
+		Since: v.Get("since"), Until: v.Get("until"), Engagement: v.Get("engagement"), Raw: v.Get("fts") != "", Limit: searchLimit}
 	if n, err := strconv.Atoi(v.Get("limit")); err == nil && n > 0 {
 		q.Limit = min(n, 1000)
 	}
@@ -68,10 +68,12 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for _, h := range hits {
-		p.Hits = append(p.Hits, searchHit{Hit: h,
-			URL:     c.L.DocFile(h.Key, "round/"+strconv.Itoa(h.Round)),
-			DocURL:  c.L.Doc(h.Key, 1),
-			Snippet: snippetHTML(h.Snippet)})
+		sh := searchHit{Hit: h, Snippet: snippetHTML(h.Snippet)}
+		if key, ok := docKey(h.Doc); ok {
+			sh.URL = c.L.DocFile(key, "round/"+strconv.Itoa(h.Round))
+			sh.DocURL = c.L.Doc(key, 1)
+		}
+		p.Hits = append(p.Hits, sh)
 	}
 	s.render(w, r, "search.html", p)
 }

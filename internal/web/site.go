@@ -50,9 +50,13 @@ func (s *Server) WriteSite(ctx context.Context, dir string) (int, error) {
 		if err := ctx.Err(); err != nil {
 			return w.pages, err
 		}
-		ref, ok := s.findDoc(row.Key, "")
+		key, ok := docKey(row.Doc)
+		var ref docRef
+		if ok && !strings.Contains(key, "/") {
+			ref, ok = s.findDoc(key, "")
+		}
 		if !ok {
-			s.opts.Logf("web: %s: no document in the store; left out", row.Key)
+			s.opts.Logf("web: %s: no document in the store; left out", row.Doc)
 			continue
 		}
 		m, err := w.doc(ref)

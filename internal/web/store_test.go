@@ -11,11 +11,16 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
+	"github.com/scribe-archive/scribe/adapters/codex"
 	"github.com/scribe-archive/scribe/exportclaude"
+	"github.com/scribe-archive/scribe/exportcodex"
 	"github.com/scribe-archive/scribe/index"
 	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/storetest"
+	"github.com/scribe-archive/scribe/internal/testenv"
 	"github.com/scribe-archive/scribe/internal/web"
 )
 
@@ -82,15 +87,31 @@ func writeHostile(t testing.TB, projects string) {
 	}
 }
 
-// sampleStore builds a store of the bundled samples and the hostile
-// session.
+// sampleStore builds a store of the bundled samples of both clients and
+// the hostile session.
 func sampleStore(t testing.TB) (*inscribe.Store, string) {
 	t.Helper()
 	s, projects := storetest.Samples(t)
 	writeHostile(t, projects)
 	storetest.Inscribe(t, s, filepath.Join(projects, "-home-dev-src-pwn"), inscribe.Options{})
+	rollouts, err := codexAdapter.Discover(filepath.Join(testenv.RepoRoot(t), "testdata", "codex", "sessions"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rollouts {
+		for _, res := range s.Update(r, inscribe.Options{}) {
+			if res.Err != nil {
+				t.Fatal(res.Err)
+			}
+		}
+	}
+	if err := s.RefreshIndexes(); err != nil {
+		t.Fatal(err)
+	}
 	return s, projects
 }
+
+var codexAdapter = codex.New()
 
 // wire gives the web server its view of a store, as serve.go does.
 func wire(t testing.TB, s *inscribe.Store) web.Store {
@@ -126,18 +147,42 @@ func wire(t testing.TB, s *inscribe.Store) web.Store {
 		},
 		Find: s.FindDoc,
 		Search: func(ctx context.Context, q web.SearchQuery) ([]web.Hit, error) {
-			hits, err := s.Search(index.Query{Text: q.Text, Agent: q.Agent, Project: q.Project, Since: q.Since, Until: q.Until, Engagement: q.Engagement, Limit: q.Limit})
+			iq := index.Query{Text: q.Text, Raw: q.Raw, Agent: q.Agent, Project: q.Project, Engagement: q.Engagement, Limit: q.Limit}
+			for _, w := range []struct {
+				v  string
+				to *time.Time
+			}{{q.Since, &iq.Since}, {q.Until, &iq.Until}} {
+				if w.v == "" {
+					continue
+				}
+				t, err := time.Parse("2006-01-02", w.v)
+				if err != nil {
+					return nil, &web.QueryError{Msg: err.Error()}
+				}
+				*w.to = t
+			}
+			hits, err := s.Search(iq)
 			var qe *index.QueryError
-			if errors.As(err, &qe) {
-				return nil, &web.QueryError{Msg: fmt.Sprintf("%q is not a valid query: %s", qe.Query, qe.Msg)}
+			var fe *index.FilterError
+			if errors.As(err, &qe) || errors.As(err, &fe) {
+				return nil, &web.QueryError{Msg: fmt.Sprintf("%q: %v", q.Text, err)}
 			}
 			out := make([]web.Hit, len(hits))
 			for i, h := range hits {
-				out[i] = web.Hit{Key: h.SessionID, Agent: h.AgentID, Title: h.Title, Project: h.Project, Round: h.Round, Started: h.Started, Snippet: h.Snippet}
+				out[i] = web.Hit{Key: h.SessionID, Doc: h.Doc, Agent: h.AgentID, Title: h.Title, Project: h.Project, Round: h.Round, Started: h.Started, Snippet: h.Snippet}
 			}
 			return out, err
 		},
-		Transcript: func(md string, w io.Writer) ([]error, error) { return exportclaude.Transcript(md, w) },
+		Transcript: func(md string, w io.Writer) ([]error, error) {
+			m, err := document.ReadMeta(md)
+			if err != nil {
+				return nil, err
+			}
+			if m.SourceFormat == codex.Format {
+				return exportcodex.Transcript(md, codexAdapter, w)
+			}
+			return exportclaude.Transcript(md, storetest.Claude, w)
+		},
 	}
 }
 

@@ -61,6 +61,8 @@ type Store struct {
 	Counts func(ctx context.Context) (agents, projects []Count, err error)
 	// Find returns the document of a session (not a sidechain) by its id.
 	// The id has been checked to be one the store can hold.
+	// A session's pages are named after its document's file name, which
+	// is its id unless the transcript was a copy under another name.
 	Find func(id string) (md string, ok bool)
 	// Search runs a search as scribe search runs it. A query the user
 	// got wrong is reported as a *QueryError. Nil: no search page.
@@ -78,13 +80,13 @@ type ListQuery struct {
 
 // Session is one row of the sessions list.
 type Session struct {
-	Key     string // the session id
+	Key     string // the session id (the frontmatter's)
 	Agent   string
 	Title   string // the display title: the title, else the first prompt
 	Project string
 	Started string
 	Ended   string
-	Doc     string // the document, relative to Dir, with slashes
+	Doc     string // the document, relative to Dir, with slashes: <agent>/<name>.md
 }
 
 // Count is how many sessions have one agent or one project.
@@ -97,12 +99,14 @@ type Count struct {
 // filters of scribe search, as typed.
 type SearchQuery struct {
 	Text, Agent, Project, Since, Until, Engagement string
+	Raw                                            bool // Text is FTS5 syntax (scribe search --fts)
 	Limit                                          int
 }
 
 // Hit is one round a search found.
 type Hit struct {
 	Key        string // the document's key: a session id, or <session>/agent-<id>
+	Doc        string // the document, relative to Dir, with slashes
 	Agent      string
 	Title      string
 	Project    string
@@ -335,6 +339,21 @@ func validID(s string) bool {
 		}
 	}
 	return true
+}
+
+// docKey is the key a document's pages are found by, from its path below
+// the sessions folder: <name> for <agent>/<name>.md, <session>/agent-<id>
+// for a sidechain, <agent>/<session>/agent-<id>.md.
+func docKey(doc string) (string, bool) {
+	parts := strings.Split(strings.TrimSuffix(doc, ".md"), "/")
+	switch {
+	case !strings.HasSuffix(doc, ".md"):
+	case len(parts) == 2 && validID(parts[1]):
+		return parts[1], true
+	case len(parts) == 3 && validID(parts[1]) && strings.HasPrefix(parts[2], "agent-") && validID(strings.TrimPrefix(parts[2], "agent-")):
+		return parts[1] + "/" + parts[2], true
+	}
+	return "", false
 }
 
 // validName reports whether s can be the name of a file in a files/

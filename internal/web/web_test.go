@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/scribe-archive/scribe/adapters/claude"
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/internal/storetest"
 	"github.com/scribe-archive/scribe/internal/web"
@@ -92,17 +91,23 @@ func TestServer(t *testing.T) {
 	})
 
 	t.Run("index", func(t *testing.T) {
+		// 15 Claude Code sessions (14 samples and the hostile one) and 8
+		// Codex ones, the Codex ones newest.
 		p := get(t, u+"/")
-		p.must(t, 200, "15 sessions", "/home/dev/src/pwn", "2026-11-23", `href="s/`+hostileID+`/"`,
-			`<a href="?agent=claude">claude <span class="count">15</span></a>`, `rel="next" href="?page=2"`)
-		p.mustNot(t, "<script", "first question") // page 1 of 2: the oldest are on page 2
-		p = get(t, u+"/?page=2")
+		p.must(t, 200, "23 sessions", "/home/dev/src/pwn", "2026-11-23", `href="s/`+hostileID+`/"`, `<td class="agent">codex</td>`,
+			`<a href="?agent=claude">claude <span class="count">15</span></a>`, `<a href="?agent=codex">codex <span class="count">8</span></a>`,
+			`rel="next" href="?page=2"`, `<a href="?page=3">3</a>`)
+		p.mustNot(t, "<script", `href="s/`+toolsSession+`/"`) // the oldest are on the last page
+		p = get(t, u+"/?page=3")
 		p.must(t, 200, "first question", "create hello.py please", `href="s/`+toolsSession+`/"`, "/home/dev/src/tools-thinking", `<td class="num">10</td>`)
-		get(t, u+"/?page=3").must(t, 404)
+		get(t, u+"/?page=4").must(t, 404)
+		p = get(t, u+"/?agent=codex")
+		p.must(t, 200, "8 sessions of codex", "/home/codex-dev/src/multiturn")
+		p.mustNot(t, `<td class="project">/home/dev/src/`)
 		p = get(t, u+"/?agent=claude&project=multiturn")
 		p.must(t, 200, "1 session of claude in projects matching “multiturn”", "first question")
 		p.mustNot(t, "create hello.py please")
-		get(t, u+"/?agent=codex").must(t, 200, "0 sessions", "No sessions.")
+		get(t, u+"/?agent=nobody").must(t, 200, "0 sessions", "No sessions.")
 	})
 
 	t.Run("session with tool calls and thinking", func(t *testing.T) {
@@ -173,8 +178,18 @@ func TestServer(t *testing.T) {
 		p.must(t, 200, `<a href="s/`+multiSession+`/round/`, "<mark>question</mark>", "first question · round")
 		p = get(t, u+"/search?q=question&project=tools-thinking")
 		p.must(t, 200, "No rounds match.")
-		p = get(t, u+"/search?q=%22unterminated")
-		p.must(t, 400, "is not a valid query")
+		p = get(t, u+"/search?q=%22unterminated&fts=1")
+		p.must(t, 400, "unterminated", `<input type="checkbox" name="fts" value="1" checked>`)
+		get(t, u+"/search?q=question&agent=nobody").must(t, 400, "nobody")
+		get(t, u+"/search?q=%22unterminated").must(t, 200) // words as typed: a quote is punctuation
+		// Codex sessions are searched, and their hits lead to their rounds.
+		p = get(t, u+"/search?q=question&agent=codex")
+		p.must(t, 200, "codex")
+		m := regexp.MustCompile(`<a href="(s/[^"]+/round/\d+)">`).FindStringSubmatch(p.body)
+		if m == nil {
+			t.Fatal("no Codex hit")
+		}
+		get(t, u+"/"+m[1]).must(t, 200, "<dt>agent</dt><dd>codex")
 		get(t, u+"/search").must(t, 200, `name="q"`)
 		// A hit leads to its round.
 		get(t, u+"/s/"+multiSession+"/round/3").must(t, 200, `id="round-3"`, "third question")
@@ -195,7 +210,7 @@ func TestServer(t *testing.T) {
 		}
 		// The transcript is the source, byte for byte.
 		for _, id := range []string{toolsSession, imageSession, compactSession} {
-			ts, err := claude.Discover(projects)
+			ts, err := storetest.Claude.Discover(projects)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -300,7 +315,7 @@ func TestServerReadsLive(t *testing.T) {
 	get(t, u+"/s/"+multiSession+"/").mustNot(t, "an eleventh question")
 
 	// Append a round to a session, as the hook does.
-	ts, err := claude.Discover(filepath.Join(projects, "-home-dev-src-multiturn"))
+	ts, err := storetest.Claude.Discover(filepath.Join(projects, "-home-dev-src-multiturn"))
 	if err != nil || len(ts) != 1 {
 		t.Fatal(ts, err)
 	}

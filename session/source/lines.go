@@ -1,9 +1,11 @@
-package claude
+package source
 
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 )
 
@@ -80,5 +82,23 @@ func (lr *LineReader) Next() (Line, error) {
 	return line, nil
 }
 
-// isBlank reports whether a line holds only white space.
-func isBlank(b []byte) bool { return len(bytes.TrimSpace(b)) == 0 }
+// IsBlank reports whether a line holds only white space.
+func IsBlank(b []byte) bool { return len(bytes.TrimSpace(b)) == 0 }
+
+// Torn reports whether l is a torn last line: unterminated and not a
+// complete JSON value, as a writer killed mid-line leaves it. A later read
+// finds it complete once the writer (or a resumed client) finishes it.
+func (l Line) Torn() bool { return !l.Terminated && !json.Valid(l.Raw) }
+
+// LineError is a problem with one line of a source. Bad input is reported
+// this way and never stops a read: the line is kept and the rest goes on.
+type LineError struct {
+	File string
+	Line int
+	Msg  string
+	// Torn marks a torn last line (see [Line.Torn]): not inscribed yet,
+	// not damage.
+	Torn bool
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }

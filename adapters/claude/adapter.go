@@ -1,0 +1,248 @@
+package claude
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/scribe-archive/scribe/session/source"
+)
+
+// Format is the source_format of documents inscribed from Claude Code
+// transcripts.
+const Format = "claude-code-jsonl"
+
+// Adapter reads Claude Code's transcripts: it is the [source.Adapter] of
+// the format. Use [New]; an Adapter may be shared by goroutines.
+type Adapter struct {
+	// forks caches, per project directory, the head of each session, to
+	// tell a fork from its origin without reading the folder once per
+	// session.
+	forksMu sync.Mutex
+	forks   map[string]map[string]Head // project dir -> session id -> head
+}
+
+// New returns the Claude Code adapter.
+func New() *Adapter { return &Adapter{} }
+
+var _ source.Adapter = (*Adapter)(nil)
+
+func (a *Adapter) Format() string    { return Format }
+func (a *Adapter) Agent() string     { return "claude" }
+func (a *Adapter) AgentName() string { return "Claude" }
+
+// DefaultDir is $CLAUDE_CONFIG_DIR/projects, or ~/.claude/projects.
+func (a *Adapter) DefaultDir() (string, error) { return DefaultProjectsDir() }
+
+// Detect reports whether path is a Claude Code transcript (a JSON-lines
+// file whose first entry is a Claude Code entry, or an empty .jsonl file,
+// which Claude Code creates before it writes), a project directory, or a
+// directory of projects.
+func (a *Adapter) Detect(path string) bool {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return false
+	}
+	if !fi.IsDir() {
+		return isTranscript(path, fi.Size())
+	}
+	if hasTranscripts(path) {
+		return true
+	}
+	ents, err := os.ReadDir(path)
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		if e.IsDir() && hasTranscripts(filepath.Join(path, e.Name())) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasTranscripts reports whether dir directly holds a Claude Code
+// transcript.
+func hasTranscripts(dir string) bool {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".jsonl") {
+			if fi, err := e.Info(); err == nil && isTranscript(filepath.Join(dir, e.Name()), fi.Size()) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isTranscript reads the first entry of a file: a Claude Code entry is a
+// JSON object with a "type" and without the "payload" every other client's
+// records we know of carry.
+func isTranscript(p string, size int64) bool {
+	if size == 0 {
+		return strings.HasSuffix(p, ".jsonl")
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	keys, ok := topLevelKeys(io.LimitReader(f, 1<<20))
+	return ok && keys["type"] && !keys["payload"]
+}
+
+// topLevelKeys returns the keys of the JSON object that starts r, as far
+// as r holds it. ok is false when r does not start with an object.
+func topLevelKeys(r io.Reader) (keys map[string]bool, ok bool) {
+	dec := json.NewDecoder(r)
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, false
+	}
+	keys = map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return keys, true
+		}
+		k, _ := t.(string)
+		keys[k] = true
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return keys, true
+		}
+	}
+	return keys, true
+}
+
+// Discover finds the transcripts at path: a session file, a subagent file,
+// a project directory, or a directory of projects.
+func (a *Adapter) Discover(path string) ([]source.Session, error) {
+	ts, err := Discover(path)
+	out := make([]source.Session, 0, len(ts))
+	for _, t := range ts {
+		out = append(out, a.session(t))
+	}
+	return out, err
+}
+
+// Session describes one transcript file, as Discover would.
+func (a *Adapter) Session(path string) (source.Session, error) {
+	ts, err := discoverFile(path)
+	if err != nil {
+		return source.Session{}, err
+	}
+	if len(ts) != 1 {
+		return source.Session{}, fmt.Errorf("%s: not one transcript", path)
+	}
+	return a.session(ts[0]), nil
+}
+
+func (a *Adapter) session(t Transcript) source.Session {
+	s := source.Session{Adapter: a, Path: t.Path, ID: t.ID, Dir: t.ProjectDir, Files: t.Files}
+	if t.Path != "" {
+		s.Rel, _ = filepath.Rel(t.ProjectDir, t.Path)
+		s.FilesDir = strings.TrimSuffix(t.Path, ".jsonl")
+	}
+	for _, sa := range t.Subagents {
+		sc := source.Sidechain{Path: sa.Path, ID: sa.AgentID, Rel: sa.Rel, MetaFile: sa.Meta}
+		if sa.Meta != "" {
+			if data, err := os.ReadFile(sa.Meta); err == nil {
+				var m SubagentMeta
+				if json.Unmarshal(data, &m) == nil {
+					sc.ToolUseID, sc.Description = m.ToolUseID, m.Description
+				}
+			}
+		}
+		s.Sidechains = append(s.Sidechains, sc)
+	}
+	return s
+}
+
+// Identify reads the start of a transcript for the agent's name (claude
+// -n) and the working directory.
+func (a *Adapter) Identify(p string) source.Identity {
+	var id source.Identity
+	f, err := os.Open(p)
+	if err != nil {
+		return id
+	}
+	defer f.Close()
+	lr := source.NewLineReader(io.LimitReader(f, 4<<20), 1, 0)
+	for {
+		l, err := lr.Next()
+		if err != nil {
+			return id
+		}
+		var e Entry
+		if json.Unmarshal(l.Raw, &e) != nil {
+			continue
+		}
+		if e.AgentName != nil && id.Name == "" {
+			id.Name = *e.AgentName
+		}
+		if e.CWD != "" && id.Project == "" {
+			id.Project = e.CWD
+		}
+		if id.Project != "" && (id.Name != "" || e.Type == "assistant") {
+			return id
+		}
+	}
+}
+
+// ForkOrigin returns the session a transcript was forked from: another
+// session of the same project that starts with the same message, and whose
+// file began earlier (a fork copies the history under a new id, after the
+// client's own first lines).
+func (a *Adapter) ForkOrigin(s source.Session) string {
+	a.forksMu.Lock()
+	defer a.forksMu.Unlock()
+	if a.forks == nil {
+		a.forks = make(map[string]map[string]Head)
+	}
+	heads, ok := a.forks[s.Dir]
+	if !ok {
+		heads = make(map[string]Head)
+		paths, _ := filepath.Glob(filepath.Join(s.Dir, "*.jsonl"))
+		for _, p := range paths {
+			base := filepath.Base(p)
+			if strings.HasPrefix(base, "agent-") {
+				continue
+			}
+			if h, err := ReadHead(p); err == nil {
+				heads[strings.TrimSuffix(base, ".jsonl")] = h
+			}
+		}
+		a.forks[s.Dir] = heads
+	}
+	me, ok := heads[s.ID]
+	if !ok || me.FirstUUID == "" {
+		return ""
+	}
+	origin, stamp := "", me.FirstStamp
+	for id, h := range heads {
+		if id != s.ID && h.FirstUUID == me.FirstUUID && h.FirstStamp < stamp {
+			origin, stamp = id, h.FirstStamp
+		}
+	}
+	return origin
+}
+
+// NewBuilder starts a builder at the state an earlier run saved (nil for a
+// new document).
+func (a *Adapter) NewBuilder(cfg source.Config, state json.RawMessage, graph source.Graph) (source.Builder, error) {
+	var st State
+	if len(bytes.TrimSpace(state)) > 0 && !bytes.Equal(bytes.TrimSpace(state), []byte("null")) {
+		if err := json.Unmarshal(state, &st); err != nil {
+			return nil, fmt.Errorf("%s: the saved builder state is unreadable: %w", cfg.File, err)
+		}
+	}
+	return NewBuilder(cfg, st, graph), nil
+}

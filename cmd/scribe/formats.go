@@ -1,0 +1,175 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/scribe-archive/scribe/adapters/claude"
+	"github.com/scribe-archive/scribe/adapters/codex"
+	"github.com/scribe-archive/scribe/check"
+	"github.com/scribe-archive/scribe/exportclaude"
+	"github.com/scribe-archive/scribe/exportcodex"
+	"github.com/scribe-archive/scribe/session"
+	"github.com/scribe-archive/scribe/session/source"
+)
+
+// A format is one source format scribe knows: the adapter that reads the
+// client's files, and the export that writes a document back as the client
+// keeps it. This file is the one place that names the concrete adapters and
+// exporters; everything else takes them as values.
+type format struct {
+	adapter source.Adapter
+	// transcript writes one document's file (a session's or a sidechain's).
+	transcript func(md string, w io.Writer) ([]error, error)
+	// exportSession writes a session, its sidechains and the files kept
+	// beside it into dir, laid out as the client lays them out.
+	exportSession func(md, dir string, force bool) ([]exportclaude.File, []error, error)
+	// exportDir is where the client would look for a session's files.
+	exportDir func(m *session.Meta) (string, error)
+}
+
+// formats are the source formats, in the order their default folders are
+// read.
+var formats = []*format{claudeFormat(), codexFormat()}
+
+func claudeFormat() *format {
+	a := claude.New()
+	return &format{
+		adapter: a,
+		transcript: func(md string, w io.Writer) ([]error, error) {
+			return exportclaude.Transcript(md, a, w)
+		},
+		exportSession: func(md, dir string, force bool) ([]exportclaude.File, []error, error) {
+			return exportclaude.Session(md, a, dir, exportclaude.Options{Force: force})
+		},
+		exportDir: func(m *session.Meta) (string, error) {
+			projects, err := claude.DefaultProjectsDir()
+			if err != nil {
+				return "", err
+			}
+			return exportclaude.ProjectDir(projects, m)
+		},
+	}
+}
+
+func codexFormat() *format {
+	a := codex.New()
+	return &format{
+		adapter: a,
+		transcript: func(md string, w io.Writer) ([]error, error) {
+			return exportcodex.Transcript(md, a, w)
+		},
+		exportSession: func(md, dir string, force bool) ([]exportclaude.File, []error, error) {
+			fs, warnings, err := exportcodex.Session(md, a, dir, exportcodex.Options{Force: force})
+			var out []exportclaude.File
+			for _, f := range fs {
+				out = append(out, exportclaude.File{Path: f.Path, Written: f.Written})
+			}
+			var ee *exportcodex.ExistsError
+			if errors.As(err, &ee) {
+				err = &exportclaude.ExistsError{Path: ee.Path}
+			}
+			return out, warnings, err
+		},
+		exportDir: func(*session.Meta) (string, error) { return exportcodex.DefaultDir() },
+	}
+}
+
+// formatOf returns the format a document was inscribed from. A document
+// without source_format (format scribe/1) came from Claude Code.
+func formatOf(m *session.Meta) (*format, error) {
+	name := m.SourceFormat
+	if name == "" {
+		name = claude.Format
+	}
+	for _, f := range formats {
+		if f.adapter.Format() == name {
+			return f, nil
+		}
+	}
+	return nil, fmt.Errorf("session %s was inscribed from %s, a source format this scribe does not know (it knows %s): use a newer scribe", m.SessionID, name, formatNames())
+}
+
+// formatFor returns the format of an adapter.
+func formatFor(a source.Adapter) *format {
+	for _, f := range formats {
+		if f.adapter == a {
+			return f
+		}
+	}
+	panic("scribe: an adapter without its format")
+}
+
+func formatNames() string {
+	var names []string
+	for _, f := range formats {
+		names = append(names, f.adapter.Format())
+	}
+	return strings.Join(names, ", ")
+}
+
+// checkFormat is f as package check takes it.
+func (f *format) checkFormat() check.Format {
+	return check.Format{
+		Source: f.adapter,
+		Export: func(md, dir string) error {
+			_, _, err := f.exportSession(md, dir, false)
+			return err
+		},
+		Transcript: f.transcript,
+	}
+}
+
+// discover finds the sessions at path, in every format whose files it
+// holds. A file is recognised by its content; a folder that holds no
+// sessions (a client's emptied folder) holds none, and that is no error.
+func discover(path string) ([]source.Session, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []source.Session
+	found := false
+	for _, f := range formats {
+		if !f.adapter.Detect(path) {
+			continue
+		}
+		found = true
+		ss, err := f.adapter.Discover(path)
+		out = append(out, ss...)
+		if err != nil {
+			return out, err
+		}
+	}
+	if !found && !fi.IsDir() {
+		return nil, &notSessionsError{path}
+	}
+	return out, nil
+}
+
+// notSessionsError is a path that holds no session of any known format.
+type notSessionsError struct{ path string }
+
+func (e *notSessionsError) Error() string {
+	return fmt.Sprintf("%s: not a session file, or a folder of sessions, of any client scribe reads (%s)", e.path, formatNames())
+}
+
+// defaultSources are the folders where the clients keep their sessions on
+// this machine, those that hold any.
+func defaultSources() ([]string, []string) {
+	var have, looked []string
+	for _, f := range formats {
+		dir, err := f.adapter.DefaultDir()
+		if err != nil {
+			continue
+		}
+		looked = append(looked, dir)
+		if ss, err := discover(dir); err == nil && len(ss) > 0 {
+			have = append(have, dir)
+		}
+	}
+	return have, looked
+}

@@ -1,0 +1,396 @@
+package exportcodex_test
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/scribe-archive/scribe/adapters/codex"
+	"github.com/scribe-archive/scribe/check"
+	"github.com/scribe-archive/scribe/exportcodex"
+	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/internal/testenv"
+	"github.com/scribe-archive/scribe/session"
+	"github.com/scribe-archive/scribe/session/source"
+)
+
+var adapter = codex.New()
+
+// corpus returns the real Codex rollouts in ../shared (skipping where it is
+// absent; see testenv.Shared), as the sessions root and the files.
+func corpus(t *testing.T) (string, []string) {
+	t.Helper()
+	root := filepath.Join(testenv.Shared(t), "corpus", "codex-0.169.0", "sessions")
+	files := testenv.Transcripts(t, root)
+	if len(files) == 0 {
+		t.Fatalf("no rollouts in %s", root)
+	}
+	return root, files
+}
+
+// format is the Codex format as package check takes it.
+var format = check.Format{
+	Source: adapter,
+	Export: func(md, dir string) error {
+		_, _, err := exportcodex.Session(md, adapter, dir, exportcodex.Options{})
+		return err
+	},
+	Transcript: func(md string, w io.Writer) ([]error, error) { return exportcodex.Transcript(md, adapter, w) },
+}
+
+// withoutTorn returns data without a torn last line (unterminated, not
+// JSON), which is never inscribed.
+func withoutTorn(data []byte) []byte {
+	i := bytes.LastIndexByte(data, '\n')
+	if i+1 < len(data) {
+		if l := (source.Line{Raw: data[i+1:]}); l.Torn() {
+			return data[:i+1]
+		}
+	}
+	return data
+}
+
+// TestCorpus: every real rollout inscribes without error, exports byte for
+// byte at the path Codex keeps it, and passes check.
+func TestCorpus(t *testing.T) {
+	root, files := corpus(t)
+	for _, p := range files {
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			t.Parallel()
+			src, err := adapter.Session(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := inscribe.OpenStore(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var md string
+			for _, r := range s.Update(src, inscribe.Options{Verify: true}) {
+				if r.Err != nil {
+					t.Fatal(r.Err)
+				}
+				for _, w := range r.Warnings {
+					var le *source.LineError
+					if !errors.As(w, &le) || !le.Torn {
+						t.Errorf("warning: %v", w)
+					}
+				}
+				md = r.Doc
+			}
+			out := t.TempDir()
+			files, warnings, err := exportcodex.Session(md, adapter, out, exportcodex.Options{})
+			if err != nil || len(warnings) > 0 {
+				t.Fatalf("export: %v %v", err, warnings)
+			}
+			rel, _ := filepath.Rel(root, p)
+			if len(files) != 1 || files[0].Path != filepath.Join(out, rel) {
+				t.Fatalf("export wrote %v, want %s", files, filepath.Join(out, rel))
+			}
+			want, _ := os.ReadFile(p)
+			got, _ := os.ReadFile(files[0].Path)
+			if !bytes.Equal(got, withoutTorn(want)) {
+				t.Errorf("the export differs from the rollout")
+			}
+			reports, err := check.Session(src, format)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, rep := range reports {
+				if !rep.OK() {
+					t.Errorf("check: %+v", rep.Findings)
+				}
+			}
+		})
+	}
+}
+
+// live is a scratch sessions tree whose rollouts a test can grow, and the
+// store beside it.
+type live struct {
+	t          *testing.T
+	root, data string
+}
+
+func newLive(t *testing.T) *live {
+	d := t.TempDir()
+	return &live{t: t, root: filepath.Join(d, "sessions"), data: filepath.Join(d, "data")}
+}
+
+func (l *live) put(rel string, data []byte) {
+	p := filepath.Join(l.root, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		l.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		l.t.Fatal(err)
+	}
+}
+
+func (l *live) update(verify bool) []inscribe.Result {
+	l.t.Helper()
+	s, err := inscribe.OpenStore(l.data)
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	ss, err := adapter.Discover(l.root)
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	var out []inscribe.Result
+	for _, src := range ss {
+		for _, r := range s.Update(src, inscribe.Options{Verify: verify}) {
+			if r.Err != nil {
+				l.t.Fatalf("%s: %v", r.Source, r.Err)
+			}
+			out = append(out, r)
+		}
+	}
+	if err := s.RefreshIndexes(); err != nil {
+		l.t.Fatal(err)
+	}
+	return out
+}
+
+// snapshot reads every file of the store but locks, stamps and databases
+// (local or derived).
+func (l *live) snapshot() map[string][]byte {
+	out := map[string][]byte{}
+	filepath.WalkDir(l.data, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasPrefix(d.Name(), ".") || strings.Contains(d.Name(), ".db") {
+			return err
+		}
+		rel, _ := filepath.Rel(l.data, p)
+		out[rel], _ = os.ReadFile(p)
+		return nil
+	})
+	return out
+}
+
+func diffSnapshots(got, want map[string][]byte) string {
+	var diffs []string
+	for n, w := range want {
+		if g, ok := got[n]; !ok {
+			diffs = append(diffs, "missing "+n)
+		} else if !bytes.Equal(g, w) {
+			diffs = append(diffs, "differs "+n)
+		}
+	}
+	for n := range got {
+		if _, ok := want[n]; !ok {
+			diffs = append(diffs, "extra "+n)
+		}
+	}
+	sort.Strings(diffs)
+	return strings.Join(diffs, "; ")
+}
+
+// TestPrefixThenAppend: a rollout inscribed in two pieces, cut at every
+// line boundary (and in the middle of some lines, as a writer caught
+// mid-line leaves it), gives the store the whole rollout gives.
+func TestPrefixThenAppend(t *testing.T) {
+	root, files := corpus(t)
+	for _, p := range files {
+		rel, _ := filepath.Rel(root, p)
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			t.Parallel()
+			whole, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref := newLive(t)
+			ref.put(rel, whole)
+			ref.update(true)
+			want := ref.snapshot()
+			var cuts []int
+			for i, c := range whole {
+				if c == '\n' {
+					cuts = append(cuts, i+1)
+					if len(cuts)%5 == 2 {
+						cuts = append(cuts, i+1+(bytes.IndexByte(whole[i+1:], '\n')+1)/2)
+					}
+				}
+			}
+			for _, cut := range cuts {
+				l := newLive(t)
+				l.put(rel, whole[:cut])
+				l.update(false)
+				l.put(rel, whole)
+				l.update(false)
+				if d := diffSnapshots(l.snapshot(), want); d != "" {
+					t.Fatalf("cut at byte %d: the store differs from the whole inscription: %s", cut, d)
+				}
+				for _, r := range l.update(false) {
+					if r.Outcome != inscribe.Unchanged {
+						t.Fatalf("cut at byte %d: a second append gave %s", cut, r.Outcome)
+					}
+				}
+			}
+		})
+	}
+}
+
+// sample returns a bundled sample rollout (the corpus, copied into the
+// repository) and its path below the sessions root.
+func sample(t *testing.T, id string) ([]byte, string) {
+	t.Helper()
+	ms, _ := filepath.Glob(filepath.Join(testenv.RepoRoot(t), "testdata", "codex", "sessions", "*", "*", "*", "rollout-*"+id+"*.jsonl"))
+	if len(ms) != 1 {
+		t.Fatalf("no sample rollout %s", id)
+	}
+	data, err := os.ReadFile(ms[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, _ := filepath.Rel(filepath.Join(testenv.RepoRoot(t), "testdata", "codex", "sessions"), ms[0])
+	return data, rel
+}
+
+// inscribeOne inscribes a rollout written at rel under a fresh sessions
+// root and returns its document and warnings.
+func inscribeOne(t *testing.T, rel string, data []byte) (string, []error, *live) {
+	t.Helper()
+	l := newLive(t)
+	l.put(rel, data)
+	var md string
+	var warnings []error
+	for _, r := range l.update(true) {
+		md = r.Doc
+		warnings = append(warnings, r.Warnings...)
+	}
+	return md, warnings, l
+}
+
+// TestBadInput: lines that are not JSON, records and items of types scribe
+// does not know, a fork whose source is not beside it and a torn last line
+// are each a warning naming the file and line; the rest is inscribed, and
+// the export gives every complete line back.
+func TestBadInput(t *testing.T) {
+	data, rel := sample(t, "c0af") // the fork: its source is not beside it
+	lines := strings.SplitAfter(strings.TrimSuffix(string(data), "\n"), "\n")
+	lines[len(lines)-1] += "\n"
+	bad := []string{
+		lines[0],
+		"{not json\n",
+		`{"timestamp":"2026-11-23T16:52:28.000Z","type":"hologram","payload":{"x":1}}` + "\n",
+		`{"timestamp":"2026-11-23T16:52:28.001Z","type":"response_item","payload":{"type":"web_search_call","status":"completed","action":{"type":"search","query":"q"}}}` + "\n",
+		"\n",
+	}
+	bad = append(bad, lines[1:]...)
+	bad = append(bad, `{"timestamp":"2026-11-23T16:52:29.000Z","type":"event_msg","pay`)
+	src := strings.Join(bad, "")
+	md, warnings, _ := inscribeOne(t, rel, []byte(src))
+	want := map[int]string{1: "forked from thread", 2: "not a JSON object", 3: `type "hologram"`, 4: `type "web_search_call"`, len(bad): "torn last line"}
+	got := map[int]string{}
+	for _, w := range warnings {
+		var le *source.LineError
+		if !errors.As(w, &le) {
+			t.Errorf("warning without a line: %v", w)
+			continue
+		}
+		if !strings.HasSuffix(le.File, rel) {
+			t.Errorf("warning names %s, not the rollout", le.File)
+		}
+		got[le.Line] = le.Msg
+	}
+	for line, frag := range want {
+		if !strings.Contains(got[line], frag) {
+			t.Errorf("line %d: warning %q, want one saying %q", line, got[line], frag)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("warnings %v, want lines %v", got, want)
+	}
+	doc, _ := os.ReadFile(md)
+	for _, s := range []string{"hologram (shown as recorded)", "web_search_call (shown as recorded)", "forked three", "Fork reply 4."} {
+		if !bytes.Contains(doc, []byte(s)) {
+			t.Errorf("the document does not show %q", s)
+		}
+	}
+	if !bytes.Contains(doc, []byte("forked_from: 01a20952-bc69-7a02-82ff-4c4b50993747")) {
+		t.Errorf("the document does not record the fork's origin")
+	}
+	var buf bytes.Buffer
+	if ws, err := exportcodex.Transcript(md, adapter, &buf); err != nil || len(ws) > 0 {
+		t.Fatalf("export: %v %v", err, ws)
+	}
+	if !bytes.Equal(buf.Bytes(), withoutTorn([]byte(src))) {
+		t.Errorf("the export does not give the complete lines back")
+	}
+}
+
+// TestEditCarried: a person's edits of a prompt, a reply, a reasoning
+// summary, a shell call's arguments, an apply_patch input and a tool's
+// output go back into the values they came from; nothing else changes.
+func TestEditCarried(t *testing.T) {
+	data, rel := sample(t, "aced")
+	md, _, _ := inscribeOne(t, rel, data)
+	doc, err := os.ReadFile(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edits := []struct{ from, to, inRollout string }{
+		{"\ncreate hello.py please\n", "\ncreate hello.py please, \"quoted\"\ttab\n", `"text":"create hello.py please, \"quoted\"\ttab"`},
+		{"\nLet me check the directory.\n", "\nLet me check the folder ✓.\n", `"text":"Let me check the folder ✓."`},
+		{"The user wants a script. Let me list", "The user wants a file. Let me list", `The user wants a file. Let me list`},
+		{`  "cmd": "ls -la"`, `  "cmd": "ls -l"`, `"arguments":"{\"cmd\":\"ls -l\"}"`},
+		{`"*** Begin Patch\n*** Add File: hello.py\n+print('hello')\n*** End Patch\n"`, `"*** Begin Patch\n*** Add File: hello.py\n+print('hi')\n*** End Patch\n"`, `"input":"*** Begin Patch\n*** Add File: hello.py\n+print('hi')\n*** End Patch\n"`},
+		{"drwxr-xr-x 2 root root 4096 Nov 23 16:52 .\n", "drwxr-xr-x 2 root root 4096 Nov 23 16:52 [redacted]\n", `16:52 [redacted]\n`},
+	}
+	for _, e := range edits {
+		if !bytes.Contains(doc, []byte(e.from)) {
+			t.Fatalf("the document no longer holds %q", e.from)
+		}
+		doc = bytes.Replace(doc, []byte(e.from), []byte(e.to), 1)
+	}
+	if err := os.WriteFile(md, doc, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	warnings, err := exportcodex.Transcript(md, adapter, &buf)
+	if err != nil || len(warnings) > 0 {
+		t.Fatalf("export: %v %v", err, warnings)
+	}
+	got := strings.Split(buf.String(), "\n")
+	orig := strings.Split(string(data), "\n")
+	if len(got) != len(orig) {
+		t.Fatalf("the export has %d lines, the rollout %d", len(got), len(orig))
+	}
+	changed := 0
+	for i := range got {
+		if got[i] != orig[i] {
+			changed++
+		}
+	}
+	for _, e := range edits {
+		if !strings.Contains(buf.String(), e.inRollout) {
+			t.Errorf("the export does not carry the edit to %q", e.inRollout)
+		}
+	}
+	// The prompt, the reply, the reasoning, the call, the patch and the
+	// output: six lines.
+	if changed != len(edits) {
+		t.Errorf("%d lines changed, want %d", changed, len(edits))
+	}
+}
+
+// TestRel: where an export puts a rollout.
+func TestRel(t *testing.T) {
+	for _, c := range []struct{ source, started, want string }{
+		{"testdata/codex/sessions/2026/11/23/rollout-2026-11-23T16-52-22-x.jsonl", "", "2026/11/23/rollout-2026-11-23T16-52-22-x.jsonl"},
+		{"/tmp/a/rollout-x.jsonl", "2026-11-23T16:52:22.963Z", "2026/11/23/rollout-2026-11-23T16-52-22-id.jsonl"},
+	} {
+		m := &session.Meta{Source: c.source, SessionID: "id"}
+		if c.started != "" {
+			m.Started = &c.started
+		}
+		if got := exportcodex.Rel(m); got != filepath.FromSlash(c.want) {
+			t.Errorf("Rel(%s) = %s, want %s", c.source, got, c.want)
+		}
+	}
+}
