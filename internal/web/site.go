@@ -176,6 +176,12 @@ func (w *siteWriter) doc(ref docRef) (*session.Meta, error) {
 	defer rd.Close()
 	src := &itemSource{rd: rd}
 	folder := "s/" + ref.key + "/"
+	exported := false
+	if w.s.store.Transcript != nil {
+		if exported, err = w.transcript(ref, folder+"transcript.jsonl"); err != nil {
+			return nil, err
+		}
+	}
 	for page := 1; ; page++ {
 		rel := folder + pageFile(page)
 		p, err := w.s.renderDocPage(w.chrome(rel, ""), ref, page, ps, src)
@@ -184,6 +190,9 @@ func (w *siteWriter) doc(ref docRef) (*session.Meta, error) {
 		}
 		if err != nil {
 			return nil, err
+		}
+		if !exported {
+			p.Transcript = ""
 		}
 		if err := w.page(rel, "doc.html", p); err != nil {
 			return nil, err
@@ -201,11 +210,6 @@ func (w *siteWriter) doc(ref docRef) (*session.Meta, error) {
 	}
 	if err := w.write(folder+"document.md", md); err != nil {
 		return nil, err
-	}
-	if w.s.store.Transcript != nil {
-		if err := w.transcript(ref, folder+"transcript.jsonl"); err != nil {
-			return nil, err
-		}
 	}
 	return rd.Meta, nil
 }
@@ -234,24 +238,29 @@ func (w *siteWriter) files(ref docRef, rel string) error {
 	return nil
 }
 
-// transcript writes the exported transcript of a document. A document
-// that does not export is reported and left without one.
-func (w *siteWriter) transcript(ref docRef, rel string) error {
+// transcript writes the exported transcript of a document, and reports
+// whether it could. A document that does not export is reported and left
+// without one; its pages do not offer it.
+func (w *siteWriter) transcript(ref docRef, rel string) (bool, error) {
 	p := filepath.Join(w.dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return false, err
+	}
 	f, err := os.Create(p)
 	if err != nil {
-		return err
+		return false, err
 	}
 	warnings, err := w.s.store.Transcript(ref.md, f)
 	for _, wn := range warnings {
 		w.s.opts.Logf("web: export %s: %v", ref.md, wn)
 	}
 	if cerr := f.Close(); err == nil && cerr != nil {
-		return cerr
+		return false, cerr
 	}
 	if err != nil {
 		w.s.opts.Logf("web: export %s: %v; the site has no transcript of it", ref.md, err)
 		os.Remove(p)
+		return false, nil
 	}
-	return nil
+	return true, nil
 }

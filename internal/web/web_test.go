@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"net/http"
 	"os"
@@ -345,6 +346,13 @@ func TestSite(t *testing.T) {
 	s, _ := sampleStore(t)
 	ws := wire(t, s)
 	ws.Search = nil
+	export := ws.Transcript
+	ws.Transcript = func(md string, w io.Writer) ([]error, error) { // one session does not export
+		if strings.Contains(md, hostileID) {
+			return nil, errors.New("cannot export")
+		}
+		return export(md, w)
+	}
 	out := t.TempDir()
 	n, err := web.New(ws, web.Options{PageItems: 50, PageSessions: 10, Logf: t.Logf}).WriteSite(t.Context(), out)
 	if err != nil {
@@ -418,5 +426,11 @@ func TestSite(t *testing.T) {
 	hostile := read("s/" + hostileID + "/index.html")
 	if strings.Contains(hostile, "<script") || !strings.Contains(hostile, `<meta http-equiv="Content-Security-Policy"`) {
 		t.Error("the hostile session's static page runs script, or has no policy")
+	}
+	if strings.Contains(hostile, "transcript.jsonl") {
+		t.Error("a session that did not export offers its transcript")
+	}
+	if _, err := os.Stat(filepath.Join(out, "s", hostileID, "transcript.jsonl")); err == nil {
+		t.Error("a transcript that failed is on the site")
 	}
 }
