@@ -32,7 +32,8 @@ var policy = map[string][]string{
 	"internal/jsonpatch":  {},
 	"index":               {"modernc.org/sqlite"},
 	"inscribe/document":   {"session", "github.com/yuin/goldmark", "gopkg.in/yaml.v3"},
-	"inscribe":            {"session", "session/source", "index", "inscribe/document", "internal/atomicfile", "golang.org/x/sys/windows"},
+	"inscribe":            {"session", "session/source", "inscribe/document", "internal/atomicfile", "golang.org/x/sys/windows"},
+	"inscribe/views":      {"session", "index", "inscribe", "inscribe/document", "internal/atomicfile"},
 	// Exporters may import the wire types of the format they write.
 	"exportclaude": {"session", "session/source", "adapters/claude", "inscribe", "inscribe/document", "internal/atomicfile", "internal/jsonpatch"},
 	"exportcodex":  {"session", "session/source", "adapters/codex", "inscribe", "inscribe/document", "internal/atomicfile", "internal/jsonpatch"},
@@ -40,11 +41,11 @@ var policy = map[string][]string{
 	// The web archive reads documents; the command gives it the store.
 	"internal/web": {"session", "inscribe/document"},
 	// The command is the one place that names the concrete adapters.
-	"cmd/scribe": {"session", "session/source", "adapters/", "inscribe", "inscribe/document", "index", "exportclaude", "exportcodex", "check", "internal/web",
+	"cmd/scribe": {"session", "session/source", "adapters/", "inscribe", "inscribe/document", "inscribe/views", "index", "exportclaude", "exportcodex", "check", "internal/web",
 		"github.com/spf13/cobra", "github.com/vbauerster/mpb/v8", "golang.org/x/term"},
 	// Test helpers.
 	"internal/testenv":    {},
-	"internal/storetest":  {"adapters/claude", "session/source", "inscribe", "internal/testenv"},
+	"internal/storetest":  {"adapters/", "session/source", "inscribe", "inscribe/views", "internal/testenv"},
 	"internal/realclient": {},
 }
 

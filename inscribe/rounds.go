@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -78,10 +77,6 @@ func (e RoundEntry) Bytes() ([]byte, error) {
 }
 
 // roundName is the file name of round n.
-func roundName(n int) string { return fmt.Sprintf("%03d.json", n) }
-
-// RoundsDir is the rounds folder of a document folder.
-func RoundsDir(folder string) string { return filepath.Join(folder, "rounds") }
 
 // writeRoundTo writes a round file to w: its fields rf (roundHeader) and
 // the round's entries, streamed: a round with a 100 MB line is not copied

@@ -11,6 +11,7 @@ import (
 	"github.com/scribe-archive/scribe/check"
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/inscribe/document"
+	"github.com/scribe-archive/scribe/inscribe/views"
 )
 
 type checkOptions struct {
@@ -81,7 +82,7 @@ func runCheck(e *env, o checkOptions) error {
 				reports = append(reports, &check.Report{Doc: md, Findings: []check.Finding{{Kind: check.Error, File: md, Msg: err.Error()}}})
 				continue
 			}
-			rep, err := check.Stored(store, md, f.checkFormat())
+			rep, err := check.Stored(store.Store, md, f.checkFormat())
 			if err != nil {
 				return err
 			}
@@ -133,7 +134,7 @@ func sessionsToCheck(e *env, refs []string) ([]string, error) {
 }
 
 // storedDocs lists every document in a store, sidechains included.
-func storedDocs(store *inscribe.Store) ([]string, error) {
+func storedDocs(store *views.Views) ([]string, error) {
 	mains, err := filepath.Glob(filepath.Join(store.SessionsDir(), "*", "*.md"))
 	if err != nil {
 		return nil, err

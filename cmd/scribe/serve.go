@@ -19,6 +19,7 @@ import (
 	"github.com/scribe-archive/scribe/index"
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/inscribe/document"
+	"github.com/scribe-archive/scribe/inscribe/views"
 	"github.com/scribe-archive/scribe/internal/web"
 )
 
@@ -164,7 +165,7 @@ overwritten; files of sessions no longer in the store are not removed.`,
 // from the store's index (brought up to date first, as before a search),
 // the documents through the store, search through the same code as
 // scribe search, and the Claude Code export for downloads.
-func webStore(e *env, store *inscribe.Store) (web.Store, func() error, error) {
+func webStore(e *env, store *views.Views) (web.Store, func() error, error) {
 	warnings, err := store.EnsureIndex()
 	printWarnings(e, warnings)
 	if err != nil {
@@ -228,7 +229,7 @@ func webStore(e *env, store *inscribe.Store) (web.Store, func() error, error) {
 // webSearch searches as scribe search does: the same query, the same
 // dates, the same complaints. What the person got wrong comes back as a
 // *web.QueryError, which the page shows beside the form.
-func webSearch(store *inscribe.Store, q web.SearchQuery) ([]web.Hit, error) {
+func webSearch(store *views.Views, q web.SearchQuery) ([]web.Hit, error) {
 	iq := index.Query{Text: q.Text, Raw: q.Raw, Agent: q.Agent, Project: q.Project, Engagement: q.Engagement, Limit: max(q.Limit, 1)}
 	now := clock()
 	for _, w := range []struct {

@@ -105,7 +105,7 @@ func sampleStore(t testing.TB) (*inscribe.Store, string) {
 			}
 		}
 	}
-	if err := s.RefreshIndexes(); err != nil {
+	if err := storetest.Views(s).RefreshIndexes(); err != nil {
 		t.Fatal(err)
 	}
 	return s, projects
@@ -114,8 +114,9 @@ func sampleStore(t testing.TB) (*inscribe.Store, string) {
 var codexAdapter = codex.New()
 
 // wire gives the web server its view of a store, as serve.go does.
-func wire(t testing.TB, s *inscribe.Store) web.Store {
+func wire(t testing.TB, st *inscribe.Store) web.Store {
 	t.Helper()
+	s := storetest.Views(st)
 	if _, err := s.EnsureIndex(); err != nil {
 		t.Fatal(err)
 	}
