@@ -353,13 +353,14 @@ func (v *docView) renderCompaction(w *bytes.Buffer, b *session.Block) {
 }
 
 // toolHint is a short description of a call for its summary line, as the
-// document's (document.renderTool) gives it.
+// document's (document.renderTool) gives it, and the command of a Codex
+// exec_command (cmd) too.
 func toolHint(input string) string {
 	var in map[string]any
 	if json.Unmarshal([]byte(input), &in) != nil {
 		return ""
 	}
-	for _, k := range []string{"description", "command", "file_path", "pattern", "url", "query", "prompt"} {
+	for _, k := range []string{"description", "command", "cmd", "file_path", "pattern", "url", "query", "prompt"} {
 		if s, ok := in[k].(string); ok && strings.TrimSpace(s) != "" {
 			s = strings.Join(strings.Fields(s), " ")
 			if r := []rune(s); len(r) > 80 {

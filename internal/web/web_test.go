@@ -191,6 +191,7 @@ func TestServer(t *testing.T) {
 			t.Fatal("no Codex hit")
 		}
 		get(t, u+"/"+m[1]).must(t, 200, "<dt>agent</dt><dd>codex")
+		get(t, u+"/s/01a20952-aced-7670-b71b-a40087387e93/").must(t, 200, "<summary>Tool: exec_command — ls -la</summary>")
 		get(t, u+"/search").must(t, 200, `name="q"`)
 		// A hit leads to its round.
 		get(t, u+"/s/"+multiSession+"/round/3").must(t, 200, `id="round-3"`, "third question")
