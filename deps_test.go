@@ -40,8 +40,10 @@ var policy = map[string][]string{
 	"exportclaude": {"session", "session/source", "adapters/claude", "inscribe", "inscribe/document", "internal/exportcore", "internal/jsonpatch"},
 	"exportcodex":  {"session", "session/source", "adapters/codex", "inscribe", "inscribe/document", "internal/exportcore", "internal/jsonpatch"},
 	"check":        {"session", "session/source", "inscribe", "inscribe/document", "internal/exportcore", "github.com/sergi/go-diff"},
+	// The web archive reads documents; the command gives it the store.
+	"internal/web": {"session", "inscribe/document"},
 	// The command is the one place that names the concrete adapters.
-	"cmd/scribe": {"session", "session/source", "adapters/", "inscribe", "inscribe/document", "inscribe/views", "index", "exportclaude", "exportcodex", "check", "internal/exportcore",
+	"cmd/scribe": {"session", "session/source", "adapters/", "inscribe", "inscribe/document", "inscribe/views", "index", "exportclaude", "exportcodex", "check", "internal/web", "internal/exportcore",
 		"github.com/spf13/cobra", "github.com/vbauerster/mpb/v8", "golang.org/x/term"},
 	// Test helpers.
 	"internal/testenv":    {},
