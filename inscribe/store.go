@@ -56,7 +56,6 @@ type Role struct {
 	Projects []string `yaml:"projects"`
 }
 
-
 // OpenStore opens the store at root, reading its roles registry. The
 // directory need not exist yet.
 func OpenStore(root string) (*Store, error) {
