@@ -14,6 +14,7 @@ import (
 	"github.com/scribe-archive/scribe/check"
 	"github.com/scribe-archive/scribe/exportcodex"
 	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/internal/storetest"
 	"github.com/scribe-archive/scribe/internal/testenv"
 	"github.com/scribe-archive/scribe/session"
 	"github.com/scribe-archive/scribe/session/source"
@@ -151,7 +152,7 @@ func (l *live) update(verify bool) []inscribe.Result {
 			out = append(out, r)
 		}
 	}
-	if err := s.RefreshIndexes(); err != nil {
+	if err := storetest.Views(s).RefreshIndexes(); err != nil {
 		l.t.Fatal(err)
 	}
 	return out

@@ -14,7 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/scribe-archive/scribe/index"
 	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/atomicfile"
 	"github.com/scribe-archive/scribe/session"
@@ -160,27 +159,14 @@ func (u *update) writeDoc(head []byte, keepFrom, keepTo, bodyLen int64) (bool, e
 		return false, err
 	}
 	if old != nil {
-		if err := copyRange(p, old, keepFrom, keepTo-keepFrom); err != nil {
+		if err := atomicfile.CopyRange(p, old, keepFrom, keepTo-keepFrom); err != nil {
 			return false, err
 		}
 	}
-	if err := copyRange(p, u.body, 0, bodyLen); err != nil {
+	if err := atomicfile.CopyRange(p, u.body, 0, bodyLen); err != nil {
 		return false, err
 	}
 	return true, p.Close()
-}
-
-// copyRange copies n bytes of f from offset off to w. Between files, the
-// kernel copies them (copy_file_range) without bringing them into memory.
-func copyRange(w io.Writer, f *os.File, off, n int64) error {
-	if n <= 0 {
-		return nil
-	}
-	if _, err := f.Seek(off, io.SeekStart); err != nil {
-		return err
-	}
-	_, err := io.Copy(w, io.LimitReader(f, n))
-	return err
 }
 
 // writeRound writes a round file. A closed round's file is final: it is
@@ -191,12 +177,12 @@ func (u *update) writeRound(r *session.Round) error {
 	if err := atomicfile.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if u.rows == nil {
-		u.rows = make(map[int]index.Row)
+	if u.rounds == nil {
+		u.rounds = make(map[int]*RoundFile)
 	}
 	rf := roundHeader(r)
-	u.rows[r.N] = roundRow(u.spec.key, &rf)
-	p := filepath.Join(dir, roundName(r.N))
+	u.rounds[r.N] = &rf
+	p := filepath.Join(dir, RoundName(r.N))
 	f, err := u.batch.Create(p, 0o644)
 	if err != nil {
 		return err
@@ -245,7 +231,7 @@ func (u *update) collectFiles(r *session.Round) {
 }
 
 // writeFiles writes collected files (named by their content, so an existing
-// one is already right) and copies the files Claude Code kept beside the
+// one is already right) and copies the files the client kept beside the
 // transcript.
 func (u *update) writeFiles() error {
 	dir := filepath.Dir(u.spec.md)
@@ -319,7 +305,7 @@ func (s *Store) relist(md string, add []session.Sidechain, wait time.Duration) e
 		return err
 	}
 	defer unlock()
-	_, err = s.rewriteHead(md, func(m *session.Meta) {
+	_, err = s.RewriteHead(md, func(m *session.Meta) {
 		m.Sidechains = mergeSidechains(m.Sidechains, add)
 	})
 	return err
@@ -327,3 +313,56 @@ func (s *Store) relist(md string, add []session.Sidechain, wait time.Duration) e
 
 var _ = errors.Is
 var _ fs.FileMode
+
+// RewriteHead rewrites a document's frontmatter with edit applied, keeping
+// its summary and body byte for byte. It reports whether the document
+// changed. The caller holds the document's lock.
+func (s *Store) RewriteHead(md string, edit func(*session.Meta)) (bool, error) {
+	od, err := readOldDoc(md)
+	if err != nil {
+		return false, err
+	}
+	m := *od.meta
+	edit(&m)
+	head := document.RenderHead(&m, od.summary)
+	f, err := os.Open(md)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	st, err := readState(Folder(md))
+	if err != nil {
+		st = nil
+	}
+	noteCurrent := st == nil || st.DocFormat == m.Format
+	if int64(len(head)) == od.bodyAt && noteCurrent {
+		if same, _ := atomicfile.SameReader(io.NewSectionReader(f, 0, od.bodyAt), bytes.NewReader(head)); same {
+			return false, nil
+		}
+	}
+	var b atomicfile.Batch
+	defer b.Abort()
+	p, err := b.Create(md, 0o644)
+	if err != nil {
+		return false, err
+	}
+	if _, err := p.Write(head); err != nil {
+		return false, err
+	}
+	if err := atomicfile.CopyRange(p, f, od.bodyAt, od.size-od.bodyAt); err != nil {
+		return false, err
+	}
+	// The document moved: so does the open round in the read note.
+	if st != nil {
+		// Both versions of a note written mid-commit: either may be the
+		// one that holds (resolveState).
+		for n := st; n != nil; n = n.Next {
+			n.DocOpenAt += int64(len(head)) - od.bodyAt
+			n.DocFormat = m.Format
+		}
+		if err := writeState(&b, Folder(md), st); err != nil {
+			return false, err
+		}
+	}
+	return true, b.Commit()
+}

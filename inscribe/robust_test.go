@@ -46,7 +46,7 @@ func exportOf(t *testing.T, md string) []byte {
 		t.Fatal(err)
 	}
 	for _, n := range ns {
-		rf, err := ReadRound(filepath.Join(RoundsDir(folder), roundName(n)))
+		rf, err := ReadRound(filepath.Join(RoundsDir(folder), RoundName(n)))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -78,10 +77,6 @@ func (e RoundEntry) Bytes() ([]byte, error) {
 }
 
 // roundName is the file name of round n.
-func roundName(n int) string { return fmt.Sprintf("%03d.json", n) }
-
-// RoundsDir is the rounds folder of a document folder.
-func RoundsDir(folder string) string { return filepath.Join(folder, "rounds") }
 
 // writeRoundTo writes a round file to w: its fields rf (roundHeader) and
 // the round's entries, streamed: a round with a 100 MB line is not copied
@@ -116,7 +111,7 @@ func writeRoundTo(w io.Writer, rf RoundFile, r *session.Round, src io.ReaderAt) 
 	}
 	buf.WriteString("],\n  \"entries\": [")
 	// Lines without their bytes are read back from the source
-	// (claude.Config.RawInSource), in one pass: a round's lines are
+	// (source.Config.RawInSource), in one pass: a round's lines are
 	// contiguous there.
 	var lines *bufio.Reader
 	var pos int64

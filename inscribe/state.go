@@ -76,7 +76,15 @@ type docState struct {
 	None bool `json:"none,omitempty"`
 }
 
-const stateFile = "state.json"
+// Seen returns how far the source of the document in folder was read, by
+// its read note: -1 when it has none.
+func Seen(folder string) (int64, error) {
+	st, err := readState(folder)
+	if err != nil || st == nil {
+		return -1, err
+	}
+	return st.Seen, nil
+}
 
 func readState(folder string) (*docState, error) {
 	data, err := os.ReadFile(filepath.Join(folder, stateFile))
@@ -147,7 +155,6 @@ func unmarshalHash(s string) (hash.Hash, error) {
 // parent, on an item's own line, the item it continues. Lines are only ever
 // appended; a torn last line is ignored; it is rebuilt from the round files
 // if lost.
-const graphFile = "graph.tsv"
 
 type fileGraph struct {
 	path   string

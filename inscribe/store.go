@@ -9,63 +9,52 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/scribe-archive/scribe/index"
 	"github.com/scribe-archive/scribe/inscribe/document"
 )
 
-// Store is a scribe store: a directory holding
-//
-//	roles.yaml                                 the roles registry (optional)
-//	sessions/index.md                          agents, session counts, date ranges
-//	sessions/<agent_id>/index.md               that agent's sessions
-//	sessions/<agent_id>/<session_id>.md        the document
-//	sessions/<agent_id>/<session_id>/          the document's folder:
-//	    rounds/NNN.json                        round files (the backing record)
-//	    files/<hash>.<ext>                     images and documents the session showed (hash: 16 hex digits of the SHA-256)
-//	    agent-<id>.md, agent-<id>/             sidechain documents and their folders
-//	    source-files/...                       files Claude Code kept beside the session (tool-results/...)
-//	    state.json, graph.tsv                  where the source was read up to (for append)
-//
-// See docs/FORMAT.md for each file.
+// Store is a scribe store: a directory laid out as layout.go says (and
+// docs/FORMAT.md §2).
 type Store struct {
 	Root  string
 	Roles []Role
 
-	stampOnce sync.Once
-	stamps    map[string]int64
+	// Indexer, when set, keeps the store's derived views (indexes,
+	// catalogs) current: every update of a document ends with it.
+	Indexer Indexer
+}
 
-	idxMu sync.Mutex
-	idx   *index.DB // the store's sessions.db, opened on first use
+// An Indexer keeps a store's derived views current. The store calls
+// Indexed after every update of a document that did not fail, unchanged
+// ones too, still holding the document's lock.
+type Indexer interface {
+	Indexed(u Update) (warnings []error, err error)
+}
+
+// Update is what the store tells its Indexer of an update.
+type Update struct {
+	Doc string // the document
+	Key string // its key: the session id, or <session>/agent-<id> for a sidechain
+	// Seen is how far the source was read (the read note's seen).
+	Seen int64
+	// Rounds are the round files this update wrote (their headers), by
+	// number; the others are unchanged on disk.
+	Rounds map[int]*RoundFile
 }
 
 // Role is an entry of the roles registry: sessions that match it are filed
-// under its id instead of "claude".
+// under its id instead of their source's agent id ("claude", "codex").
 type Role struct {
 	ID   string `yaml:"id"`
 	Name string `yaml:"name"`
-	// AgentNames match Claude Code's agent name (set with claude -n).
+	// AgentNames match the name a person gave the agent, where the
+	// source records one (Claude Code: claude -n).
 	AgentNames []string `yaml:"agent_names"`
 	// Projects are path.Match patterns matched against the project
 	// directory (the session's working directory).
 	Projects []string `yaml:"projects"`
 }
-
-// SourceFilesDir is the folder, in a document's folder, that keeps the files
-// the source client kept beside the transcript, byte for byte.
-const SourceFilesDir = "source-files"
-
-// SidechainMetaFile is the file, in a sidechain document's folder, that
-// keeps what the source client wrote about the subagent, byte for byte.
-const SidechainMetaFile = "meta.json"
-
-// RolesFile is the roles registry's file name in the store root.
-const RolesFile = "roles.yaml"
-
-// DefaultAgent is the agent id of sessions no role claims.
-const DefaultAgent = "claude"
 
 // OpenStore opens the store at root, reading its roles registry. The
 // directory need not exist yet.
@@ -143,7 +132,8 @@ func (s *Store) roleFor(agentName, project string) *Role {
 }
 
 // role returns the role registered under id, if any.
-func (s *Store) role(id string) *Role {
+// Role returns the registered role of an agent id, or nil.
+func (s *Store) Role(id string) *Role {
 	for i := range s.Roles {
 		if s.Roles[i].ID == id {
 			return &s.Roles[i]
@@ -151,17 +141,6 @@ func (s *Store) role(id string) *Role {
 	}
 	return nil
 }
-
-// SessionsDir is where the documents live.
-func (s *Store) SessionsDir() string { return filepath.Join(s.Root, "sessions") }
-
-// DocPath returns the path of a session's document.
-func (s *Store) DocPath(agent, id string) string {
-	return filepath.Join(s.SessionsDir(), agent, id+".md")
-}
-
-// Folder returns the folder that belongs to a document.
-func Folder(docPath string) string { return strings.TrimSuffix(docPath, ".md") }
 
 // FindDoc looks for the document of a session in every agent's bucket.
 func (s *Store) FindDoc(id string) (string, bool) {
@@ -199,7 +178,7 @@ var lockTimeout = 30 * time.Second
 // lockTimeout) and then sees what the first wrote. The lock is an flock(2)
 // on <folder>/.lock (LockFileEx on Windows), so it is released when the
 // process dies.
-func lock(folder string) (unlock func(), err error) { return lockWait(folder, 0) }
+func Lock(folder string) (unlock func(), err error) { return lockWait(folder, 0) }
 
 // lockWait is lock waiting up to wait instead (lockTimeout when zero).
 func lockWait(folder string, wait time.Duration) (unlock func(), err error) {
@@ -209,7 +188,7 @@ func lockWait(folder string, wait time.Duration) (unlock func(), err error) {
 	if err := os.MkdirAll(folder, 0o755); err != nil {
 		return nil, err
 	}
-	name := filepath.Join(folder, ".lock")
+	name := filepath.Join(folder, lockFile)
 	f, err := os.OpenFile(name, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, err

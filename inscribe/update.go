@@ -15,7 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/scribe-archive/scribe/index"
 	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/atomicfile"
 	"github.com/scribe-archive/scribe/session"
@@ -199,7 +198,7 @@ func (s *Store) agentFor(src source.Session, opts Options) (string, *string) {
 	if agent == "" {
 		agent = src.Adapter.Agent()
 	}
-	if r := s.role(agent); r != nil && r.Name != "" {
+	if r := s.Role(agent); r != nil && r.Name != "" {
 		return agent, session.Ptr(r.Name)
 	}
 	return agent, nil
@@ -291,11 +290,13 @@ func (s *Store) updateDoc(spec docSpec, opts Options) (res Result) {
 		res.Outcome, res.Err = Failed, err
 		return res
 	}
-	// The indexes follow the document (still under its lock).
-	ws, err := s.indexDoc(spec.md, spec.key, u.seen, false, u.rows)
-	res.Warnings = append(res.Warnings, ws...)
-	if err != nil {
-		res.Outcome, res.Err = Failed, fmt.Errorf("index %s: %w", spec.md, err)
+	// The derived views follow the document (still under its lock).
+	if s.Indexer != nil {
+		ws, err := s.Indexer.Indexed(Update{Doc: spec.md, Key: spec.key, Seen: u.seen, Rounds: u.rounds})
+		res.Warnings = append(res.Warnings, ws...)
+		if err != nil {
+			res.Outcome, res.Err = Failed, fmt.Errorf("index %s: %w", spec.md, err)
+		}
 	}
 	return res
 }
@@ -324,9 +325,9 @@ type update struct {
 	notePending bool
 	// seen is the read note's Seen once the update is done.
 	seen int64
-	// rows are the index rows of the rounds written, so that indexing does
-	// not read them back.
-	rows map[int]index.Row
+	// rounds are the headers of the round files written, so that the
+	// indexer need not read them back.
+	rounds map[int]*RoundFile
 }
 
 // oldDoc is what an update keeps of the document it replaces.
@@ -462,7 +463,7 @@ func (u *update) check() (done bool, err error) {
 				return false, err
 			}
 		}
-		changed, err := u.store.rewriteHead(u.spec.md, func(m *session.Meta) { named(m, u.spec.adapter) })
+		changed, err := u.store.RewriteHead(u.spec.md, func(m *session.Meta) { named(m, u.spec.adapter) })
 		if changed {
 			u.res.Outcome = Upgraded
 		}
@@ -727,7 +728,7 @@ func (u *update) rebuildGraph(path string) error {
 		return err
 	}
 	for n := 1; n <= old.Rounds(); n++ {
-		rf, err := ReadRound(filepath.Join(RoundsDir(u.folder), roundName(n)))
+		rf, err := ReadRound(filepath.Join(RoundsDir(u.folder), RoundName(n)))
 		if err != nil {
 			return fmt.Errorf("rebuild %s: %w", path, err)
 		}

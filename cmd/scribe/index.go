@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/scribe-archive/scribe/index"
-	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/inscribe/document"
+	"github.com/scribe-archive/scribe/inscribe/views"
 )
 
 func newReindexCmd(e *env) *cobra.Command {
@@ -155,7 +155,7 @@ func runSearch(e *env, o searchOptions) error {
 			hits[i].Snippet = strings.NewReplacer(index.HighlightStart, "", index.HighlightEnd, "").Replace(hits[i].Snippet)
 		}
 		if hits == nil {
-			hits = []inscribe.Hit{}
+			hits = []views.Hit{}
 		}
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
@@ -244,15 +244,15 @@ changed counts those whose tag changed.`,
 			engagement := ""
 			if !untag {
 				engagement = args[2]
-				if !inscribe.ValidEngagement(engagement) {
+				if !views.ValidEngagement(engagement) {
 					return fmt.Errorf("engagement %q: use only letters, digits and the characters - _ . / : in it", engagement)
 				}
 			}
-			n, err := inscribe.RoundCount(md)
+			n, err := views.RoundCount(md)
 			if err != nil {
 				return err
 			}
-			rounds, err := inscribe.ParseRounds(args[1], n)
+			rounds, err := views.ParseRounds(args[1], n)
 			if err != nil {
 				return fmt.Errorf("%s: %w", md, err)
 			}
@@ -291,7 +291,7 @@ type tagJSON struct {
 }
 
 func newContextCmd(e *env) *cobra.Command {
-	var spec inscribe.ContextSpec
+	var spec views.ContextSpec
 	var detail string
 	cmd := &cobra.Command{
 		Use:   "context SESSION",

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/inscribe/views"
 	"github.com/scribe-archive/scribe/session/source"
 )
 
@@ -144,7 +145,7 @@ func runUpdate(ctx context.Context, e *env, o updateOptions) error {
 			fmt.Fprintf(e.stderr, "scribe: %s; inscribing the bundled sample sessions in %s into %s\n", noSessionsNote(), strings.Join(sources, " and "), where)
 		}
 	}
-	store, err := inscribe.OpenStore(root)
+	store, err := openStore(root)
 	if err != nil {
 		return err
 	}
@@ -239,7 +240,7 @@ func describeOpenError(src string, err error) error {
 
 // updateAll updates transcripts in parallel, reporting progress on a
 // terminal. Results come back in the transcripts' order.
-func updateAll(ctx context.Context, e *env, store *inscribe.Store, ts []source.Session, opts inscribe.Options) []inscribe.Result {
+func updateAll(ctx context.Context, e *env, store *views.Views, ts []source.Session, opts inscribe.Options) []inscribe.Result {
 	out := make([][]inscribe.Result, len(ts))
 	planned := 0
 	for _, t := range ts {
@@ -292,7 +293,7 @@ func docsOf(t source.Session) int {
 }
 
 // storeUpdate is inscribe.Store.Update; a test may make it panic.
-var storeUpdate = (*inscribe.Store).Update
+var storeUpdate = (*views.Views).Update
 
 // updateOne runs the update of one source. A panic fails its documents
 // alone: the run goes on with the others and ends with a failure's status.

@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/inscribe/document"
 )
 
 // sessionEntry is a session as list and show --json report it.
@@ -20,7 +20,7 @@ type sessionEntry struct {
 	SessionID string `json:"session_id"`
 	AgentID   string `json:"agent_id"`
 	// Title is the session's title, else its first prompt
-	// (inscribe.DisplayTitle).
+	// (document.DisplayTitle).
 	Title    string `json:"title"`
 	Project  string `json:"project"` // "" when unknown
 	Started  string `json:"started"` // RFC 3339, UTC; "" when unknown
@@ -31,7 +31,7 @@ type sessionEntry struct {
 
 // readEntry reads a session's entry from its document's head.
 func readEntry(md string) (sessionEntry, error) {
-	m, title, err := inscribe.ReadTitle(md)
+	m, title, err := document.ReadTitle(md)
 	if err != nil {
 		return sessionEntry{}, err
 	}

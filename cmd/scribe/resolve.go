@@ -13,6 +13,7 @@ import (
 
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/inscribe/document"
+	"github.com/scribe-archive/scribe/inscribe/views"
 )
 
 // Every command that takes a SESSION resolves it here: a document's path
@@ -32,7 +33,7 @@ func findDocument(e *env, ref string) (string, error) {
 }
 
 // openDocument opens the store and resolves a SESSION in it.
-func openDocument(e *env, ref string) (*inscribe.Store, string, error) {
+func openDocument(e *env, ref string) (*views.Views, string, error) {
 	if strings.HasSuffix(ref, ".md") {
 		store, err := e.openExistingStore()
 		if err != nil {
@@ -59,7 +60,7 @@ func openDocument(e *env, ref string) (*inscribe.Store, string, error) {
 // named ref, else the one whose session_id is ref (a document named after a
 // copied transcript: orig.jsonl gave orig.md), else the one document whose
 // name or session_id starts with ref.
-func resolveSession(store *inscribe.Store, ref string) (string, error) {
+func resolveSession(store *views.Views, ref string) (string, error) {
 	if p, ok := store.FindDoc(ref); ok {
 		return p, nil
 	}
@@ -122,7 +123,7 @@ func ambiguous(ref string, ds []docID) error {
 
 // sessionDocs lists the store's session documents (sessions/<agent>/*.md,
 // not the catalogs, not the sidechains), in order.
-func sessionDocs(store *inscribe.Store) ([]string, error) {
+func sessionDocs(store *views.Views) ([]string, error) {
 	ents, err := os.ReadDir(store.SessionsDir())
 	if err != nil {
 		return nil, err

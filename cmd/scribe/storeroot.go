@@ -9,6 +9,7 @@ import (
 	"runtime"
 
 	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/inscribe/views"
 )
 
 // A store is a directory that holds a sessions/ folder (docs/FORMAT.md,
@@ -91,17 +92,17 @@ func (e *env) storeRoot() (root string, named bool, err error) {
 }
 
 // openStore opens the store an update writes to; it need not exist yet.
-func (e *env) openStore() (*inscribe.Store, error) {
+func (e *env) openStore() (*views.Views, error) {
 	root, _, err := e.storeRoot()
 	if err != nil {
 		return nil, err
 	}
-	return inscribe.OpenStore(root)
+	return openStore(root)
 }
 
 // openExistingStore opens the store a command reads (or tags): it must
 // exist, and nothing is created when it does not.
-func (e *env) openExistingStore() (*inscribe.Store, error) {
+func (e *env) openExistingStore() (*views.Views, error) {
 	root, named, err := e.storeRoot()
 	if err != nil {
 		return nil, err
@@ -109,7 +110,7 @@ func (e *env) openExistingStore() (*inscribe.Store, error) {
 	if err := requireStore(root, named); err != nil {
 		return nil, err
 	}
-	return inscribe.OpenStore(root)
+	return openStore(root)
 }
 
 // noStoreError is a store root that holds no store.
@@ -135,4 +136,14 @@ func requireStore(root string, named bool) error {
 		return withHint(nse, fmt.Sprintf("./%s holds a store: pass --root %s", sampleRoot, sampleRoot))
 	}
 	return nse
+}
+
+// openStore opens the store at root with its derived views, which every
+// update then keeps current.
+func openStore(root string) (*views.Views, error) {
+	s, err := inscribe.OpenStore(root)
+	if err != nil {
+		return nil, err
+	}
+	return views.Open(s), nil
 }

@@ -279,3 +279,16 @@ func (p *Pending) Abort() {
 	}
 	os.Remove(p.f.Name())
 }
+
+// CopyRange copies n bytes of f from offset off to w. Between files, the
+// kernel copies them (copy_file_range) without bringing them into memory.
+func CopyRange(w io.Writer, f *os.File, off, n int64) error {
+	if n <= 0 {
+		return nil
+	}
+	if _, err := f.Seek(off, io.SeekStart); err != nil {
+		return err
+	}
+	_, err := io.Copy(w, io.LimitReader(f, n))
+	return err
+}

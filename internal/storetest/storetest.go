@@ -8,14 +8,27 @@ import (
 	"testing"
 
 	"github.com/scribe-archive/scribe/adapters/claude"
+	"github.com/scribe-archive/scribe/adapters/codex"
 	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/inscribe/views"
 	"github.com/scribe-archive/scribe/internal/testenv"
 	"github.com/scribe-archive/scribe/session/source"
 )
 
-// Inscribe inscribes every transcript under projects into s.
+// Views returns the derived views of s, opening them (and making them s's
+// indexer) the first time.
+func Views(s *inscribe.Store) *views.Views {
+	if v, ok := s.Indexer.(*views.Views); ok {
+		return v
+	}
+	return views.Open(s)
+}
+
+// Inscribe inscribes every transcript under projects into s, with its
+// derived views.
 func Inscribe(t testing.TB, s *inscribe.Store, projects string, opts inscribe.Options) []inscribe.Result {
 	t.Helper()
+	v := Views(s)
 	ts, err := Claude.Discover(projects)
 	if err != nil {
 		t.Fatal(err)
@@ -29,7 +42,7 @@ func Inscribe(t testing.TB, s *inscribe.Store, projects string, opts inscribe.Op
 			all = append(all, r)
 		}
 	}
-	if err := s.RefreshIndexes(); err != nil {
+	if err := v.RefreshIndexes(); err != nil {
 		t.Fatal(err)
 	}
 	return all
@@ -58,4 +71,45 @@ var Claude = claude.New()
 // kept in project directory dir.
 func ClaudeAt(p, id, dir string) source.Session {
 	return source.Session{Adapter: Claude, Path: p, ID: id, Dir: dir, Rel: filepath.Base(p), FilesDir: strings.TrimSuffix(p, ".jsonl")}
+}
+
+// Codex is the Codex CLI adapter, for tests that read its rollouts.
+var Codex = codex.New()
+
+// Repository inscribes a copy of the repository's testdata (the samples of
+// every client: Claude Code's in claude/projects, Codex's in codex/sessions)
+// into a fresh store at <dir>/data, laid out as the repository is, so that
+// recorded source paths match the repository's data/. It returns the store
+// and the copy of testdata.
+func Repository(t testing.TB) (*inscribe.Store, string) {
+	t.Helper()
+	dir := t.TempDir()
+	samples := filepath.Join(dir, "testdata")
+	testenv.CopyTree(t, testenv.Projects(t), filepath.Join(samples, "claude", "projects"))
+	testenv.CopyTree(t, filepath.Join(testenv.RepoRoot(t), "testdata", "codex", "sessions"), filepath.Join(samples, "codex", "sessions"))
+	s, err := inscribe.OpenStore(filepath.Join(dir, "data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := Views(s)
+	for _, src := range []struct {
+		a   source.Adapter
+		dir string
+	}{{Claude, filepath.Join(samples, "claude", "projects")}, {Codex, filepath.Join(samples, "codex", "sessions")}} {
+		ss, err := src.a.Discover(src.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sess := range ss {
+			for _, r := range s.Update(sess, inscribe.Options{Verify: true}) {
+				if r.Err != nil {
+					t.Fatalf("%s: %v", r.Source, r.Err)
+				}
+			}
+		}
+	}
+	if err := v.RefreshIndexes(); err != nil {
+		t.Fatal(err)
+	}
+	return s, samples
 }

@@ -1,11 +1,9 @@
-package inscribe
+package views
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -13,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/scribe-archive/scribe/index"
+	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/inscribe/document"
-	"github.com/scribe-archive/scribe/internal/atomicfile"
 	"github.com/scribe-archive/scribe/session"
 )
 
@@ -76,7 +74,7 @@ func ValidEngagement(s string) bool {
 
 // RoundCount returns how many rounds a document has.
 func RoundCount(md string) (int, error) {
-	ns, err := RoundNumbers(RoundsDir(Folder(md)))
+	ns, err := inscribe.RoundNumbers(inscribe.RoundsDir(inscribe.Folder(md)))
 	if err != nil && !os.IsNotExist(err) {
 		return 0, err
 	}
@@ -90,9 +88,9 @@ func RoundCount(md string) (int, error) {
 // of rounds of a document: in its durable tags file, in both indexes, in
 // its table of rounds, and in its frontmatter's engagements list. It
 // returns how many rounds changed.
-func (s *Store) Tag(md string, rounds []int, engagement string) (int, error) {
-	folder := Folder(md)
-	unlock, err := lock(folder)
+func (s *Views) Tag(md string, rounds []int, engagement string) (int, error) {
+	folder := inscribe.Folder(md)
+	unlock, err := inscribe.Lock(folder)
 	if err != nil {
 		return 0, err
 	}
@@ -133,28 +131,28 @@ func (s *Store) Tag(md string, rounds []int, engagement string) (int, error) {
 	if err != nil {
 		return changed, err
 	}
-	if _, err := sdb.SetEngagement(ctx, DocKey(m), rounds, eng); err != nil {
+	if _, err := sdb.SetEngagement(ctx, document.Key(m), rounds, eng); err != nil {
 		return changed, err
 	}
-	ldb, err := index.OpenScratch(filepath.Join(folder, SessionDB))
+	ldb, err := index.OpenScratch(filepath.Join(folder, inscribe.SessionDB))
 	var se *index.StaleError
 	if errors.As(err, &se) {
 		// Damaged: rebuild it (from the tags file, which has the new tags).
-		removeDB(filepath.Join(folder, SessionDB))
+		removeDB(filepath.Join(folder, inscribe.SessionDB))
 		if _, err = s.IndexDoc(md, true); err == nil {
-			ldb, err = index.OpenScratch(filepath.Join(folder, SessionDB))
+			ldb, err = index.OpenScratch(filepath.Join(folder, inscribe.SessionDB))
 		}
 	}
 	if err != nil {
 		return changed, err
 	}
-	_, err = ldb.SetEngagement(ctx, DocKey(m), rounds, eng)
-	var od *oldDoc
+	_, err = ldb.SetEngagement(ctx, document.Key(m), rounds, eng)
+	var od *document.Head
 	if err == nil {
-		od, err = readOldDoc(md)
+		od, err = document.ReadHead(md)
 	}
 	if err == nil {
-		err = writeRoundsIndex(ctx, ldb, DocKey(m), folder, md, DisplayTitle(od.meta, od.summary), 1)
+		err = writeRoundsIndex(ctx, ldb, document.Key(m), folder, md, document.DisplayTitle(od.Meta, od.Summary), 1)
 	}
 	if cerr := ldb.Close(); err == nil {
 		err = cerr
@@ -169,7 +167,7 @@ func (s *Store) Tag(md string, rounds []int, engagement string) (int, error) {
 	for _, e := range tags {
 		used[e] = true
 	}
-	_, err = s.rewriteHead(md, func(m *session.Meta) {
+	_, err = s.RewriteHead(md, func(m *session.Meta) {
 		var keep []session.Engagement
 		have := map[string]bool{}
 		for _, e := range m.Engagements {
@@ -191,57 +189,4 @@ func (s *Store) Tag(md string, rounds []int, engagement string) (int, error) {
 		m.Engagements = keep
 	})
 	return changed, err
-}
-
-// rewriteHead rewrites a document's frontmatter with edit applied, keeping
-// its summary and body byte for byte. It reports whether the document
-// changed. The caller holds the document's lock.
-func (s *Store) rewriteHead(md string, edit func(*session.Meta)) (bool, error) {
-	od, err := readOldDoc(md)
-	if err != nil {
-		return false, err
-	}
-	m := *od.meta
-	edit(&m)
-	head := document.RenderHead(&m, od.summary)
-	f, err := os.Open(md)
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
-	st, err := readState(Folder(md))
-	if err != nil {
-		st = nil
-	}
-	noteCurrent := st == nil || st.DocFormat == m.Format
-	if int64(len(head)) == od.bodyAt && noteCurrent {
-		if same, _ := atomicfile.SameReader(io.NewSectionReader(f, 0, od.bodyAt), bytes.NewReader(head)); same {
-			return false, nil
-		}
-	}
-	var b atomicfile.Batch
-	defer b.Abort()
-	p, err := b.Create(md, 0o644)
-	if err != nil {
-		return false, err
-	}
-	if _, err := p.Write(head); err != nil {
-		return false, err
-	}
-	if err := copyRange(p, f, od.bodyAt, od.size-od.bodyAt); err != nil {
-		return false, err
-	}
-	// The document moved: so does the open round in the read note.
-	if st != nil {
-		// Both versions of a note written mid-commit: either may be the
-		// one that holds (resolveState).
-		for n := st; n != nil; n = n.Next {
-			n.DocOpenAt += int64(len(head)) - od.bodyAt
-			n.DocFormat = m.Format
-		}
-		if err := writeState(&b, Folder(md), st); err != nil {
-			return false, err
-		}
-	}
-	return true, b.Commit()
 }

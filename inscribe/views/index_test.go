@@ -1,4 +1,4 @@
-package inscribe
+package views_test
 
 import (
 	"context"
@@ -12,12 +12,14 @@ import (
 	"time"
 
 	"github.com/scribe-archive/scribe/index"
+	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/inscribe/document"
+	"github.com/scribe-archive/scribe/inscribe/views"
 )
 
 // dumps returns the dumps of a store's indexes: sessions.db, and every
 // document's session.db.
-func dumps(t *testing.T, s *Store) map[string]string {
+func dumps(t *testing.T, s *views.Views) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	if err := s.CloseIndex(); err != nil {
@@ -27,9 +29,9 @@ func dumps(t *testing.T, s *Store) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	paths := []string{filepath.Join(s.SessionsDir(), StoreDB)}
+	paths := []string{filepath.Join(s.SessionsDir(), inscribe.StoreDB)}
 	for _, md := range docs {
-		paths = append(paths, filepath.Join(Folder(md), SessionDB))
+		paths = append(paths, filepath.Join(inscribe.Folder(md), inscribe.SessionDB))
 	}
 	for _, p := range paths {
 		db, err := index.Open(p)
@@ -96,7 +98,7 @@ func TestSeedQuery(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.CloseIndex()
-	db, err := sql.Open("sqlite", filepath.Join(s.SessionsDir(), StoreDB))
+	db, err := sql.Open("sqlite", filepath.Join(s.SessionsDir(), inscribe.StoreDB))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,11 +128,11 @@ func TestSeedQuery(t *testing.T) {
 	if !strings.Contains(string(doc), "engagements:\n  - id: console-work\n") {
 		t.Error("the frontmatter does not list the engagement")
 	}
-	table, _ := os.ReadFile(filepath.Join(Folder(md), RoundsIndex))
+	table, _ := os.ReadFile(filepath.Join(inscribe.Folder(md), inscribe.RoundsIndex))
 	if strings.Count(string(table), "| console-work |") != 2 {
 		t.Errorf("index.md does not show the tags:\n%s", table)
 	}
-	tags, _ := os.ReadFile(filepath.Join(Folder(md), TagsFile))
+	tags, _ := os.ReadFile(filepath.Join(inscribe.Folder(md), inscribe.TagsFile))
 	if !strings.Contains(string(tags), "2\tconsole-work\n4\tconsole-work\n") {
 		t.Errorf("tags.tsv: %q", tags)
 	}
@@ -142,7 +144,7 @@ func TestSeedQuery(t *testing.T) {
 	if !strings.Contains(string(doc), "engagements: []\n") {
 		t.Error("untag left the engagement in the frontmatter")
 	}
-	if _, err := os.Stat(filepath.Join(Folder(md), TagsFile)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(inscribe.Folder(md), inscribe.TagsFile)); !errors.Is(err, os.ErrNotExist) {
 		t.Error("untag left the tags file")
 	}
 }
@@ -168,7 +170,7 @@ func TestIndexLossAndDamage(t *testing.T) {
 	for p := range want {
 		os.Remove(filepath.Join(s.Root, p))
 	}
-	s2, _ := OpenStore(s.Root)
+	s2, _ := reopen(s.Root)
 	if _, err := s2.EnsureIndex(); err != nil {
 		t.Fatal(err)
 	}
@@ -184,11 +186,11 @@ func TestIndexLossAndDamage(t *testing.T) {
 
 	// Damaged: garbage in the store's index, an old version in a
 	// document's. Both are rebuilt, with a warning.
-	os.WriteFile(filepath.Join(s.SessionsDir(), StoreDB), []byte("this is not a database"), 0o644)
-	old, _ := sql.Open("sqlite", filepath.Join(Folder(md), SessionDB))
+	os.WriteFile(filepath.Join(s.SessionsDir(), inscribe.StoreDB), []byte("this is not a database"), 0o644)
+	old, _ := sql.Open("sqlite", filepath.Join(inscribe.Folder(md), inscribe.SessionDB))
 	old.Exec("PRAGMA user_version = 0")
 	old.Close()
-	s3, _ := OpenStore(s.Root)
+	s3, _ := reopen(s.Root)
 	warnings, err := s3.EnsureIndex()
 	if err != nil {
 		t.Fatal(err)
@@ -199,8 +201,8 @@ func TestIndexLossAndDamage(t *testing.T) {
 	sameDumps(t, "after damage", dumps(t, s3), want)
 
 	// A document's index damaged alone is rebuilt when next used.
-	os.WriteFile(filepath.Join(Folder(md), SessionDB), []byte("garbage"), 0o644)
-	s4, _ := OpenStore(s.Root)
+	os.WriteFile(filepath.Join(inscribe.Folder(md), inscribe.SessionDB), []byte("garbage"), 0o644)
+	s4, _ := reopen(s.Root)
 	if _, err := s4.Tag(md, []int{1}, "console-work"); err != nil {
 		t.Fatal(err)
 	}
@@ -254,13 +256,13 @@ func TestSearch(t *testing.T) {
 // TestParseRounds: round selections, and clear errors for bad ones.
 func TestParseRounds(t *testing.T) {
 	for spec, want := range map[string]string{"3": "[3]", "2-4": "[2 3 4]", "all": "[1 2 3 4 5]", "5,1-2": "[1 2 5]"} {
-		got, err := ParseRounds(spec, 5)
+		got, err := views.ParseRounds(spec, 5)
 		if err != nil || strings.Trim(strings.Join(strings.Fields(strings.Trim(fmtInts(got), "[]")), " "), " ") != strings.Trim(want, "[]") {
 			t.Errorf("%q: %v %v, want %s", spec, got, err, want)
 		}
 	}
 	for _, bad := range []string{"0", "6", "4-2", "x", "3-9", ""} {
-		if _, err := ParseRounds(bad, 5); err == nil {
+		if _, err := views.ParseRounds(bad, 5); err == nil {
 			t.Errorf("%q: no error", bad)
 		}
 	}
@@ -284,18 +286,18 @@ func TestContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A view writes nothing, even where an index is missing.
-	if err := os.Remove(filepath.Join(Folder(md), SessionDB)); err != nil {
+	if err := os.Remove(filepath.Join(inscribe.Folder(md), inscribe.SessionDB)); err != nil {
 		t.Fatal(err)
 	}
 	before := stamps(t, s.Root)
 	var buf strings.Builder
-	if err := s.Context(md, ContextSpec{Engagement: "console-work", Omit: "5", Full: "1"}, &buf); err != nil {
+	if err := s.Context(md, views.ContextSpec{Engagement: "console-work", Omit: "5", Full: "1"}, &buf); err != nil {
 		t.Fatal(err)
 	}
 	if after := stamps(t, s.Root); !maps.Equal(after, before) {
 		t.Error("context changed the store")
 	}
-	if _, err := os.Stat(filepath.Join(Folder(md), SessionDB)); err == nil {
+	if _, err := os.Stat(filepath.Join(inscribe.Folder(md), inscribe.SessionDB)); err == nil {
 		t.Error("context rebuilt the session's index")
 	}
 	out := buf.String()
@@ -317,15 +319,15 @@ func TestContextDetail(t *testing.T) {
 	s, _ := sampleStore(t)
 	defer s.CloseIndex()
 	md := filepath.Join(s.SessionsDir(), "claude", "11111111-1111-4111-8111-111111111111.md")
-	view := func(spec ContextSpec) string {
+	view := func(spec views.ContextSpec) string {
 		var buf strings.Builder
 		if err := s.Context(md, spec, &buf); err != nil {
 			t.Fatal(err)
 		}
 		return buf.String()
 	}
-	full, conv, prompts := view(ContextSpec{}), view(ContextSpec{Detail: document.DetailConversation}), view(ContextSpec{Detail: document.DetailPrompts})
-	ids := view(ContextSpec{KeepIDs: true})
+	full, conv, prompts := view(views.ContextSpec{}), view(views.ContextSpec{Detail: document.DetailConversation}), view(views.ContextSpec{Detail: document.DetailPrompts})
+	ids := view(views.ContextSpec{KeepIDs: true})
 	for name, v := range map[string]string{"full": full, "conversation": conv, "prompts": prompts} {
 		if strings.Contains(v, "<!-- scribe") || strings.Contains(v, `<a id="`) || strings.Contains(v, "scribe:") {
 			t.Errorf("the %s view keeps scribe's identities or markers", name)
@@ -352,30 +354,5 @@ func TestContextDetail(t *testing.T) {
 	}
 	if !(len(prompts) < len(conv) && len(conv) < len(full) && len(full) < len(ids)) {
 		t.Errorf("sizes: prompts %d, conversation %d, full %d, with ids %d", len(prompts), len(conv), len(full), len(ids))
-	}
-}
-
-// TestIndexStale: a main document newer than its agent's catalog makes the
-// catalog stale; a sidechain, which the catalog does not list, does not.
-func TestIndexStale(t *testing.T) {
-	s, _ := sampleStore(t)
-	defer s.CloseIndex()
-	main := filepath.Join(s.SessionsDir(), "claude", "33333333-3333-4333-8333-333333333333.md")
-	subs, _ := filepath.Glob(filepath.Join(Folder(main), "agent-*.md"))
-	if len(subs) == 0 {
-		t.Fatal("the sample session has no sidechain")
-	}
-	later := time.Now().Add(time.Hour)
-	if err := os.Chtimes(subs[0], later, later); err != nil {
-		t.Fatal(err)
-	}
-	if s.indexStale("claude", subs[0]) {
-		t.Errorf("a newer sidechain makes the catalog stale")
-	}
-	if err := os.Chtimes(main, later, later); err != nil {
-		t.Fatal(err)
-	}
-	if !s.indexStale("claude", main) {
-		t.Errorf("a newer document does not make the catalog stale")
 	}
 }

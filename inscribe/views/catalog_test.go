@@ -1,4 +1,4 @@
-package inscribe
+package views
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package inscribe
+package views
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/atomicfile"
 )
@@ -36,10 +37,10 @@ type agentSummary struct {
 // RefreshAfter rewrites the index files of every agent whose documents the
 // results changed, or changed in an earlier run that was stopped before
 // its index files were written. It does nothing when there is none.
-func (s *Store) RefreshAfter(results []Result) error {
+func (s *Views) RefreshAfter(results []inscribe.Result) error {
 	agents := map[string]bool{}
 	for _, r := range results {
-		if r.Doc == "" || r.Outcome == Failed {
+		if r.Doc == "" || r.Outcome == inscribe.Failed {
 			continue
 		}
 		rel, err := filepath.Rel(s.SessionsDir(), r.Doc)
@@ -47,7 +48,7 @@ func (s *Store) RefreshAfter(results []Result) error {
 			continue
 		}
 		agent, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
-		if r.Outcome != Unchanged || s.indexStale(agent, r.Doc) {
+		if r.Outcome != inscribe.Unchanged || s.indexStale(agent, r.Doc) {
 			agents[agent] = true
 		}
 	}
@@ -60,12 +61,12 @@ func (s *Store) RefreshAfter(results []Result) error {
 // RefreshIndexes rewrites the index of each named agent (every agent when
 // none is named) and then the top index. Both are derived from the
 // documents and are deterministic: the same store gives the same bytes.
-func (s *Store) RefreshIndexes(agents ...string) error {
+func (s *Views) RefreshIndexes(agents ...string) error {
 	dir := s.SessionsDir()
 	if err := atomicfile.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	unlock, err := lock(dir)
+	unlock, err := inscribe.Lock(dir)
 	if err != nil {
 		return err
 	}
@@ -92,18 +93,18 @@ func (s *Store) RefreshIndexes(agents ...string) error {
 	if err != nil {
 		return err
 	}
-	_, err = atomicfile.WriteIfChanged(filepath.Join(s.SessionsDir(), stampFile), b, 0o644)
+	_, err = atomicfile.WriteIfChanged(filepath.Join(s.SessionsDir(), inscribe.StampFile), b, 0o644)
 	return err
 }
 
-func (s *Store) agents() ([]string, error) {
+func (s *Views) agents() ([]string, error) {
 	ents, err := os.ReadDir(s.SessionsDir())
 	if err != nil {
 		return nil, err
 	}
 	var out []string
 	for _, e := range ents {
-		if e.IsDir() && ValidAgentID(e.Name()) {
+		if e.IsDir() && inscribe.ValidAgentID(e.Name()) {
 			out = append(out, e.Name())
 		}
 	}
@@ -112,13 +113,13 @@ func (s *Store) agents() ([]string, error) {
 }
 
 // Rows returns the sessions filed under an agent, oldest first.
-func (s *Store) Rows(agent string) ([]IndexRow, error) {
+func (s *Views) Rows(agent string) ([]IndexRow, error) {
 	rows, _, err := s.rows(agent)
 	return rows, err
 }
 
 // rows also returns the newest modification time among the documents.
-func (s *Store) rows(agent string) ([]IndexRow, int64, error) {
+func (s *Views) rows(agent string) ([]IndexRow, int64, error) {
 	dir := filepath.Join(s.SessionsDir(), agent)
 	paths, err := filepath.Glob(filepath.Join(dir, "*.md"))
 	if err != nil {
@@ -133,12 +134,12 @@ func (s *Store) rows(agent string) ([]IndexRow, int64, error) {
 		if fi, err := os.Stat(p); err == nil && fi.ModTime().UnixNano() > newest {
 			newest = fi.ModTime().UnixNano()
 		}
-		od, err := readOldDoc(p)
+		od, err := document.ReadHead(p)
 		if err != nil {
 			continue // not a document (or a broken one: check reports it)
 		}
-		m := od.meta
-		rows = append(rows, IndexRow{ID: m.SessionID, Title: strOr(m.Title, ""), Started: strOr(m.Started, ""), Ended: strOr(m.Ended, ""), Summary: od.summary})
+		m := od.Meta
+		rows = append(rows, IndexRow{ID: m.SessionID, Title: strOr(m.Title, ""), Started: strOr(m.Started, ""), Ended: strOr(m.Ended, ""), Summary: od.Summary})
 	}
 	sort.Slice(rows, func(i, j int) bool {
 		if rows[i].Started != rows[j].Started {
@@ -158,13 +159,13 @@ func strOr(p *string, def string) string {
 
 // writeAgentIndex writes an agent's index and returns the newest document
 // modification time it reflects.
-func (s *Store) writeAgentIndex(agent string) (int64, error) {
+func (s *Views) writeAgentIndex(agent string) (int64, error) {
 	rows, newest, err := s.rows(agent)
 	if err != nil {
 		return 0, err
 	}
 	sum := agentSummary{Sessions: len(rows)}
-	if r := s.role(agent); r != nil {
+	if r := s.Role(agent); r != nil {
 		sum.Role = r.Name
 	}
 	for _, r := range rows {
@@ -196,7 +197,7 @@ func (s *Store) writeAgentIndex(agent string) (int64, error) {
 			if len(date) >= 10 {
 				date = date[:10]
 			}
-			fmt.Fprintf(&buf, "| [%s](%s.md) | %s | %s | %s |\n", cell(r.ID), r.ID, cell(r.Title), cell(date), cell(summaryLine(r.Summary)))
+			fmt.Fprintf(&buf, "| [%s](%s.md) | %s | %s | %s |\n", cell(r.ID), r.ID, cell(r.Title), cell(date), cell(document.SummaryLine(r.Summary)))
 		}
 	}
 	_, err = atomicfile.WriteIfChanged(filepath.Join(s.SessionsDir(), agent, "index.md"), buf.Bytes(), 0o644)
@@ -204,14 +205,6 @@ func (s *Store) writeAgentIndex(agent string) (int64, error) {
 }
 
 // summaryLine is the first line of a summary, for a table cell.
-func summaryLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	return s
-}
-
 // cell makes text safe in a markdown table cell. Summaries are markdown
 // already and keep their formatting; only what would break the row is
 // changed.
@@ -241,7 +234,7 @@ func cell(s string) string {
 	return strings.TrimSpace(b.String())
 }
 
-func (s *Store) writeTopIndex(agents []string) error {
+func (s *Views) writeTopIndex(agents []string) error {
 	var buf bytes.Buffer
 	buf.WriteString("# Sessions\n\n")
 	if len(agents) == 0 {
@@ -285,15 +278,14 @@ func day(ts string) string {
 	return ts
 }
 
-// stampFile records, per agent, the newest document modification time the
+// The stamp file (inscribe.StampFile) records, per agent, the newest document modification time the
 // agent's index files reflect. It is local bookkeeping (not published, not
 // deterministic) and lets an update tell cheaply whether a run that was
 // stopped left index files behind their documents.
-const stampFile = ".index-stamp.json"
 
-func (s *Store) readStamps() map[string]int64 {
+func (s *Views) readStamps() map[string]int64 {
 	stamps := map[string]int64{}
-	if b, err := os.ReadFile(filepath.Join(s.SessionsDir(), stampFile)); err == nil {
+	if b, err := os.ReadFile(filepath.Join(s.SessionsDir(), inscribe.StampFile)); err == nil {
 		json.Unmarshal(b, &stamps)
 	}
 	return stamps
@@ -302,7 +294,7 @@ func (s *Store) readStamps() map[string]int64 {
 // indexStale reports whether an agent's index files may not reflect a
 // document: the document changed after they were last written. A sidechain
 // (a document inside its session's folder) is not in the catalog.
-func (s *Store) indexStale(agent, doc string) bool {
+func (s *Views) indexStale(agent, doc string) bool {
 	if filepath.Dir(doc) != filepath.Join(s.SessionsDir(), agent) {
 		return false
 	}

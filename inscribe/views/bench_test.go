@@ -1,6 +1,6 @@
 //go:build unix
 
-package inscribe
+package views_test
 
 // Benchmarks over a large, realistic projects tree. They are skipped unless
 // SCRIBE_BENCH_ARCHIVE names one; bench/run builds the archives and runs
@@ -27,6 +27,9 @@ import (
 	"time"
 
 	"github.com/scribe-archive/scribe/adapters/claude"
+	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/inscribe/views"
+	"github.com/scribe-archive/scribe/internal/storetest"
 	"github.com/scribe-archive/scribe/session/source"
 )
 
@@ -38,7 +41,7 @@ func benchArchive(b *testing.B) string {
 	if dir == "" {
 		b.Skip("SCRIBE_BENCH_ARCHIVE is not set: build a projects tree with " +
 			"`python3 ../shared/bench/mkarchive.py --sessions 300 --seed 1 ../shared/corpus/claude-code-2.1.328 /tmp/scribe-bench/a300` " +
-			"and run SCRIBE_BENCH_ARCHIVE=/tmp/scribe-bench/a300 go test ./inscribe -run '^$' -bench . -benchtime 1x (or use bench/run)")
+			"and run SCRIBE_BENCH_ARCHIVE=/tmp/scribe-bench/a300 go test ./inscribe/views -run '^$' -bench . -benchtime 1x (or use bench/run)")
 	}
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		b.Fatalf("SCRIBE_BENCH_ARCHIVE=%s is not a directory", dir)
@@ -50,7 +53,7 @@ func benchArchive(b *testing.B) string {
 // size, reading every source once (benchWarm).
 func benchSources(b *testing.B, archive string) ([]source.Session, int64) {
 	b.Helper()
-	ts, err := claudeSrc.Discover(archive)
+	ts, err := storetest.Claude.Discover(archive)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -96,17 +99,18 @@ func benchWarm(b *testing.B, ts []source.Session) int64 {
 // does over a projects tree, in process: open the store, discover, update
 // in parallel with the CLI's worker count, refresh the index files of the
 // agents that changed, close the index. It fails the benchmark on any error.
-func benchRun(b *testing.B, root, archive string, opts Options) []Result {
+func benchRun(b *testing.B, root, archive string, opts inscribe.Options) []inscribe.Result {
 	b.Helper()
-	s, err := OpenStore(root)
+	st, err := inscribe.OpenStore(root)
 	if err != nil {
 		b.Fatal(err)
 	}
-	ts, err := claudeSrc.Discover(archive)
+	s := views.Open(st)
+	ts, err := storetest.Claude.Discover(archive)
 	if err != nil {
 		b.Fatal(err)
 	}
-	out := make([][]Result, len(ts))
+	out := make([][]inscribe.Result, len(ts))
 	next := make(chan int)
 	var wg sync.WaitGroup
 	workers := min(max(2, runtime.GOMAXPROCS(0)*2), 8) // as cmd/scribe's updateAll
@@ -124,7 +128,7 @@ func benchRun(b *testing.B, root, archive string, opts Options) []Result {
 	}
 	close(next)
 	wg.Wait()
-	var flat []Result
+	var flat []inscribe.Result
 	for _, rs := range out {
 		for _, r := range rs {
 			if r.Err != nil {
@@ -145,7 +149,7 @@ func benchRun(b *testing.B, root, archive string, opts Options) []Result {
 // benchFreshProcess puts the caches back as a new process has them (the
 // adapter's fork cache would otherwise spare later runs their reads).
 func benchFreshProcess() {
-	claudeSrc = claude.New()
+	storetest.Claude = claude.New()
 }
 
 // benchDeleted is when a benchmark last deleted a store. On an ext4 file
@@ -279,13 +283,13 @@ func BenchmarkInscribe(b *testing.B) {
 		benchWarm(b, ts)
 		b.StartTimer()
 		start, cpu0 := time.Now(), cpuTime()
-		rs := benchRun(b, root, archive, Options{Verify: true})
+		rs := benchRun(b, root, archive, inscribe.Options{Verify: true})
 		elapsed += time.Since(start)
 		cpu += cpuTime() - cpu0
 		b.StopTimer()
 		peakKB = max(peakKB, procStatusKB("VmHWM"))
 		for _, r := range rs {
-			if r.Outcome != Inscribed {
+			if r.Outcome != inscribe.Inscribed {
 				b.Fatalf("%s: %s, want inscribed", r.Doc, r.Outcome)
 			}
 		}
@@ -364,11 +368,11 @@ func benchFloorDir(dir string, n int, data []byte, temp bool) error {
 	}
 	var pending []*os.File
 	for r := 1; r <= n; r++ {
-		name := filepath.Join(dir, roundName(r))
+		name := filepath.Join(dir, inscribe.RoundName(r))
 		var f *os.File
 		var err error
 		if temp {
-			f, err = os.CreateTemp(dir, "."+roundName(r)+".tmp-*")
+			f, err = os.CreateTemp(dir, "."+inscribe.RoundName(r)+".tmp-*")
 		} else {
 			f, err = os.Create(name)
 		}
@@ -390,7 +394,7 @@ func benchFloorDir(dir string, n int, data []byte, temp bool) error {
 		if err := f.Close(); err != nil {
 			return err
 		}
-		if err := os.Rename(f.Name(), filepath.Join(dir, roundName(r+1))); err != nil {
+		if err := os.Rename(f.Name(), filepath.Join(dir, inscribe.RoundName(r+1))); err != nil {
 			return err
 		}
 	}
@@ -418,7 +422,7 @@ func BenchmarkNoopAppend(b *testing.B) {
 	benchQuiesce(b)
 	benchWarm(b, ts)
 	start := time.Now()
-	benchRun(b, root, archive, Options{Verify: true})
+	benchRun(b, root, archive, inscribe.Options{Verify: true})
 	full := time.Since(start)
 	b.ReportAllocs()
 	var elapsed time.Duration
@@ -432,14 +436,14 @@ func BenchmarkNoopAppend(b *testing.B) {
 		r0, w0 := procIO()
 		b.StartTimer()
 		start := time.Now()
-		rs := benchRun(b, root, archive, Options{})
+		rs := benchRun(b, root, archive, inscribe.Options{})
 		elapsed += time.Since(start)
 		b.StopTimer()
 		r1, w1 := procIO()
 		read += r1 - r0
 		written += w1 - w0
 		for _, r := range rs {
-			if r.Outcome != Unchanged {
+			if r.Outcome != inscribe.Unchanged {
 				b.Fatalf("%s: %s, want unchanged", r.Doc, r.Outcome)
 			}
 		}
@@ -456,7 +460,7 @@ func BenchmarkNoopAppend(b *testing.B) {
 
 // BenchmarkAppendTail times appending 10 new lines to one session of 1, 10
 // and 50 MB: the session less its last 10 lines is inscribed outside the
-// timer, the 10 lines are appended to the source, and Update (Options{},
+// timer, the 10 lines are appended to the source, and inscribe.Update (inscribe.Options{},
 // as `scribe append` runs it, with the index opened and closed as a new
 // process would) is timed. Each further iteration appends the next 10
 // lines; once the session has grown by a tenth it is put back to its
@@ -527,12 +531,12 @@ func benchAppendTail(b *testing.B, tmpl, sid string, size int64) {
 		}
 		benchFreshProcess()
 		benchResetPeak()
-		benchRun(b, root, filepath.Dir(src), Options{Verify: true})
+		benchRun(b, root, filepath.Dir(src), inscribe.Options{Verify: true})
 		inscribeKB = max(inscribeKB, procStatusKB("VmHWM"))
 	}
 	reset()
 	next := 0
-	ts, err := claudeSrc.Discover(src)
+	ts, err := storetest.Claude.Discover(src)
 	if err != nil || len(ts) != 1 {
 		b.Fatalf("discover %s: %v", src, err)
 	}
@@ -557,17 +561,18 @@ func benchAppendTail(b *testing.B, tmpl, sid string, size int64) {
 			b.Fatal(err)
 		}
 		out.Close()
-		s, err := OpenStore(root)
+		st, err := inscribe.OpenStore(root)
 		if err != nil {
 			b.Fatal(err)
 		}
+		s := views.Open(st)
 		benchFreshProcess()
 		benchQuiesce(b)
 		r0, w0 := procIO()
 		start := time.Now()
 		b.StartTimer()
-		tr.Adapter = claudeSrc
-		rs := s.Update(tr, Options{})
+		tr.Adapter = storetest.Claude
+		rs := s.Update(tr, inscribe.Options{})
 		cerr := s.CloseIndex()
 		b.StopTimer()
 		maxNs = max(maxNs, int64(time.Since(start)))
@@ -579,7 +584,7 @@ func benchAppendTail(b *testing.B, tmpl, sid string, size int64) {
 			b.Fatal(cerr)
 		}
 		for _, r := range rs {
-			if r.Err != nil || r.Outcome == Unchanged {
+			if r.Err != nil || r.Outcome == inscribe.Unchanged {
 				b.Fatalf("%s: %s %v, want appended", r.Doc, r.Outcome, r.Err)
 			}
 		}
@@ -640,7 +645,7 @@ func benchLongRound(b *testing.B, path, sid string, size int64) {
 // archive and its session id.
 func benchLargestSession(b *testing.B, archive string) (string, string) {
 	b.Helper()
-	ts, err := claudeSrc.Discover(archive)
+	ts, err := storetest.Claude.Discover(archive)
 	if err != nil {
 		b.Fatal(err)
 	}

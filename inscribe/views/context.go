@@ -1,4 +1,4 @@
-package inscribe
+package views
 
 import (
 	"bytes"
@@ -29,7 +29,7 @@ type ContextSpec struct {
 // chosen rounds at full fidelity, others as one-line references, others
 // omitted. Without a selection, every round is in full. It reads the store
 // and never writes to it.
-func (s *Store) Context(md string, spec ContextSpec, w io.Writer) error {
+func (s *Views) Context(md string, spec ContextSpec, w io.Writer) error {
 	src, err := os.ReadFile(md)
 	if err != nil {
 		return err
@@ -40,7 +40,7 @@ func (s *Store) Context(md string, spec ContextSpec, w io.Writer) error {
 	}
 	// The rows come from the round files and tags.tsv, as the indexes'
 	// do, so that a view writes nothing, not even a stale index.
-	rows, err := s.docRows(md, DocKey(&doc.Meta), 1, nil)
+	rows, err := s.docRows(md, document.Key(&doc.Meta), 1, nil)
 	if err != nil {
 		return err
 	}
@@ -82,7 +82,7 @@ func (s *Store) Context(md string, spec ContextSpec, w io.Writer) error {
 	if title == "" {
 		title = document.Title(&doc.Meta)
 	}
-	fmt.Fprintf(&buf, "# Context: %s\n\nSession `%s`, from %s. %s\n\n%s\n", document.EscapeInline(title), DocKey(&doc.Meta), rel, counts(mode), doc.Summary)
+	fmt.Fprintf(&buf, "# Context: %s\n\nSession `%s`, from %s. %s\n\n%s\n", document.EscapeInline(title), document.Key(&doc.Meta), rel, counts(mode), doc.Summary)
 	for _, r := range rows {
 		switch mode[r.Round] {
 		case "full":

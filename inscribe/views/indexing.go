@@ -1,4 +1,4 @@
-package inscribe
+package views
 
 import (
 	"bufio"
@@ -14,41 +14,18 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/scribe-archive/scribe/index"
+	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/atomicfile"
 	"github.com/scribe-archive/scribe/session"
 )
 
-// The index files of the store (package index): one database per document
-// in its folder, one for the whole store, a table of rounds per document in
-// its folder, and the engagement tags a person set, kept durably in the
-// document's folder because the databases are derived and may be rebuilt.
-const (
-	SessionDB   = "session.db"
-	StoreDB     = "sessions.db"
-	RoundsIndex = "index.md"
-	TagsFile    = "tags.tsv"
-)
-
-// previewLen is how much of a round's text the index's previews keep.
-const previewLen = 120
-
-// DocKey is a document's key in the indexes: its session id, or
-// <session>/agent-<id> for a sidechain.
-func DocKey(m *session.Meta) string {
-	if m.SidechainOf != nil {
-		return m.SessionID + "/agent-" + m.SidechainOf.AgentID
-	}
-	return m.SessionID
-}
-
 // ReadTags reads a document's engagement tags: round -> engagement.
 func ReadTags(folder string) (map[int]string, error) {
 	tags := map[int]string{}
-	f, err := os.Open(filepath.Join(folder, TagsFile))
+	f, err := os.Open(filepath.Join(folder, inscribe.TagsFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return tags, nil
 	}
@@ -65,7 +42,7 @@ func ReadTags(folder string) (map[int]string, error) {
 		round, eng, ok := strings.Cut(line, "\t")
 		r, err := strconv.Atoi(round)
 		if !ok || err != nil || r < 1 || eng == "" {
-			return nil, &document.FormatError{File: filepath.Join(folder, TagsFile), Line: n, Msg: "expected \"<round>\\t<engagement>\""}
+			return nil, &document.FormatError{File: filepath.Join(folder, inscribe.TagsFile), Line: n, Msg: "expected \"<round>\\t<engagement>\""}
 		}
 		tags[r] = eng
 	}
@@ -84,7 +61,7 @@ func WriteTags(folder string, tags map[int]string) error {
 	for _, r := range rounds {
 		fmt.Fprintf(&buf, "%d\t%s\n", r, tags[r])
 	}
-	p := filepath.Join(folder, TagsFile)
+	p := filepath.Join(folder, inscribe.TagsFile)
 	if len(rounds) == 0 {
 		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
@@ -97,7 +74,7 @@ func WriteTags(folder string, tags map[int]string) error {
 
 // roundRow derives a round's index row from its round file's fields; the
 // caller sets the row's round file and engagement.
-func roundRow(key string, rf *RoundFile) index.Row {
+func roundRow(key string, rf *inscribe.RoundFile) index.Row {
 	row := index.Row{SessionID: key, Round: rf.Round, Started: rf.Started, TokenCount: rf.TokenCount}
 	var body, agentText strings.Builder
 	add := func(b *strings.Builder, s string) {
@@ -110,7 +87,7 @@ func roundRow(key string, rf *RoundFile) index.Row {
 		b.WriteString(s)
 	}
 	if rf.User != nil {
-		row.UserPreview = preview(rf.User.Text)
+		row.UserPreview = document.Preview(rf.User.Text)
 		add(&body, rf.User.Text)
 	}
 	for _, b := range rf.Agent {
@@ -127,7 +104,7 @@ func roundRow(key string, rf *RoundFile) index.Row {
 			add(&body, b.Name+" "+canonicalJSON(b.Input))
 		}
 	}
-	row.AgentPreview = preview(agentText.String())
+	row.AgentPreview = document.Preview(agentText.String())
 	row.Body = body.String()
 	return row
 }
@@ -151,34 +128,10 @@ func canonicalJSON(raw json.RawMessage) string {
 	return strings.TrimSuffix(buf.String(), "\n")
 }
 
-// preview is the first previewLen characters of a text, on one line.
-func preview(s string) string {
-	var sb strings.Builder
-	n := 0
-	space := false
-	for _, r := range s {
-		if unicode.IsSpace(r) || unicode.IsControl(r) {
-			space = sb.Len() > 0
-			continue
-		}
-		if space {
-			sb.WriteByte(' ')
-			n++
-			space = false
-		}
-		if n == previewLen {
-			break
-		}
-		sb.WriteRune(r)
-		n++
-	}
-	return sb.String()
-}
-
-// storeIndex returns the store's index, opened once per Store. One that
+// storeIndex returns the store's index, opened once per Views. One that
 // was written by another version of scribe, or damaged, is rebuilt with
 // every document's index from the round files, with a warning.
-func (s *Store) storeIndex() (*index.DB, []error, error) {
+func (s *Views) storeIndex() (*index.DB, []error, error) {
 	s.idxMu.Lock()
 	if s.idx != nil {
 		defer s.idxMu.Unlock()
@@ -188,7 +141,7 @@ func (s *Store) storeIndex() (*index.DB, []error, error) {
 		s.idxMu.Unlock()
 		return nil, nil, err
 	}
-	p := filepath.Join(s.SessionsDir(), StoreDB)
+	p := filepath.Join(s.SessionsDir(), inscribe.StoreDB)
 	db, err := index.Open(p)
 	var se *index.StaleError
 	if !errors.As(err, &se) {
@@ -225,7 +178,7 @@ func (s *Store) storeIndex() (*index.DB, []error, error) {
 }
 
 // CloseIndex closes the store's index, if open.
-func (s *Store) CloseIndex() error {
+func (s *Views) CloseIndex() error {
 	s.idxMu.Lock()
 	defer s.idxMu.Unlock()
 	if s.idx == nil {
@@ -237,7 +190,7 @@ func (s *Store) CloseIndex() error {
 }
 
 // Docs lists every document in the store, sidechains included, in order.
-func (s *Store) Docs() ([]string, error) {
+func (s *Views) Docs() ([]string, error) {
 	agents, err := s.agents()
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -257,7 +210,7 @@ func (s *Store) Docs() ([]string, error) {
 				continue
 			}
 			out = append(out, md)
-			subs, _ := filepath.Glob(filepath.Join(Folder(md), "agent-*.md"))
+			subs, _ := filepath.Glob(filepath.Join(inscribe.Folder(md), "agent-*.md"))
 			sort.Strings(subs)
 			out = append(out, subs...)
 		}
@@ -268,29 +221,28 @@ func (s *Store) Docs() ([]string, error) {
 // docRows reads a document's round files from round `from` on and derives
 // their index rows.
 //
-// written holds rows an update derived from rounds it just wrote (see
-// roundRow): those rounds are not read back.
-func (s *Store) docRows(md, key string, from int, written map[int]index.Row) ([]index.Row, error) {
-	folder := Folder(md)
+// written holds the headers of rounds an update just wrote: those rounds
+// are not read back.
+func (s *Views) docRows(md, key string, from int, written map[int]*inscribe.RoundFile) ([]index.Row, error) {
+	folder := inscribe.Folder(md)
 	tags, err := ReadTags(folder)
 	if err != nil {
 		return nil, err
 	}
-	ns, err := roundsFrom(RoundsDir(folder), from)
+	ns, err := roundsFrom(inscribe.RoundsDir(folder), from)
 	if err != nil {
 		return nil, err
 	}
 	var rows []index.Row
 	for _, n := range ns {
-		p := filepath.Join(RoundsDir(folder), roundName(n))
-		row, ok := written[n]
+		p := filepath.Join(inscribe.RoundsDir(folder), inscribe.RoundName(n))
+		rf, ok := written[n]
 		if !ok {
-			rf, err := ReadRoundHeader(p)
-			if err != nil {
+			if rf, err = inscribe.ReadRoundHeader(p); err != nil {
 				return nil, err
 			}
-			row = roundRow(key, rf)
 		}
+		row := roundRow(key, rf)
 		rel, _ := filepath.Rel(s.SessionsDir(), p)
 		row.RoundFile = filepath.ToSlash(rel)
 		if t, ok := tags[n]; ok {
@@ -308,7 +260,7 @@ func (s *Store) docRows(md, key string, from int, written map[int]index.Row) ([]
 // list a folder that grows with the session.
 func roundsFrom(dir string, from int) ([]int, error) {
 	if from <= 1 {
-		ns, err := RoundNumbers(dir)
+		ns, err := inscribe.RoundNumbers(dir)
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, nil
 		}
@@ -316,7 +268,7 @@ func roundsFrom(dir string, from int) ([]int, error) {
 	}
 	var ns []int
 	for n := from; ; n++ {
-		if _, err := os.Stat(filepath.Join(dir, roundName(n))); errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Stat(filepath.Join(dir, inscribe.RoundName(n))); errors.Is(err, os.ErrNotExist) {
 			return ns, nil
 		} else if err != nil {
 			return nil, err
@@ -325,9 +277,9 @@ func roundsFrom(dir string, from int) ([]int, error) {
 	}
 }
 
-func (s *Store) sessionRow(md string, m *session.Meta, summary string, seen int64) index.Session {
+func (s *Views) sessionRow(md string, m *session.Meta, summary string, seen int64) index.Session {
 	rel, _ := filepath.Rel(s.SessionsDir(), md)
-	return index.Session{SessionID: DocKey(m), AgentID: m.AgentID, Title: DisplayTitle(m, summary), Project: strOr(m.Project, ""),
+	return index.Session{SessionID: document.Key(m), AgentID: m.AgentID, Title: document.DisplayTitle(m, summary), Project: strOr(m.Project, ""),
 		Started: strOr(m.Started, ""), Ended: strOr(m.Ended, ""), Doc: filepath.ToSlash(rel), Seen: seen}
 }
 
@@ -336,27 +288,23 @@ func (s *Store) sessionRow(md string, m *session.Meta, summary string, seen int6
 // indexes only the rounds the indexes lack, and the last one (which may
 // have been open), so an append of one round touches one or two rows.
 // all forces every round to be indexed again.
-func (s *Store) IndexDoc(md string, all bool) ([]error, error) {
+func (s *Views) IndexDoc(md string, all bool) ([]error, error) {
 	m, err := document.ReadMeta(md)
 	if err != nil {
 		return nil, err
 	}
-	st, err := readState(Folder(md))
+	seen, err := inscribe.Seen(inscribe.Folder(md))
 	if err != nil {
 		return nil, err
 	}
-	seen := int64(-1)
-	if st != nil {
-		seen = st.Seen
-	}
-	return s.indexDoc(md, DocKey(m), seen, all, nil)
+	return s.indexDoc(md, document.Key(m), seen, all, nil)
 }
 
 // indexDoc is IndexDoc for a document whose key and read position the
 // caller knows: when its indexes are current, it reads nothing else.
-func (s *Store) indexDoc(md, key string, seen int64, all bool, written map[int]index.Row) ([]error, error) {
+func (s *Views) indexDoc(md, key string, seen int64, all bool, written map[int]*inscribe.RoundFile) ([]error, error) {
 	ctx := context.Background()
-	folder := Folder(md)
+	folder := inscribe.Folder(md)
 	sdb, warnings, err := s.storeIndex()
 	if err != nil {
 		return warnings, err
@@ -365,18 +313,18 @@ func (s *Store) indexDoc(md, key string, seen int64, all bool, written map[int]i
 	if err != nil {
 		return warnings, err
 	}
-	local := filepath.Join(folder, SessionDB)
+	local := filepath.Join(folder, inscribe.SessionDB)
 	_, localErr := os.Stat(local)
 	rel, _ := filepath.Rel(s.SessionsDir(), md)
 	if !all && known && info.Seen == seen && info.Doc == filepath.ToSlash(rel) && localErr == nil {
 		return warnings, nil // current
 	}
-	od, err := readOldDoc(md)
+	od, err := document.ReadHead(md)
 	if err != nil {
 		return warnings, err
 	}
-	m := od.meta
-	row := s.sessionRow(md, m, od.summary, seen)
+	m := od.Meta
+	row := s.sessionRow(md, m, od.Summary, seen)
 	from := 1
 	if known && !all {
 		if from, err = sdb.MaxRound(ctx, key); err != nil {
@@ -441,7 +389,7 @@ func (s *Store) indexDoc(md, key string, seen int64, all bool, written map[int]i
 // be listed already. An append therefore rewrites the last row or two and
 // copies the rest of the file as it is, without reading it.
 func writeRoundsIndex(ctx context.Context, ldb *index.DB, key, folder, md, title string, from int) error {
-	path := filepath.Join(folder, RoundsIndex)
+	path := filepath.Join(folder, inscribe.RoundsIndex)
 	doc := filepath.Base(md)
 	head := roundsTableHead(title, doc)
 	if from > 1 {
@@ -553,7 +501,7 @@ func spliceRoundsIndex(path string, head, rowStart, rows []byte) (bool, error) {
 		if _, err := w.Write(head); err != nil {
 			return err
 		}
-		if err := copyRange(w, f, tableAt, rowAt-tableAt); err != nil {
+		if err := atomicfile.CopyRange(w, f, tableAt, rowAt-tableAt); err != nil {
 			return err
 		}
 		_, err := w.Write(rows)
@@ -563,13 +511,13 @@ func spliceRoundsIndex(path string, head, rowStart, rows []byte) (bool, error) {
 
 // removeIndexes deletes every document's index (the store's is replaced
 // by the caller).
-func (s *Store) removeIndexes() error {
+func (s *Views) removeIndexes() error {
 	docs, err := s.Docs()
 	if err != nil {
 		return err
 	}
 	for _, md := range docs {
-		removeDB(filepath.Join(Folder(md), SessionDB))
+		removeDB(filepath.Join(inscribe.Folder(md), inscribe.SessionDB))
 	}
 	return nil
 }
@@ -583,7 +531,7 @@ func removeDB(p string) {
 // Reindex rebuilds every index of the store from the round files and the
 // durable engagement tags: each document's session.db and index.md, and
 // the store's sessions.db.
-func (s *Store) Reindex() ([]error, error) {
+func (s *Views) Reindex() ([]error, error) {
 	if err := s.CloseIndex(); err != nil {
 		return nil, err
 	}
@@ -595,7 +543,7 @@ func (s *Store) Reindex() ([]error, error) {
 	if err := s.removeIndexes(); err != nil {
 		return nil, err
 	}
-	removeDB(filepath.Join(s.SessionsDir(), StoreDB))
+	removeDB(filepath.Join(s.SessionsDir(), inscribe.StoreDB))
 	for _, md := range docs {
 		ws, err := s.IndexDoc(md, true)
 		warnings = append(warnings, ws...)
@@ -609,7 +557,7 @@ func (s *Store) Reindex() ([]error, error) {
 // EnsureIndex makes sure the store's index covers every document before it
 // is searched: a document it lacks (an index deleted, or a run stopped
 // before indexing) is indexed now, so a search is never silently short.
-func (s *Store) EnsureIndex() ([]error, error) {
+func (s *Views) EnsureIndex() ([]error, error) {
 	docs, err := s.Docs()
 	if err != nil {
 		return nil, err
@@ -644,7 +592,7 @@ type Hit struct {
 }
 
 // Search searches the store's index (see index.Query).
-func (s *Store) Search(q index.Query) ([]Hit, error) {
+func (s *Views) Search(q index.Query) ([]Hit, error) {
 	sdb, _, err := s.storeIndex()
 	if err != nil {
 		return nil, err
@@ -658,21 +606,4 @@ func (s *Store) Search(q index.Query) ([]Hit, error) {
 		out[i] = Hit{Hit: h, Path: filepath.ToSlash(filepath.Join(s.SessionsDir(), filepath.FromSlash(h.Doc))) + "#" + document.RoundAnchor(h.Round)}
 	}
 	return out, nil
-}
-
-// DisplayTitle is what lists show for a session: its title, else the first
-// line of its summary (the first prompt, while the summary is scribe's
-// placeholder), else its key.
-func DisplayTitle(m *session.Meta, summary string) string {
-	if t := strOr(m.Title, ""); strings.TrimSpace(t) != "" {
-		return preview(t)
-	}
-	line := summaryLine(summary)
-	if prompt, ok := document.PlaceholderPrompt(line); ok {
-		line = prompt
-	}
-	if line == "" || line == document.NoSummary {
-		return DocKey(m)
-	}
-	return preview(line)
 }

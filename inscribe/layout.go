@@ -1,0 +1,75 @@
+package inscribe
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// This file owns every path name of a store's layout (docs/FORMAT.md §2):
+//
+//	roles.yaml                                 the roles registry (optional)
+//	sessions/index.md                          agents, session counts, date ranges
+//	sessions/sessions.db                       the store's index (derived)
+//	sessions/.index-stamp.json                 when each catalog was last written
+//	sessions/<agent_id>/index.md               that agent's sessions
+//	sessions/<agent_id>/<session_id>.md        the document
+//	sessions/<agent_id>/<session_id>/          the document's folder:
+//	    rounds/NNN.json                        round files (the backing record)
+//	    files/<hash>.<ext>                     images and documents the session showed (hash: 16 hex digits of the SHA-256)
+//	    agent-<id>.md, agent-<id>/             sidechain documents and their folders (meta.json: the client's note on the subagent)
+//	    source-files/...                       files the client kept beside the session, byte for byte
+//	    state.json, graph.tsv                  the read note: where the source was read up to (for append)
+//	    .lock                                  held while the document is updated
+//	    index.md, session.db, tags.tsv         the table of rounds, the document's index (derived), engagement tags
+//
+// The store writes the documents, round files, files and read notes; the
+// derived views (package inscribe/views) write the indexes, tables,
+// catalogs and tags, under the names given here.
+
+const (
+	// RolesFile is the roles registry, in the store root.
+	RolesFile = "roles.yaml"
+	// SourceFilesDir is the folder, in a document's folder, that keeps the
+	// files the source client kept beside the session, byte for byte.
+	SourceFilesDir = "source-files"
+	// SidechainMetaFile is the file, in a sidechain document's folder, that
+	// keeps what the source client wrote about the subagent, byte for byte.
+	SidechainMetaFile = "meta.json"
+
+	stateFile = "state.json"
+	graphFile = "graph.tsv"
+	lockFile  = ".lock"
+
+	// The derived views' files: one database per document in its folder,
+	// one for the whole store, a table of rounds per document in its folder,
+	// the engagement tags a person set (kept durably in the document's
+	// folder because the databases are derived and may be rebuilt), and
+	// the catalogs' stamps.
+	SessionDB   = "session.db"
+	StoreDB     = "sessions.db"
+	RoundsIndex = "index.md"
+	TagsFile    = "tags.tsv"
+	CatalogFile = "index.md"
+	StampFile   = ".index-stamp.json"
+)
+
+// SessionsDir is where the documents live.
+func (s *Store) SessionsDir() string { return filepath.Join(s.Root, "sessions") }
+
+// DocPath returns the path of a session's document.
+func (s *Store) DocPath(agent, id string) string {
+	return filepath.Join(s.SessionsDir(), agent, id+".md")
+}
+
+// Folder returns the folder that belongs to a document.
+func Folder(docPath string) string { return strings.TrimSuffix(docPath, ".md") }
+
+// RoundsDir returns the folder of a document's round files.
+func RoundsDir(folder string) string { return filepath.Join(folder, "rounds") }
+
+// RoundPath returns the path of round n's file in a document's folder.
+func RoundPath(folder string, n int) string { return filepath.Join(RoundsDir(folder), RoundName(n)) }
+
+// RoundName is the file name of round n: 001.json.
+func RoundName(n int) string { return fmt.Sprintf("%03d.json", n) }

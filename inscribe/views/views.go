@@ -1,0 +1,51 @@
+// Package views keeps a store's derived views: what scribe builds from the
+// documents and round files so that people and programs can find things.
+//
+//   - the indexes: each document's session.db and the store's sessions.db
+//     (package index: SQLite FTS5), rebuilt from the round files whenever
+//     they are missing, stale or damaged;
+//   - the tables of rounds (index.md in a document's folder) and the
+//     catalogs (sessions/index.md, sessions/<agent>/index.md);
+//   - engagement tags (tags.tsv, the durable record of `scribe tag`) and the
+//     engagements they add to a document's frontmatter;
+//   - the context view (`scribe context`) and search.
+//
+// The store (package inscribe) knows none of this: it hands each update to
+// a [Views] through its inscribe.Indexer, with the round headers it has
+// already built, so an append indexes what is new without reading it back.
+// Every view can be rebuilt from the round files ([Views.Reindex]); only
+// tags.tsv is kept for its own sake. See docs/FORMAT.md §10.
+package views
+
+import (
+	"sync"
+
+	"github.com/scribe-archive/scribe/index"
+	"github.com/scribe-archive/scribe/inscribe"
+)
+
+// Views is a store seen through its derived views. Open one per process
+// and store, and Close it when done.
+type Views struct {
+	*inscribe.Store
+
+	stampOnce sync.Once
+	stamps    map[string]int64
+
+	idxMu sync.Mutex
+	idx   *index.DB // the store's sessions.db, opened on first use
+}
+
+// Open returns the views of s and makes them s's indexer, so that every
+// update of a document keeps them current.
+func Open(s *inscribe.Store) *Views {
+	v := &Views{Store: s}
+	s.Indexer = v
+	return v
+}
+
+// Indexed brings the views of one updated document up to date
+// (inscribe.Indexer).
+func (s *Views) Indexed(u inscribe.Update) ([]error, error) {
+	return s.indexDoc(u.Doc, u.Key, u.Seen, false, u.Rounds)
+}
