@@ -15,8 +15,9 @@ const (
 	// DetailFull shows every block, as the document does.
 	DetailFull Detail = iota
 	// DetailConversation shows the person's prompts, the replies, one line
-	// per tool call and compactions; thinking, reminders, notes and entries
-	// shown as recorded are left out.
+	// per tool call and compactions (and a subagent's messages written in
+	// the main transcript); thinking, reminders, notes, client messages and
+	// entries shown as recorded are left out.
 	DetailConversation
 	// DetailPrompts shows the person's prompts only.
 	DetailPrompts
@@ -130,7 +131,10 @@ func leanBlocks(it *session.Item, d Detail) []*session.Block {
 			return nil
 		}
 	case DetailConversation:
-		if !prompt && !(it.Role == "assistant" && it.Note == "") && !(it.Role == "system" && it.Note == "compaction") {
+		// A subagent's messages written in the main transcript (older
+		// clients) are conversation too.
+		talk := (it.Role == "user" || it.Role == "assistant") && (it.Note == "" || it.Note == "sidechain")
+		if !talk && !(it.Role == "system" && it.Note == "compaction") {
 			return nil
 		}
 	}
