@@ -230,11 +230,52 @@ type Session struct {
 // Put writes a session and some of its rounds, in one transaction. Rounds
 // already in the index are replaced (the rows carry their engagement tags).
 func (x *DB) Put(ctx context.Context, s Session, rows []Row) error {
-	tx, err := x.db.BeginTx(ctx, nil)
+	b, err := x.Begin(ctx)
 	if err != nil {
 		return err
 	}
-	defer tx.Rollback()
+	defer b.Rollback()
+	if err := b.Put(ctx, s, rows); err != nil {
+		return err
+	}
+	return b.Commit()
+}
+
+// A Batch is one write transaction on an index. Readers of the store's
+// index (write-ahead log) see none of it until Commit, and never wait for
+// it: a rebuild in a batch is how the index is replaced under a search.
+type Batch struct {
+	x  *DB
+	tx *sql.Tx
+}
+
+// Begin starts a batch.
+func (x *DB) Begin(ctx context.Context) (*Batch, error) {
+	tx, err := x.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &Batch{x: x, tx: tx}, nil
+}
+
+// Commit makes the batch's writes visible; Rollback drops them (a no-op
+// after Commit).
+func (b *Batch) Commit() error { return b.tx.Commit() }
+func (b *Batch) Rollback()     { b.tx.Rollback() }
+
+// Clear deletes every session and round.
+func (b *Batch) Clear(ctx context.Context) error {
+	for _, q := range []string{`DELETE FROM rounds`, `DELETE FROM sessions`} {
+		if _, err := b.tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("%s: %w", b.x.path, err)
+		}
+	}
+	return nil
+}
+
+// Put records a session and some of its rounds.
+func (b *Batch) Put(ctx context.Context, s Session, rows []Row) error {
+	x, tx := b.x, b.tx
 	if _, err := tx.ExecContext(ctx, `INSERT INTO sessions(session_id, agent_id, title, project, started, ended, doc, seen)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT(session_id) DO UPDATE SET agent_id=excluded.agent_id, title=excluded.title, project=excluded.project,
@@ -259,7 +300,7 @@ func (x *DB) Put(ctx context.Context, s Session, rows []Row) error {
 			return fmt.Errorf("%s: round %d of %s: %w", x.path, r.Round, r.SessionID, err)
 		}
 	}
-	return tx.Commit()
+	return nil
 }
 
 // SessionInfo returns what the index knows of a document, if anything.

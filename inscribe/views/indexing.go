@@ -303,15 +303,26 @@ func (s *Views) IndexDoc(md string, all bool) ([]error, error) {
 // indexDoc is IndexDoc for a document whose key and read position the
 // caller knows: when its indexes are current, it reads nothing else.
 func (s *Views) indexDoc(md, key string, seen int64, all bool, written map[int]*inscribe.RoundFile) ([]error, error) {
+	return s.indexDocInto(nil, md, key, seen, all, written)
+}
+
+// indexDocInto is indexDoc writing the store's index in batch (nil: a
+// transaction of its own). A batch rebuilds: every round is indexed.
+func (s *Views) indexDocInto(batch *index.Batch, md, key string, seen int64, all bool, written map[int]*inscribe.RoundFile) ([]error, error) {
 	ctx := context.Background()
 	folder := inscribe.Folder(md)
 	sdb, warnings, err := s.storeIndex()
 	if err != nil {
 		return warnings, err
 	}
-	info, known, err := sdb.SessionInfo(ctx, key)
-	if err != nil {
-		return warnings, err
+	var info index.Session
+	known := false
+	if batch == nil {
+		if info, known, err = sdb.SessionInfo(ctx, key); err != nil {
+			return warnings, err
+		}
+	} else {
+		all = true
 	}
 	local := filepath.Join(folder, inscribe.SessionDB)
 	_, localErr := os.Stat(local)
@@ -380,6 +391,9 @@ func (s *Views) indexDoc(md, key string, seen int64, all bool, written map[int]*
 		if r.Round >= from {
 			storeRows = append(storeRows, r)
 		}
+	}
+	if batch != nil {
+		return warnings, batch.Put(ctx, row, storeRows)
 	}
 	return warnings, sdb.Put(ctx, row, storeRows)
 }
@@ -532,26 +546,43 @@ func removeDB(p string) {
 // durable engagement tags: each document's session.db and index.md, and
 // the store's sessions.db.
 func (s *Views) Reindex() ([]error, error) {
-	if err := s.CloseIndex(); err != nil {
-		return nil, err
-	}
+	ctx := context.Background()
 	docs, err := s.Docs()
 	if err != nil {
 		return nil, err
 	}
-	var warnings []error
-	if err := s.removeIndexes(); err != nil {
-		return nil, err
+	sdb, warnings, err := s.storeIndex()
+	if err != nil {
+		return warnings, err
 	}
-	removeDB(filepath.Join(s.SessionsDir(), inscribe.StoreDB))
+	// The store's index is rebuilt in one transaction: a search meanwhile
+	// reads the index as it was, and never waits (write-ahead log). The
+	// documents' own indexes, which no search reads, are rebuilt one by one.
+	batch, err := sdb.Begin(ctx)
+	if err != nil {
+		return warnings, err
+	}
+	defer batch.Rollback()
+	if err := batch.Clear(ctx); err != nil {
+		return warnings, err
+	}
 	for _, md := range docs {
-		ws, err := s.IndexDoc(md, true)
+		m, err := document.ReadMeta(md)
+		if err != nil {
+			return warnings, err
+		}
+		seen, err := inscribe.Seen(inscribe.Folder(md))
+		if err != nil {
+			return warnings, err
+		}
+		removeDB(filepath.Join(inscribe.Folder(md), inscribe.SessionDB))
+		ws, err := s.indexDocInto(batch, md, document.Key(m), seen, true, nil)
 		warnings = append(warnings, ws...)
 		if err != nil {
 			return warnings, err
 		}
 	}
-	return warnings, nil
+	return warnings, batch.Commit()
 }
 
 // EnsureIndex makes sure the store's index covers every document before it
