@@ -151,7 +151,7 @@ func (u *update) writeDoc(head []byte, keepFrom, keepTo, bodyLen int64) (bool, e
 			return false, nil
 		}
 	}
-	p, err := u.batch.Create(u.spec.md, 0o644)
+	p, err := u.batch.Create(u.spec.md, FileMode)
 	if err != nil {
 		return false, err
 	}
@@ -174,7 +174,7 @@ func (u *update) writeDoc(head []byte, keepFrom, keepTo, bodyLen int64) (bool, e
 // may be replaced.
 func (u *update) writeRound(r *session.Round) error {
 	dir := RoundsDir(u.folder)
-	if err := atomicfile.MkdirAll(dir, 0o755); err != nil {
+	if err := atomicfile.MkdirAll(dir, DirMode); err != nil {
 		return err
 	}
 	if u.rounds == nil {
@@ -183,7 +183,7 @@ func (u *update) writeRound(r *session.Round) error {
 	rf := roundHeader(r)
 	u.rounds[r.N] = &rf
 	p := filepath.Join(dir, RoundName(r.N))
-	f, err := u.batch.Create(p, 0o644)
+	f, err := u.batch.Create(p, FileMode)
 	if err != nil {
 		return err
 	}
@@ -243,10 +243,10 @@ func (u *update) writeFiles() error {
 		if _, err := os.Stat(p); err == nil {
 			continue
 		}
-		if err := atomicfile.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		if err := atomicfile.MkdirAll(filepath.Dir(p), DirMode); err != nil {
 			return err
 		}
-		if _, err := u.batch.WriteIfChanged(p, data, 0o644); err != nil {
+		if _, err := u.batch.WriteIfChanged(p, data, FileMode); err != nil {
 			return err
 		}
 		u.wrote = true
@@ -285,10 +285,10 @@ func copyIfChanged(b *atomicfile.Batch, from, to string) (bool, error) {
 			return false, nil
 		}
 	}
-	if err := atomicfile.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+	if err := atomicfile.MkdirAll(filepath.Dir(to), DirMode); err != nil {
 		return false, err
 	}
-	p, err := b.Create(to, 0o644)
+	p, err := b.Create(to, FileMode)
 	if err != nil {
 		return false, err
 	}
@@ -342,7 +342,7 @@ func (s *Store) RewriteHead(md string, edit func(*session.Meta)) (bool, error) {
 	}
 	var b atomicfile.Batch
 	defer b.Abort()
-	p, err := b.Create(md, 0o644)
+	p, err := b.Create(md, FileMode)
 	if err != nil {
 		return false, err
 	}

@@ -2,6 +2,7 @@ package inscribe
 
 import (
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"strings"
 )
@@ -52,6 +53,15 @@ const (
 	TagsFile    = "tags.tsv"
 	CatalogFile = "index.md"
 	StampFile   = ".index-stamp.json"
+)
+
+// FileMode and DirMode are the permissions of the files and folders the
+// store creates: its owner's alone, as Claude Code keeps its transcripts
+// (0600 files in 0700 folders). A store shared through git is unaffected:
+// git records only the executable bit.
+const (
+	FileMode fs.FileMode = 0o600
+	DirMode  fs.FileMode = 0o700
 )
 
 // SessionsDir is where the documents live.

@@ -107,7 +107,7 @@ func writeState(b *atomicfile.Batch, folder string, st *docState) error {
 	if err != nil {
 		return err
 	}
-	_, err = b.WriteIfChanged(filepath.Join(folder, stateFile), append(data, '\n'), 0o644)
+	_, err = b.WriteIfChanged(filepath.Join(folder, stateFile), append(data, '\n'), FileMode)
 	return err
 }
 
@@ -225,7 +225,7 @@ func appendGraph(path string, size int64, nodes []source.Node) (int64, error) {
 		}
 		fmt.Fprintf(&sb, "%s\t%s\t%s\n", n.UUID, n.Anchor, n.Parent)
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, FileMode)
 	if err != nil {
 		return 0, err
 	}

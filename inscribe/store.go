@@ -187,11 +187,11 @@ func lockWait(folder string, wait time.Duration) (unlock func(), err error) {
 	if wait <= 0 {
 		wait = lockTimeout
 	}
-	if err := os.MkdirAll(folder, 0o755); err != nil {
+	if err := os.MkdirAll(folder, DirMode); err != nil {
 		return nil, err
 	}
 	name := filepath.Join(folder, lockFile)
-	f, err := os.OpenFile(name, os.O_CREATE|os.O_RDWR, 0o644)
+	f, err := os.OpenFile(name, os.O_CREATE|os.O_RDWR, FileMode)
 	if err != nil {
 		return nil, err
 	}

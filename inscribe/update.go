@@ -274,7 +274,7 @@ type fileCopy struct{ from, to string }
 func (s *Store) updateDoc(spec docSpec, opts Options) (res Result) {
 	res = Result{Source: spec.source, Doc: spec.md}
 	folder := Folder(spec.md)
-	if err := atomicfile.MkdirAll(folder, 0o755); err != nil {
+	if err := atomicfile.MkdirAll(folder, DirMode); err != nil {
 		res.Outcome, res.Err = Failed, err
 		return res
 	}

@@ -63,7 +63,7 @@ func (s *Views) RefreshAfter(results []inscribe.Result) error {
 // documents and are deterministic: the same store gives the same bytes.
 func (s *Views) RefreshIndexes(agents ...string) error {
 	dir := s.SessionsDir()
-	if err := atomicfile.MkdirAll(dir, 0o755); err != nil {
+	if err := atomicfile.MkdirAll(dir, inscribe.DirMode); err != nil {
 		return err
 	}
 	unlock, err := inscribe.Lock(dir)
@@ -93,7 +93,7 @@ func (s *Views) RefreshIndexes(agents ...string) error {
 	if err != nil {
 		return err
 	}
-	_, err = atomicfile.WriteIfChanged(filepath.Join(s.SessionsDir(), inscribe.StampFile), b, 0o644)
+	_, err = atomicfile.WriteIfChanged(filepath.Join(s.SessionsDir(), inscribe.StampFile), b, inscribe.FileMode)
 	return err
 }
 
@@ -200,7 +200,7 @@ func (s *Views) writeAgentIndex(agent string) (int64, error) {
 			fmt.Fprintf(&buf, "| [%s](%s.md) | %s | %s | %s |\n", cell(r.ID), r.ID, cell(r.Title), cell(date), cell(document.SummaryLine(r.Summary)))
 		}
 	}
-	_, err = atomicfile.WriteIfChanged(filepath.Join(s.SessionsDir(), agent, "index.md"), buf.Bytes(), 0o644)
+	_, err = atomicfile.WriteIfChanged(filepath.Join(s.SessionsDir(), agent, "index.md"), buf.Bytes(), inscribe.FileMode)
 	return newest, err
 }
 
@@ -257,7 +257,7 @@ func (s *Views) writeTopIndex(agents []string) error {
 		}
 		fmt.Fprintf(&buf, "| [%s](%s/index.md) | %s | %d | %s | %s |\n", cell(a), a, cell(role), sum.Sessions, day(sum.First), day(sum.Last))
 	}
-	_, err := atomicfile.WriteIfChanged(filepath.Join(s.SessionsDir(), "index.md"), buf.Bytes(), 0o644)
+	_, err := atomicfile.WriteIfChanged(filepath.Join(s.SessionsDir(), "index.md"), buf.Bytes(), inscribe.FileMode)
 	return err
 }
 

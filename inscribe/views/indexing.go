@@ -68,7 +68,7 @@ func WriteTags(folder string, tags map[int]string) error {
 		}
 		return nil
 	}
-	_, err := atomicfile.WriteIfChanged(p, buf.Bytes(), 0o644)
+	_, err := atomicfile.WriteIfChanged(p, buf.Bytes(), inscribe.FileMode)
 	return err
 }
 
@@ -137,7 +137,7 @@ func (s *Views) storeIndex() (*index.DB, []error, error) {
 		defer s.idxMu.Unlock()
 		return s.idx, nil, nil
 	}
-	if err := atomicfile.MkdirAll(s.SessionsDir(), 0o755); err != nil {
+	if err := atomicfile.MkdirAll(s.SessionsDir(), inscribe.DirMode); err != nil {
 		s.idxMu.Unlock()
 		return nil, nil, err
 	}
@@ -420,7 +420,7 @@ func writeRoundsIndex(ctx context.Context, ldb *index.DB, key, folder, md, title
 	for _, r := range rows {
 		writeRoundRow(buf, doc, r)
 	}
-	_, err = atomicfile.WriteIfChanged(path, buf.Bytes(), 0o644)
+	_, err = atomicfile.WriteIfChanged(path, buf.Bytes(), inscribe.FileMode)
 	return err
 }
 
@@ -497,7 +497,7 @@ func spliceRoundsIndex(path string, head, rowStart, rows []byte) (bool, error) {
 			return false, nil
 		}
 	}
-	return true, atomicfile.Write(path, 0o644, func(w io.Writer) error {
+	return true, atomicfile.Write(path, inscribe.FileMode, func(w io.Writer) error {
 		if _, err := w.Write(head); err != nil {
 			return err
 		}
