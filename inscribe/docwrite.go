@@ -151,7 +151,7 @@ func (u *update) writeDoc(head []byte, keepFrom, keepTo, bodyLen int64) (bool, e
 			return false, nil
 		}
 	}
-	p, err := u.batch.Create(u.spec.md, FileMode)
+	p, err := u.batch.CreateIn(u.folder, u.spec.md, FileMode) // in its folder: see removeTemps
 	if err != nil {
 		return false, err
 	}
@@ -342,7 +342,7 @@ func (s *Store) RewriteHead(md string, edit func(*session.Meta)) (bool, error) {
 	}
 	var b atomicfile.Batch
 	defer b.Abort()
-	p, err := b.Create(md, FileMode)
+	p, err := b.CreateIn(Folder(md), md, FileMode) // in its folder: see removeTemps
 	if err != nil {
 		return false, err
 	}

@@ -284,6 +284,7 @@ func (s *Store) updateDoc(spec docSpec, opts Options) (res Result) {
 		return res
 	}
 	defer unlock()
+	removeTemps(folder)
 	u := &update{store: s, spec: spec, opts: opts, folder: folder, res: &res, seen: -1}
 	defer u.batch.Abort()
 	if err := u.run(); err != nil {

@@ -78,6 +78,7 @@ func (s *Views) RefreshIndexes(agents ...string) error {
 	if len(agents) == 0 {
 		agents = all
 	}
+	s.RemoveStaleTemps(agents...)
 	stamps := s.readStamps()
 	for _, a := range agents {
 		newest, err := s.writeAgentIndex(a)
