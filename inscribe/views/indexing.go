@@ -152,6 +152,11 @@ func (s *Views) storeIndex() (*index.DB, []error, error) {
 		return db, nil, err
 	}
 	warnings := []error{fmt.Errorf("%v: rebuilding every index from the round files", err)}
+	if se.Damaged {
+		if to, err := setAside(p); err == nil && to != "" {
+			warnings = []error{fmt.Errorf("%v: set aside as %s; rebuilding every index from the round files", se, filepath.Base(to))}
+		}
+	}
 	removeDB(p)
 	if err := s.removeIndexes(); err != nil {
 		s.idxMu.Unlock()
@@ -181,6 +186,10 @@ func (s *Views) storeIndex() (*index.DB, []error, error) {
 func (s *Views) CloseIndex() error {
 	s.idxMu.Lock()
 	defer s.idxMu.Unlock()
+	for _, db := range s.damaged {
+		db.Close()
+	}
+	s.damaged = nil
 	if s.idx == nil {
 		return nil
 	}
@@ -301,8 +310,25 @@ func (s *Views) IndexDoc(md string, all bool) ([]error, error) {
 }
 
 // indexDoc is IndexDoc for a document whose key and read position the
-// caller knows: when its indexes are current, it reads nothing else.
+// caller knows: when its indexes are current, it reads nothing else. A
+// database found damaged on the way is set aside and rebuilt
+// (recoverIndex).
 func (s *Views) indexDoc(md, key string, seen int64, all bool, written map[int]*inscribe.RoundFile) ([]error, error) {
+	warnings, err := s.indexDocOnce(md, key, seen, all, written)
+	for try := 0; err != nil && try < 2; try++ {
+		ws, retry := s.recoverIndex(err)
+		warnings = append(warnings, ws...)
+		if !retry {
+			break
+		}
+		var more []error
+		more, err = s.indexDocOnce(md, key, seen, true, nil)
+		warnings = append(warnings, more...)
+	}
+	return warnings, err
+}
+
+func (s *Views) indexDocOnce(md, key string, seen int64, all bool, written map[int]*inscribe.RoundFile) ([]error, error) {
 	ctx := context.Background()
 	folder := inscribe.Folder(md)
 	sdb, warnings, err := s.storeIndex()
@@ -337,7 +363,10 @@ func (s *Views) indexDoc(md, key string, seen int64, all bool, written map[int]*
 	var se *index.StaleError
 	if errors.As(err, &se) {
 		warnings = append(warnings, fmt.Errorf("%v: rebuilding it from the round files", err))
-		if err = os.Remove(local); err == nil {
+		if se.Damaged {
+			setAside(local)
+		}
+		if err = os.Remove(local); err == nil || errors.Is(err, os.ErrNotExist) {
 			ldb, err = index.OpenScratch(local)
 		}
 		from = 1
@@ -567,7 +596,10 @@ func (s *Views) EnsureIndex() ([]error, error) {
 		return warnings, err
 	}
 	n, err := sdb.Sessions(context.Background())
-	if err != nil {
+	if ws, retry := s.recoverIndex(err); retry {
+		warnings = append(warnings, ws...)
+		n = -1 // a new index: every document goes in
+	} else if err != nil {
 		return warnings, err
 	}
 	if n == len(docs) {
@@ -598,6 +630,16 @@ func (s *Views) Search(q index.Query) ([]Hit, error) {
 		return nil, err
 	}
 	hits, err := sdb.Search(context.Background(), q)
+	if _, retry := s.recoverIndex(err); retry {
+		// Damaged: set aside; a new index is built before searching again.
+		if _, err := s.EnsureIndex(); err != nil {
+			return nil, err
+		}
+		if sdb, _, err = s.storeIndex(); err != nil {
+			return nil, err
+		}
+		hits, err = sdb.Search(context.Background(), q)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -34,6 +34,9 @@ type Views struct {
 
 	idxMu sync.Mutex
 	idx   *index.DB // the store's sessions.db, opened on first use
+	// damaged are handles of a sessions.db found damaged and set aside,
+	// closed with the index (another goroutine may still be using one).
+	damaged []*index.DB
 }
 
 // Open returns the views of s and makes them s's indexer, so that every
