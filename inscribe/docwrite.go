@@ -187,9 +187,11 @@ func (u *update) writeRound(r *session.Round) error {
 	if err != nil {
 		return err
 	}
-	if err := writeRoundTo(f, rf, r, u.src); err != nil {
+	sw := newSumWriter(f)
+	if err := writeRoundTo(sw, rf, r, u.src); err != nil {
 		return err
 	}
+	u.recordSum(sw.sum(r.N))
 	if _, err := os.Stat(p); err == nil {
 		same, err := f.Same()
 		if err != nil {

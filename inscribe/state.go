@@ -66,6 +66,12 @@ type docState struct {
 	// past it were appended by an update that did not finish, and are
 	// dropped before appending again.
 	GraphSize int64 `json:"graph_size"`
+	// RoundsSize is the size of rounds.tsv, the record of the closed round
+	// files, when this note was written: lines past it were appended by an
+	// update that did not finish. OpenRound is the size and hash of the
+	// open round's file. Notes from before them have neither (nil).
+	RoundsSize *int64    `json:"rounds_size,omitempty"`
+	OpenRound  *roundSum `json:"open_round,omitempty"`
 	// Next is set while an update commits: the note as it will be once the
 	// document is in place. A kill between the two leaves both, and the
 	// document itself says which one holds (see resolveState).

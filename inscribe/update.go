@@ -329,6 +329,8 @@ type update struct {
 	// rounds are the headers of the round files written, so that the
 	// indexer need not read them back.
 	rounds map[int]*RoundFile
+	// sums are the sizes and hashes of the round files written.
+	sums map[int]roundSum
 }
 
 // oldDoc is what an update keeps of the document it replaces.
@@ -364,6 +366,9 @@ func (u *update) run() error {
 		settled := st != nil && st.Next == nil
 		if settled {
 			u.old = st
+			if err := u.checkRounds(); err != nil {
+				return err
+			}
 			if done, err := u.check(); err != nil || done {
 				return err
 			}
@@ -372,6 +377,9 @@ func (u *update) run() error {
 			return err
 		}
 		if !settled && u.old != nil {
+			if err := u.checkRounds(); err != nil {
+				return err
+			}
 			if done, err := u.check(); err != nil || done {
 				return err
 			}
@@ -602,6 +610,9 @@ func (u *update) build() error {
 		return err
 	}
 	if next.GraphSize, err = appendGraph(filepath.Join(u.folder, graphFile), st.GraphSize, nodes); err != nil {
+		return err
+	}
+	if err := u.recordRounds(st, &next); err != nil {
 		return err
 	}
 
