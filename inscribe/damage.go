@@ -3,8 +3,14 @@ package inscribe
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/scribe-archive/scribe/inscribe/document"
+	"github.com/scribe-archive/scribe/session"
+	"github.com/scribe-archive/scribe/session/source"
 )
 
 // DamageError is a file of the store that is missing, or does not hold
@@ -69,7 +75,7 @@ func (u *update) checkRounds() error {
 // a *DamageError for each file that is not right (joined). A note from
 // before the record of round files has nothing to check against yet (the
 // next update of the document makes one).
-func (s *Store) CheckDoc(md string) error {
+func CheckDoc(md string) error {
 	folder := Folder(md)
 	st, err := readState(folder)
 	if err != nil {
@@ -77,14 +83,164 @@ func (s *Store) CheckDoc(md string) error {
 	}
 	st = resolveState(st, md)
 	if st == nil {
-		return &MissingNoteError{Doc: md, Note: filepath.Join(folder, stateFile)}
+		return &MissingNoteError{Doc: md, Note: filepath.Join(folder, stateFile), Session: sessionOfDoc(md)}
 	}
 	if st.RoundsSize == nil {
 		return nil
 	}
-	err = checkSums(folder, s.SessionOf(md), st, false)
+	err = checkSums(folder, sessionOfDoc(md), st, false)
 	if errors.Is(err, errRecord) {
-		return &DamageError{Session: s.SessionOf(md), File: filepath.Join(folder, roundsFile), Why: "missing or damaged: it does not hold what the read note says"}
+		return &DamageError{Session: sessionOfDoc(md), File: filepath.Join(folder, roundsFile), Why: "missing or damaged: it does not hold what the read note says"}
 	}
 	return err
+}
+
+// docDamage is the error of a document scribe cannot read: a *DamageError
+// when it does not follow the format (cut short, overwritten, or edited
+// into something scribe cannot read), else err.
+func docDamage(session, md string, err error) error {
+	var fe *document.FormatError
+	if !errors.As(err, &fe) {
+		return err
+	}
+	why := fe.Msg
+	if fe.Line > 0 {
+		why = fmt.Sprintf("line %d: %s", fe.Line, fe.Msg)
+	}
+	return &DamageError{Session: session, File: md, Why: why + " (damaged, or edited into something scribe cannot read)"}
+}
+
+// sessionOfDoc returns the session a document belongs to: the session_id
+// of its head (a sidechain's is its parent's), else what its path says.
+func sessionOfDoc(md string) string {
+	if m, err := document.ReadMeta(md); err == nil && m.SessionID != "" {
+		return m.SessionID
+	}
+	name := strings.TrimSuffix(filepath.Base(md), ".md")
+	if strings.HasPrefix(name, "agent-") {
+		return filepath.Base(filepath.Dir(md))
+	}
+	return name
+}
+
+// NoteSource returns the source recorded in the read note of the document
+// whose folder is given ("" when there is no readable note): where to find
+// the source of a document whose head is lost.
+func NoteSource(folder string) string {
+	st, err := readState(folder)
+	if err != nil || st == nil {
+		return ""
+	}
+	if st.Next != nil && st.Source == "" {
+		return st.Next.Source
+	}
+	return st.Source
+}
+
+// VerifyDoc checks everything scribe wrote for a document against what it
+// recorded, reading it all: that the document reads, that its read note is
+// there, that each round file holds the bytes scribe wrote in it (rounds.tsv,
+// the note's open_round), and that graph.tsv is what the closed round files
+// give (a, the adapter of the document's source format, rebuilds it). It
+// returns a *DamageError (or a *MissingNoteError) for each problem.
+func VerifyDoc(md string, a source.Adapter) []error {
+	folder := Folder(md)
+	session := sessionOfDoc(md)
+	var errs []error
+	if data, err := os.ReadFile(md); err != nil {
+		why := err.Error()
+		if errors.Is(err, fs.ErrNotExist) {
+			why = "missing (deleted?)"
+		}
+		errs = append(errs, &DamageError{Session: session, File: md, Why: why})
+	} else if _, err := document.Parse(data, md); err != nil {
+		errs = append(errs, docDamage(session, md, err))
+	}
+	st, err := readState(folder)
+	if err != nil {
+		return append(errs, err)
+	}
+	if st = resolveState(st, md); st == nil {
+		return append(errs, &MissingNoteError{Doc: md, Note: filepath.Join(folder, stateFile), Session: session})
+	}
+	roundsOK := true
+	if st.RoundsSize != nil {
+		err := checkSums(folder, session, st, true)
+		if errors.Is(err, errRecord) {
+			err = &DamageError{Session: session, File: filepath.Join(folder, roundsFile), Why: "missing or damaged: it does not hold what the read note says"}
+		}
+		if err != nil {
+			roundsOK = false
+			walkJoined(err, func(e error) { errs = append(errs, e) })
+		}
+	} else if _, _, err := sumExisting(folder, session, st); err != nil {
+		roundsOK = false
+		errs = append(errs, err)
+	}
+	if a != nil && roundsOK {
+		if err := verifyGraph(md, st, a); err != nil {
+			errs = append(errs, &DamageError{Session: session, File: filepath.Join(folder, graphFile), Why: err.Error()})
+		}
+	}
+	return errs
+}
+
+// walkJoined calls f with each error err joins (or err itself).
+func walkJoined(err error, f func(error)) {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			f(e)
+		}
+		return
+	}
+	f(err)
+}
+
+// verifyGraph checks a document's graph.tsv against the graph its closed
+// round files give.
+func verifyGraph(md string, st *docState, a source.Adapter) error {
+	folder := Folder(md)
+	base := strings.TrimSuffix(filepath.Base(md), ".md")
+	cfg := source.Config{File: md, DocBase: base, Sidechain: strings.HasPrefix(base, "agent-")}
+	old, err := a.NewBuilder(cfg, st.Builder, nil)
+	if err != nil {
+		return err
+	}
+	b, err := a.NewBuilder(cfg, nil, nil)
+	if err != nil {
+		return err
+	}
+	for n := 1; n <= old.Rounds(); n++ {
+		rf, err := ReadRound(RoundPath(folder, n))
+		if err != nil {
+			return err
+		}
+		for _, re := range rf.Entries {
+			raw, err := re.Bytes()
+			if err != nil {
+				return err
+			}
+			b.AddEntry(session.Entry{Line: re.Line, Raw: raw, NoNewline: re.NoNewline})
+		}
+	}
+	b.Flush()
+	var want strings.Builder
+	for _, n := range b.Nodes() {
+		if !strings.ContainsAny(n.UUID+n.Anchor+n.Parent, "\t\n") {
+			fmt.Fprintf(&want, "%s\t%s\t%s\n", n.UUID, n.Anchor, n.Parent)
+		}
+	}
+	got, err := os.ReadFile(filepath.Join(folder, graphFile))
+	if errors.Is(err, fs.ErrNotExist) && st.GraphSize == 0 {
+		got = nil
+	} else if err != nil {
+		return errors.New("missing (deleted?)")
+	}
+	if int64(len(got)) < st.GraphSize {
+		return fmt.Errorf("%d bytes, but scribe wrote %d (cut short)", len(got), st.GraphSize)
+	}
+	if string(got[:st.GraphSize]) != want.String() {
+		return errors.New("not the graph the round files give (overwritten or damaged)")
+	}
+	return nil
 }

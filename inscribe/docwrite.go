@@ -50,7 +50,7 @@ func (u *update) keptRange() (from, to int64, err error) {
 			return 0, 0, err
 		}
 		if at < 0 {
-			return 0, 0, &document.FormatError{File: od.path, Msg: fmt.Sprintf("the open round's first message (%s) is gone from the document; restore it, or delete %s and run scribe inscribe --rebuild to rebuild the document from its source", st.OpenFirstID, filepath.Join(u.folder, stateFile))}
+			return 0, 0, &DamageError{Session: u.spec.id, File: od.path, Why: fmt.Sprintf("the open round's first message (%s) is gone from it (cut short or damaged?)", st.OpenFirstID)}
 		}
 	}
 	if !u.opts.Force {

@@ -73,7 +73,7 @@ func TestRoundFileDamageNoticed(t *testing.T) {
 					t.Errorf("verify=%v: outcome %s", verify, r.Outcome)
 				}
 			}
-			if err := l.store().CheckDoc(md); c.append && !errors.As(err, new(*DamageError)) {
+			if err := CheckDoc(md); c.append && !errors.As(err, new(*DamageError)) {
 				t.Errorf("CheckDoc: %v", err)
 			}
 		})

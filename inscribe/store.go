@@ -41,6 +41,9 @@ type Update struct {
 	// Rounds are the round files this update wrote (their headers), by
 	// number; the others are unchanged on disk.
 	Rounds map[int]*RoundFile
+	// All says the document's views are to be rebuilt from every round
+	// file, as after a repair.
+	All bool
 }
 
 // Role is an entry of the roles registry: sessions that match it are filed

@@ -36,6 +36,9 @@ type Options struct {
 	// Rebuild rebuilds a document whose read note is missing from its
 	// source, replacing edits a person made to its messages.
 	Rebuild bool
+	// Repair mends a document whose files are damaged, from what was
+	// inscribed (see repair.go), instead of bringing it up to date.
+	Repair bool
 	// LockWait is how long an update waits for another process that is
 	// updating the same document before it gives up on that document with
 	// a *LockError; zero waits the default (lockTimeout, 30 s).
@@ -53,6 +56,8 @@ const (
 	// Upgraded is a document brought forward to the current format, its
 	// source unchanged.
 	Upgraded Outcome = "upgraded"
+	// Repaired is a document a repair mended (Options.Repair).
+	Repaired Outcome = "repaired"
 	Failed   Outcome = "failed"
 )
 
@@ -87,7 +92,10 @@ func (e *ConflictError) Error() string {
 // MissingNoteError is a document without its read note: scribe cannot
 // tell which part of it came from which part of the source, so it will not
 // touch it unless told to rebuild it.
-type MissingNoteError struct{ Doc, Note string }
+type MissingNoteError struct {
+	Doc, Note string
+	Session   string // the session to repair (for a sidechain, its parent's)
+}
 
 func (e *MissingNoteError) Error() string {
 	return fmt.Sprintf("%s: its read note %s is missing or unreadable, so scribe cannot tell what is new", e.Doc, e.Note)
@@ -287,13 +295,17 @@ func (s *Store) updateDoc(spec docSpec, opts Options) (res Result) {
 	removeTemps(folder)
 	u := &update{store: s, spec: spec, opts: opts, folder: folder, res: &res, seen: -1}
 	defer u.batch.Abort()
-	if err := u.run(); err != nil {
+	run := u.run
+	if opts.Repair {
+		run = u.repair
+	}
+	if err := run(); err != nil {
 		res.Outcome, res.Err = Failed, err
 		return res
 	}
 	// The derived views follow the document (still under its lock).
 	if s.Indexer != nil {
-		ws, err := s.Indexer.Indexed(Update{Doc: spec.md, Key: spec.key, Seen: u.seen, Rounds: u.rounds})
+		ws, err := s.Indexer.Indexed(Update{Doc: spec.md, Key: spec.key, Seen: u.seen, Rounds: u.rounds, All: opts.Repair})
 		res.Warnings = append(res.Warnings, ws...)
 		if err != nil {
 			res.Outcome, res.Err = Failed, fmt.Errorf("index %s: %w", spec.md, err)
@@ -392,7 +404,7 @@ func (u *update) run() error {
 func (u *update) loadOld(st *docState) error {
 	od, err := readOldDoc(u.spec.md)
 	if err != nil {
-		return err
+		return docDamage(u.spec.id, u.spec.md, err)
 	}
 	if od.meta.SessionID != u.spec.id {
 		return &ConflictError{Doc: u.spec.md, Have: od.meta.SessionID, Want: u.spec.id}
@@ -401,7 +413,7 @@ func (u *update) loadOld(st *docState) error {
 	u.notePending = st != nil && st.Next != nil
 	st = resolveState(st, u.spec.md)
 	if st == nil && !u.opts.Rebuild {
-		return &MissingNoteError{Doc: u.spec.md, Note: filepath.Join(u.folder, stateFile)}
+		return &MissingNoteError{Doc: u.spec.md, Note: filepath.Join(u.folder, stateFile), Session: u.spec.id}
 	}
 	// The note holds even when the source was given by another path (a hook
 	// passes it absolute, a person relative): the hashes check the content.

@@ -62,6 +62,9 @@ func runExport(e *env, o exportOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := checkStored(e, md); err != nil {
+		return err
+	}
 	if o.out == "-" {
 		if e.json {
 			return &flagError{errors.New("--out - writes the transcript to stdout: it cannot also be a --json report")}

@@ -161,9 +161,20 @@ func strOr(p *string, def string) string {
 // writeAgentIndex writes an agent's index and returns the newest document
 // modification time it reflects.
 func (s *Views) writeAgentIndex(agent string) (int64, error) {
-	rows, newest, err := s.rows(agent)
+	data, newest, err := s.agentIndex(agent)
 	if err != nil {
 		return 0, err
+	}
+	_, err = atomicfile.WriteIfChanged(filepath.Join(s.SessionsDir(), agent, "index.md"), data, inscribe.FileMode)
+	return newest, err
+}
+
+// agentIndex is what an agent's index holds, and the newest document
+// modification time it reflects.
+func (s *Views) agentIndex(agent string) ([]byte, int64, error) {
+	rows, newest, err := s.rows(agent)
+	if err != nil {
+		return nil, 0, err
 	}
 	sum := agentSummary{Sessions: len(rows)}
 	if r := s.Role(agent); r != nil {
@@ -201,8 +212,7 @@ func (s *Views) writeAgentIndex(agent string) (int64, error) {
 			fmt.Fprintf(&buf, "| [%s](%s.md) | %s | %s | %s |\n", cell(r.ID), r.ID, cell(r.Title), cell(date), cell(document.SummaryLine(r.Summary)))
 		}
 	}
-	_, err = atomicfile.WriteIfChanged(filepath.Join(s.SessionsDir(), agent, "index.md"), buf.Bytes(), inscribe.FileMode)
-	return newest, err
+	return buf.Bytes(), newest, nil
 }
 
 // summaryLine is the first line of a summary, for a table cell.
@@ -236,6 +246,12 @@ func cell(s string) string {
 }
 
 func (s *Views) writeTopIndex(agents []string) error {
+	_, err := atomicfile.WriteIfChanged(filepath.Join(s.SessionsDir(), "index.md"), s.topIndex(agents), inscribe.FileMode)
+	return err
+}
+
+// topIndex is what the top index holds, from the agents' indexes.
+func (s *Views) topIndex(agents []string) []byte {
 	var buf bytes.Buffer
 	buf.WriteString("# Sessions\n\n")
 	if len(agents) == 0 {
@@ -258,8 +274,7 @@ func (s *Views) writeTopIndex(agents []string) error {
 		}
 		fmt.Fprintf(&buf, "| [%s](%s/index.md) | %s | %d | %s | %s |\n", cell(a), a, cell(role), sum.Sessions, day(sum.First), day(sum.Last))
 	}
-	_, err := atomicfile.WriteIfChanged(filepath.Join(s.SessionsDir(), "index.md"), buf.Bytes(), inscribe.FileMode)
-	return err
+	return buf.Bytes()
 }
 
 func firstLine(b []byte) []byte {

@@ -437,9 +437,21 @@ func writeRoundsIndex(ctx context.Context, ldb *index.DB, key, folder, md, title
 			}
 		}
 	}
-	rows, err := ldb.Rounds(ctx, key, 1)
+	table, err := roundsTableBytes(ctx, ldb, key, md, title)
 	if err != nil {
 		return err
+	}
+	_, err = atomicfile.WriteIfChanged(path, table, inscribe.FileMode)
+	return err
+}
+
+// roundsTableBytes is a document's whole table of rounds, from its index.
+func roundsTableBytes(ctx context.Context, ldb *index.DB, key, md, title string) ([]byte, error) {
+	doc := filepath.Base(md)
+	head := roundsTableHead(title, doc)
+	rows, err := ldb.Rounds(ctx, key, 1)
+	if err != nil {
+		return nil, err
 	}
 	buf := bytes.NewBuffer(head)
 	if len(rows) == 0 {
@@ -449,8 +461,7 @@ func writeRoundsIndex(ctx context.Context, ldb *index.DB, key, folder, md, title
 	for _, r := range rows {
 		writeRoundRow(buf, doc, r)
 	}
-	_, err = atomicfile.WriteIfChanged(path, buf.Bytes(), inscribe.FileMode)
-	return err
+	return buf.Bytes(), nil
 }
 
 // tableRule ends the head of a rounds table.
@@ -573,14 +584,19 @@ func (s *Views) Reindex() ([]error, error) {
 		return nil, err
 	}
 	removeDB(filepath.Join(s.SessionsDir(), inscribe.StoreDB))
+	var damaged []error
 	for _, md := range docs {
 		ws, err := s.IndexDoc(md, true)
 		warnings = append(warnings, ws...)
 		if err != nil {
 			return warnings, err
 		}
+		// A round file lost is a round missing from search: say so.
+		if err := inscribe.CheckDoc(md); err != nil {
+			damaged = append(damaged, err)
+		}
 	}
-	return warnings, nil
+	return warnings, errors.Join(damaged...)
 }
 
 // EnsureIndex makes sure the store's index covers every document before it

@@ -50,5 +50,8 @@ func Open(s *inscribe.Store) *Views {
 // Indexed brings the views of one updated document up to date
 // (inscribe.Indexer).
 func (s *Views) Indexed(u inscribe.Update) ([]error, error) {
+	if u.All {
+		return s.reindexDoc(u)
+	}
 	return s.indexDoc(u.Doc, u.Key, u.Seen, false, u.Rounds)
 }
