@@ -568,7 +568,7 @@ func Stored(store *inscribe.Store, md string, f Format) (*Report, error) {
 	// What scribe wrote is checked against what it recorded: damage is
 	// reported as such, with what mends it, and then what it does to the
 	// export.
-	for _, err := range inscribe.VerifyDoc(md, f.Source) {
+	for _, err := range inscribe.VerifyDoc(md, f.Source, rep.Source) {
 		rep.add(DamageFinding(err))
 	}
 	if _, err := os.Stat(rep.Source); errors.Is(err, fs.ErrNotExist) {

@@ -3,6 +3,7 @@ package inscribe
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -48,7 +49,7 @@ func (s *Store) SessionOf(md string) string {
 func (u *update) checkRounds() error {
 	st := u.old
 	if st.RoundsSize != nil {
-		err := checkSums(u.folder, u.spec.id, st, u.opts.Verify)
+		err := checkSums(u.folder, u.spec.id, st, u.opts.Verify, u.src)
 		if !errors.Is(err, errRecord) {
 			return err
 		}
@@ -88,7 +89,7 @@ func CheckDoc(md string) error {
 	if st.RoundsSize == nil {
 		return nil
 	}
-	err = checkSums(folder, sessionOfDoc(md), st, false)
+	err = checkSums(folder, sessionOfDoc(md), st, false, nil)
 	if errors.Is(err, errRecord) {
 		return &DamageError{Session: sessionOfDoc(md), File: filepath.Join(folder, roundsFile), Why: "missing or damaged: it does not hold what the read note says"}
 	}
@@ -141,10 +142,19 @@ func NoteSource(folder string) string {
 // recorded, reading it all: that the document reads, that its read note is
 // there, that each round file holds the bytes scribe wrote in it (rounds.tsv,
 // the note's open_round), and that graph.tsv is what the closed round files
-// give (a, the adapter of the document's source format, rebuilds it). It
-// returns a *DamageError (or a *MissingNoteError) for each problem.
-func VerifyDoc(md string, a source.Adapter) []error {
+// give (a, the adapter of the document's source format, rebuilds it). Its
+// source, when at sourcePath, tells the open round's file an update stopped
+// after writing it from a damaged one. It returns a *DamageError (or a
+// *MissingNoteError) for each problem.
+func VerifyDoc(md string, a source.Adapter, sourcePath string) []error {
 	folder := Folder(md)
+	var src io.ReaderAt
+	if sourcePath != "" {
+		if f, err := os.Open(sourcePath); err == nil {
+			defer f.Close()
+			src = f
+		}
+	}
 	session := sessionOfDoc(md)
 	var errs []error
 	if data, err := os.ReadFile(md); err != nil {
@@ -165,7 +175,7 @@ func VerifyDoc(md string, a source.Adapter) []error {
 	}
 	roundsOK := true
 	if st.RoundsSize != nil {
-		err := checkSums(folder, session, st, true)
+		err := checkSums(folder, session, st, true, src)
 		if errors.Is(err, errRecord) {
 			err = &DamageError{Session: session, File: filepath.Join(folder, roundsFile), Why: "missing or damaged: it does not hold what the read note says"}
 		}
@@ -243,4 +253,21 @@ func verifyGraph(md string, st *docState, a source.Adapter) error {
 		return errors.New("not the graph the round files give (overwritten or damaged)")
 	}
 	return nil
+}
+
+// docLost fails an update of a document that is gone while its folder holds
+// a read note that describes it: it was deleted (or lost), and inscribing it
+// afresh would silently drop what a person wrote in it. scribe repair
+// rebuilds it (keeping its tags), inscribe --rebuild inscribes it afresh.
+// A note that holds only the next one of a first inscription stopped before
+// the document was put in place describes no document.
+func (u *update) docLost() error {
+	if u.opts.Rebuild {
+		return nil
+	}
+	st, err := readState(u.folder)
+	if err != nil || resolveState(st, u.spec.md) == nil {
+		return nil
+	}
+	return &DamageError{Session: u.spec.id, File: u.spec.md, Why: "missing (deleted?), while its folder holds what was inscribed from its source"}
 }

@@ -15,6 +15,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/scribe-archive/scribe/internal/atomicfile"
 )
 
 // The record of the round files. A closed round's file never changes, so
@@ -171,7 +173,13 @@ func readSums(path string, size int64) ([]roundSum, error) {
 // checkSums checks a document's round files against its note and record:
 // their sizes, and with full their bytes too. It returns one *DamageError
 // per damaged file, or errRecord when the record itself is damaged.
-func checkSums(folder, session string, st *docState, full bool) error {
+//
+// The open round's file is the one file an update replaces before its note
+// (a kill between the two leaves the new file beside the old note): one
+// that is not what the note says is damaged only if it does not hold the
+// source's lines from where the open round starts (src, when given; else
+// it must read as that round's file, from its first line).
+func checkSums(folder, session string, st *docState, full bool, src io.ReaderAt) error {
 	sums, err := readSums(filepath.Join(folder, roundsFile), *st.RoundsSize)
 	if err != nil {
 		return err
@@ -180,12 +188,37 @@ func checkSums(folder, session string, st *docState, full bool) error {
 		sums = append(sums, *st.OpenRound)
 	}
 	var errs []error
-	for _, s := range sums {
-		if err := checkSum(RoundPath(folder, s.Round), s, full); err != nil {
-			errs = append(errs, &DamageError{Session: session, File: RoundPath(folder, s.Round), Why: err.Error()})
+	for i, s := range sums {
+		p := RoundPath(folder, s.Round)
+		err := checkSum(p, s, full)
+		if err != nil && st.OpenRound != nil && i == len(sums)-1 && newerOpen(p, st, src) {
+			err = nil
+		}
+		if err != nil {
+			errs = append(errs, &DamageError{Session: session, File: p, Why: err.Error()})
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// newerOpen reports whether the file of the note's open round is one an
+// update stopped after putting it in place wrote: that round's file, from
+// the round's first line, its lines the source's from there (when src is
+// given), at least as many as were read.
+func newerOpen(p string, st *docState, src io.ReaderAt) bool {
+	rf, err := ReadRound(p)
+	if err != nil || rf.Round != st.OpenRound.Round || rf.Lines[0] != st.OpenLine {
+		return false
+	}
+	if src == nil {
+		return true
+	}
+	got, err := roundBytes(rf)
+	if err != nil || int64(len(got)) < st.Seen-st.OpenOffset {
+		return false
+	}
+	same, err := atomicfile.SameReader(io.NewSectionReader(src, st.OpenOffset, int64(len(got))), bytes.NewReader(got))
+	return err == nil && same
 }
 
 // checkSum checks one file against its sum.
@@ -264,7 +297,8 @@ func sumExisting(folder, session string, st *docState) (closed []roundSum, open 
 	if err != nil {
 		return nil, nil, damage(p, err.Error())
 	}
-	if int64(len(got)) != st.Seen-st.OpenOffset {
+	// (More, when an update was stopped after putting it in place.)
+	if int64(len(got)) < st.Seen-st.OpenOffset {
 		return nil, nil, damage(p, "does not hold the source's lines it was written from (overwritten or damaged)")
 	}
 	return closed, &s, nil

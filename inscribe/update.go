@@ -367,7 +367,11 @@ func (u *update) run() error {
 	}
 	u.srcSize = fi.Size()
 
-	if _, err := os.Stat(u.spec.md); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(u.spec.md); errors.Is(err, fs.ErrNotExist) {
+		if err := u.docLost(); err != nil {
+			return err
+		}
+	} else {
 		st, err := readState(u.folder)
 		if err != nil {
 			return err

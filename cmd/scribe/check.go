@@ -80,7 +80,7 @@ func runCheck(e *env, o checkOptions) error {
 				// A document that does not read (or is gone): what of its
 				// files is damaged, and what mends it.
 				rep := &check.Report{Doc: md}
-				for _, err := range inscribe.VerifyDoc(md, nil) {
+				for _, err := range inscribe.VerifyDoc(md, nil, "") {
 					rep.Findings = append(rep.Findings, check.DamageFinding(err))
 				}
 				if len(rep.Findings) == 0 {

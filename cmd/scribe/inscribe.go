@@ -415,7 +415,7 @@ func resultHints(err error) []string {
 	case errors.As(err, new(*inscribe.MissingNoteError)), errors.As(err, new(*inscribe.DamageError)):
 		return repairHints(err)
 	case errors.As(err, &se):
-		return []string{"inscribe the new file into another store (--root), or remove the document to inscribe it afresh"}
+		return []string{"inscribe the new file into another store (--root), or remove the document and its folder to inscribe it afresh"}
 	}
 	return nil
 }

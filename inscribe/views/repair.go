@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/scribe-archive/scribe/index"
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/inscribe/document"
+	"github.com/scribe-archive/scribe/session"
 )
 
 // CheckStoreIndex runs SQLite's quick check over the store's index
@@ -50,48 +52,73 @@ func (s *Views) reindexDoc(u inscribe.Update) ([]error, error) {
 	}
 	removeDB(local)
 	ws, err := s.indexDoc(u.Doc, u.Key, u.Seen, true, nil)
-	return append(warnings, ws...), err
+	warnings = append(warnings, ws...)
+	if err != nil {
+		return warnings, err
+	}
+	// A document rebuilt without its head lists the engagements its
+	// rounds are tagged with again.
+	tags, err := ReadTags(folder)
+	if err != nil {
+		return warnings, err
+	}
+	_, err = s.RewriteHead(u.Doc, func(m *session.Meta) {
+		have := map[string]bool{}
+		for _, e := range m.Engagements {
+			have[e.ID] = true
+		}
+		var add []string
+		for _, e := range tags {
+			if !have[e] {
+				have[e] = true
+				add = append(add, e)
+			}
+		}
+		sort.Strings(add)
+		for _, e := range add {
+			m.Engagements = append(m.Engagements, session.Engagement{ID: e})
+		}
+	})
+	return warnings, err
 }
 
 // mendTags recovers a document's engagement tags when tags.tsv is damaged
 // (lines that do not read: the file is set aside as tags.tsv.damaged-<time>,
-// its readable lines kept) or lost, from the tags the indexes hold for
-// rounds the file does not.
+// its readable lines kept), lost or cut short, from the tags the indexes
+// hold for rounds the file does not have.
 func (s *Views) mendTags(folder, key string) []error {
 	p := filepath.Join(folder, inscribe.TagsFile)
-	_, err := ReadTags(folder)
+	tags, err := ReadTags(folder)
 	_, statErr := os.Stat(p)
-	if err == nil && statErr == nil {
-		return nil // as it should be
-	}
-	if err != nil && statErr != nil {
+	damaged := err != nil && statErr == nil
+	if err != nil && !damaged {
 		return []error{err}
 	}
-	tags := readTagsLeniently(p)
-	from := 0
+	if damaged {
+		tags = readTagsLeniently(p)
+	}
+	added := 0
 	for r, e := range s.indexedTags(folder, key) {
 		if _, ok := tags[r]; !ok {
 			tags[r] = e
-			from++
+			added++
 		}
 	}
-	if statErr != nil { // lost
-		if len(tags) == 0 {
-			return nil // never tagged (or every tag cleared)
-		}
-		if err := WriteTags(folder, tags); err != nil {
+	if !damaged && added == 0 {
+		return nil
+	}
+	what := fmt.Sprintf("%s was missing or cut short: %d %s recovered from the indexes", p, added, plural(added, "tag", "tags"))
+	if damaged {
+		to := p + damagedSuffix + time.Now().UTC().Format("20060102T150405.000Z")
+		if err := os.Rename(p, to); err != nil {
 			return []error{err}
 		}
-		return []error{fmt.Errorf("%s was missing: %d %s recovered from the indexes", p, len(tags), plural(len(tags), "tag", "tags"))}
-	}
-	to := p + damagedSuffix + time.Now().UTC().Format("20060102T150405.000Z")
-	if err := os.Rename(p, to); err != nil {
-		return []error{err}
+		what = fmt.Sprintf("%s was damaged (%v): set aside as %s; %d %s kept, %d of them from the indexes", p, err, filepath.Base(to), len(tags), plural(len(tags), "tag", "tags"), added)
 	}
 	if err := WriteTags(folder, tags); err != nil {
 		return []error{err}
 	}
-	return []error{fmt.Errorf("%s was damaged (%v): set aside as %s; %d %s kept (%d from the indexes)", p, err, filepath.Base(to), len(tags), plural(len(tags), "tag", "tags"), from)}
+	return []error{errors.New(what)}
 }
 
 func plural(n int, one, many string) string {
@@ -159,8 +186,10 @@ func (s *Views) VerifyDoc(md string) []error {
 	session := s.SessionOf(md)
 	damage := func(p, why string) error { return &inscribe.DamageError{Session: session, File: p, Why: why} }
 	var errs []error
-	if _, err := ReadTags(folder); err != nil {
-		errs = append(errs, damage(filepath.Join(folder, inscribe.TagsFile), err.Error()))
+	tagsFile := filepath.Join(folder, inscribe.TagsFile)
+	tags, tagsErr := ReadTags(folder)
+	if tagsErr != nil {
+		errs = append(errs, damage(tagsFile, tagsErr.Error()))
 	}
 	local := filepath.Join(folder, inscribe.SessionDB)
 	if _, err := os.Stat(local); err != nil {
@@ -177,6 +206,16 @@ func (s *Views) VerifyDoc(md string) []error {
 	m, err := document.ReadMeta(md)
 	if err != nil {
 		return errs // the document's own check reports it
+	}
+	// The tags the index holds came from tags.tsv: a tag it has that the
+	// file lacks was lost from the file.
+	if rows, err := db.Rounds(context.Background(), document.Key(m), 1); err == nil && tagsErr == nil {
+		for _, r := range rows {
+			if r.EngagementID != nil && tags[r.Round] == "" {
+				errs = append(errs, damage(tagsFile, fmt.Sprintf("round %d is tagged %s in the index, not in the file (lost, or cut short?)", r.Round, *r.EngagementID)))
+				break
+			}
+		}
 	}
 	want, err := roundsTable(context.Background(), db, document.Key(m), md)
 	if err != nil {
