@@ -590,7 +590,9 @@ func Stored(store *inscribe.Store, md string, f Format) (*Report, error) {
 	bw.Flush()
 	out.Close()
 	if xerr != nil {
-		rep.add(Finding{Kind: Error, File: md, Msg: "export: " + xerr.Error()})
+		if len(rep.Findings) == 0 { // else the damage found says why
+			rep.add(Finding{Kind: Error, File: md, Msg: "export: " + xerr.Error()})
+		}
 		return rep, nil
 	}
 	if last, ok := tornTail(rep.Source); ok {
