@@ -21,6 +21,8 @@ import (
 //	    agent-<id>.md, agent-<id>/             sidechain documents and their folders (meta.json: the client's note on the subagent)
 //	    source-files/...                       files the client kept beside the session, byte for byte
 //	    state.json, graph.tsv                  the read note: where the source was read up to (for append)
+//	    rounds.tsv                             the size and hash of each closed round file (manifest.go)
+//	    .repair.tmp-*/                         a repair's scratch inscription (repair.go)
 //	    .lock                                  held while the document is updated
 //	    index.md, session.db, tags.tsv         the table of rounds, the document's index (derived), engagement tags
 //
@@ -38,9 +40,10 @@ const (
 	// keeps what the source client wrote about the subagent, byte for byte.
 	SidechainMetaFile = "meta.json"
 
-	stateFile = "state.json"
-	graphFile = "graph.tsv"
-	lockFile  = ".lock"
+	stateFile  = "state.json"
+	graphFile  = "graph.tsv"
+	roundsFile = "rounds.tsv"
+	lockFile   = ".lock"
 
 	// The derived views' files: one database per document in its folder,
 	// one for the whole store, a table of rounds per document in its folder,

@@ -29,9 +29,6 @@ import (
 // stat each: a round file deleted or cut short is noticed at once, not when
 // an export fails); inscribe, check --store and repair also hash them.
 
-// roundsFile is the record of a document's closed round files.
-const roundsFile = "rounds.tsv"
-
 // roundSum is what scribe wrote in a round file: its size and SHA-256.
 type roundSum struct {
 	Round  int    `json:"round"`
