@@ -183,7 +183,7 @@ func (u *update) writeRound(r *session.Round) error {
 	rf := roundHeader(r)
 	u.rounds[r.N] = &rf
 	p := filepath.Join(dir, RoundName(r.N))
-	f, err := u.batch.Create(p, FileMode)
+	f, err := u.batch.CreateIn(u.folder, p, FileMode) // in its document's folder: see removeTemps
 	if err != nil {
 		return err
 	}

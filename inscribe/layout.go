@@ -85,4 +85,9 @@ func RoundsDir(folder string) string { return filepath.Join(folder, "rounds") }
 func RoundPath(folder string, n int) string { return filepath.Join(RoundsDir(folder), RoundName(n)) }
 
 // RoundName is the file name of round n: 001.json.
-func RoundName(n int) string { return fmt.Sprintf("%03d.json", n) }
+func RoundName(n int) string {
+	if n >= 0 && n < 1000 {
+		return string([]byte{byte('0' + n/100), byte('0' + n/10%10), byte('0' + n%10), '.', 'j', 's', 'o', 'n'})
+	}
+	return fmt.Sprintf("%03d.json", n)
+}

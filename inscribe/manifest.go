@@ -185,8 +185,9 @@ func checkSums(folder, session string, st *docState, full bool, src io.ReaderAt)
 		sums = append(sums, *st.OpenRound)
 	}
 	var errs []error
+	dir := RoundsDir(folder) + string(filepath.Separator)
 	for i, s := range sums {
-		p := RoundPath(folder, s.Round)
+		p := dir + RoundName(s.Round)
 		err := checkSum(p, s, full)
 		if err != nil && st.OpenRound != nil && i == len(sums)-1 && newerOpen(p, st, src) {
 			err = nil
@@ -218,17 +219,13 @@ func newerOpen(p string, st *docState, src io.ReaderAt) bool {
 	return err == nil && same
 }
 
-// checkSum checks one file against its sum.
+// checkSum checks one file against its sum: its size (one stat), and with
+// full its bytes.
 func checkSum(p string, s roundSum, full bool) error {
-	f, err := os.Open(p)
+	fi, err := os.Stat(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return errors.New("missing (deleted?)")
 	}
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
 	if err != nil {
 		return err
 	}
@@ -238,6 +235,11 @@ func checkSum(p string, s roundSum, full bool) error {
 	if !full {
 		return nil
 	}
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
 		return err

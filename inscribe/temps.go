@@ -9,13 +9,17 @@ import (
 )
 
 // Temporary files. Every file scribe writes goes first to a temporary file
-// beside it (.<name>.tmp-*; the body of an update is .body.tmp-*), which a
-// kill leaves behind. Those of a document (its own, rewritten in its folder,
-// its round files, files, copies, indexes, read note) all lie in its folder,
-// and are written only under its lock: so the next writer of the document,
-// holding the lock, knows that every temporary file there is a leftover and
-// removes it. The catalog's (in sessions/ and each agent's folder) are
-// removed by the next refresh of the catalog (RemoveStaleTemps).
+// (.<name>.tmp-*; the body of an update is .body.tmp-*), which a kill leaves
+// behind. Those of a document (its own, its round files, files, copies,
+// indexes, read note) all lie in its folder, and are written only under its
+// lock: so the next writer of the document, holding the lock, knows that
+// every temporary file there is a leftover and removes it. The document's
+// own and its round files' are written in the folder itself, not beside
+// their targets, so that finding them costs one listing of a small folder,
+// not one of the rounds folder, which grows with the session (that one is
+// listed by inscribe and repair, for the leftovers of earlier versions).
+// The catalog's (in sessions/ and each agent's folder) are removed by the
+// next refresh of the catalog (RemoveStaleTemps).
 
 // tempAge is how old a temporary file must be for a writer that does not
 // hold its owner's lock to take it for a leftover.
@@ -31,7 +35,7 @@ func IsTemp(name string) bool {
 // (agent-<id>/) have locks of their own, and are left alone; so are their
 // documents' temporary files an earlier scribe wrote beside them, in this
 // folder, unless they are old.
-func removeTemps(folder string) {
+func removeTemps(folder string, rounds bool) {
 	ents, err := os.ReadDir(folder)
 	if err != nil {
 		return
@@ -39,7 +43,7 @@ func removeTemps(folder string) {
 	for _, e := range ents {
 		name := e.Name()
 		switch {
-		case e.IsDir() && (name == "rounds" || name == "files"):
+		case e.IsDir() && (name == "rounds" && rounds || name == "files"):
 			removeTempsIn(filepath.Join(folder, name), 0)
 		case e.IsDir() && name == SourceFilesDir:
 			filepath.WalkDir(filepath.Join(folder, name), func(p string, d fs.DirEntry, err error) error {

@@ -36,7 +36,7 @@ func TestLeftoverTempsRemoved(t *testing.T) {
 	put(t, filepath.Join(folder, ".repair.tmp-9", "s1.jsonl"), "scratch")
 
 	l.put("-home-me-app/s1.jsonl", []byte(line(prompt1)+line(reply1)+line(prompt1)))
-	l.update(false)
+	l.update(true) // inscribe: the rounds folder too
 	for _, rel := range append(leftovers, ".repair.tmp-9") {
 		if _, err := os.Stat(filepath.Join(folder, rel)); err == nil {
 			t.Errorf("%s was left behind", rel)

@@ -292,7 +292,7 @@ func (s *Store) updateDoc(spec docSpec, opts Options) (res Result) {
 		return res
 	}
 	defer unlock()
-	removeTemps(folder)
+	removeTemps(folder, opts.Verify || opts.Repair)
 	u := &update{store: s, spec: spec, opts: opts, folder: folder, res: &res, seen: -1}
 	defer u.batch.Abort()
 	run := u.run
