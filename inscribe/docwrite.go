@@ -233,7 +233,7 @@ func (u *update) collectFiles(r *session.Round) {
 }
 
 // writeFiles writes collected files (named by their content, so an existing
-// one is already right) and copies the files Claude Code kept beside the
+// one is already right) and copies the files the client kept beside the
 // transcript.
 func (u *update) writeFiles() error {
 	dir := filepath.Dir(u.spec.md)

@@ -47,19 +47,17 @@ type Update struct {
 }
 
 // Role is an entry of the roles registry: sessions that match it are filed
-// under its id instead of "claude".
+// under its id instead of their source's agent id ("claude", "codex").
 type Role struct {
 	ID   string `yaml:"id"`
 	Name string `yaml:"name"`
-	// AgentNames match Claude Code's agent name (set with claude -n).
+	// AgentNames match the name a person gave the agent, where the
+	// source records one (Claude Code: claude -n).
 	AgentNames []string `yaml:"agent_names"`
 	// Projects are path.Match patterns matched against the project
 	// directory (the session's working directory).
 	Projects []string `yaml:"projects"`
 }
-
-// DefaultAgent is the agent id of sessions no role claims.
-const DefaultAgent = "claude"
 
 // OpenStore opens the store at root, reading its roles registry. The
 // directory need not exist yet.

@@ -17,12 +17,13 @@ import (
 type checkOptions struct {
 	sources []string
 	store   bool
+	to      string
 }
 
 func newCheckCmd(e *env) *cobra.Command {
 	var o checkOptions
 	cmd := &cobra.Command{
-		Use:   "check [SOURCE...] | check --store [SESSION...]",
+		Use:   "check [SOURCE...] | check --store [SESSION...] | check --to codex|claude SESSION...",
 		Short: "Prove the round trip: inscribe, export, diff against the source, re-inscribe",
 		Long: `check inscribes each SOURCE into a scratch store, exports it back with
 export-claude, compares the export with the source (line by line, then entry
@@ -41,6 +42,15 @@ field that differs), document (re-inscribing the export gives another
 document). A torn last line, which is never inscribed, and a source that is
 gone are reported but are not failures.
 
+With --to codex or --to claude, check the conversion of each SESSION (a
+session id, a unique prefix of one, a document, or a source to inscribe
+first) to the other client instead: what export-codex or export-claude
+could not carry, each kind of loss with its count and why (dropped: not in
+the conversion; transformed: carried in another form), known losses that
+are not failures; then the conversion is inscribed back and compared with
+the session: a difference no reported loss accounts for is a failure
+(document).
+
 EXIT STATUS
   0  every session round-trips
   1  some difference is unexplained
@@ -52,11 +62,22 @@ EXIT STATUS
 	}
 	cmd.Flags().BoolVar(&o.store, "store", false, "check the sessions in the store against their sources")
 	cmd.Flags().BoolVar(&e.json, "json", false, "print the reports as JSON")
+	cmd.Flags().StringVar(&o.to, "to", "", "check the conversion of each SESSION to this client (codex, claude)")
 	return cmd
 }
 
 func runCheck(e *env, o checkOptions) error {
 	var reports []*check.Report
+	if o.to != "" {
+		if o.store {
+			return &flagError{fmt.Errorf("--to checks conversions, --store the store against its sources: give one")}
+		}
+		var err error
+		if reports, err = checkConversions(e, o); err != nil {
+			return err
+		}
+		return printReports(e, reports, e.json)
+	}
 	if o.store {
 		store, err := e.openExistingStore()
 		if err != nil {
@@ -222,6 +243,10 @@ func printReports(e *env, reports []*check.Report, asJSON bool) error {
 				if j := runEnd(r.Findings, i); j > i+2 {
 					fmt.Fprintf(e.stdout, "     %s %s:%d-%d: %d lines %s\n", f.Kind, f.File, f.Line, r.Findings[j-1].Line, j-i, strings.TrimPrefix(f.Msg, "in the "))
 					i = j - 1
+					continue
+				}
+				if f.What != "" {
+					fmt.Fprintf(e.stdout, "     %s\n", lossLine(f))
 					continue
 				}
 				loc := f.File
