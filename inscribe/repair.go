@@ -90,7 +90,10 @@ func (u *update) repair() error {
 	}
 
 	// Mend, file by file.
-	m := &mend{u: u, st: st, fresh: f.folder, freshNote: fst}
+	m := &mend{u: u, st: st, fresh: f.folder, freshNote: fst, from: "the source"}
+	if !fromSource {
+		m.from = "the round files"
+	}
 	if err := m.rounds(); err != nil {
 		return err
 	}
@@ -277,6 +280,7 @@ type mend struct {
 	st         *docState // the note, nil when it was lost
 	fresh      string    // the folder of the fresh inscription
 	freshNote  *docState
+	from       string // what the fresh inscription was made from
 	docChanged bool
 	said       []error // what was mended, for the report
 }
@@ -323,7 +327,7 @@ func (m *mend) rounds() error {
 				continue
 			}
 		}
-		why := "rebuilt from the source"
+		why := "rebuilt from " + m.from
 		if _, err := os.Stat(have); errors.Is(err, fs.ErrNotExist) {
 			why = "was missing: " + why
 		} else {
@@ -472,9 +476,9 @@ func (m *mend) document(freshMD string) (*docState, error) {
 	note.DocFormat = session.FormatVersion
 	switch {
 	case old == nil:
-		m.say("%s was missing: rebuilt from the source", md)
+		m.say("%s was missing: rebuilt from %s", md, m.from)
 	default:
-		what := fmt.Sprintf("%s was damaged: rebuilt from the source, keeping %d of its messages as they were", md, kept)
+		what := fmt.Sprintf("%s was damaged: rebuilt from %s, keeping %d of its messages as they were", md, m.from, kept)
 		if summaryLost {
 			what += "; its head did not read, so its summary and engagements could not be kept"
 		}

@@ -159,7 +159,7 @@ func TestRepairSourceGone(t *testing.T) {
 	os.Remove(md)
 	os.Remove(filepath.Join(folder, stateFile))
 	r := repairOne(t, l, src)
-	if r.Err != nil || r.Outcome != Repaired || !said(r, "the source is gone: rebuilt from the round files") {
+	if r.Err != nil || r.Outcome != Repaired || !said(r, "the source is gone: rebuilt from the round files") || !said(r, ".md was missing: rebuilt from the round files") {
 		t.Fatalf("%s %v %v", r.Outcome, r.Err, r.Warnings)
 	}
 	sameSnapshot(t, "rebuilt from the round files", l.snapshot(), want)
