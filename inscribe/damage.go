@@ -84,14 +84,14 @@ func CheckDoc(md string) error {
 	}
 	st = resolveState(st, md)
 	if st == nil {
-		return &MissingNoteError{Doc: md, Note: filepath.Join(folder, stateFile), Session: sessionOfDoc(md)}
+		return &MissingNoteError{Doc: md, Note: filepath.Join(folder, stateFile), Session: DocSession(md)}
 	}
 	if st.RoundsSize == nil {
 		return nil
 	}
-	err = checkSums(folder, sessionOfDoc(md), st, false, nil)
+	err = checkSums(folder, DocSession(md), st, false, nil)
 	if errors.Is(err, errRecord) {
-		return &DamageError{Session: sessionOfDoc(md), File: filepath.Join(folder, roundsFile), Why: "missing or damaged: it does not hold what the read note says"}
+		return &DamageError{Session: DocSession(md), File: filepath.Join(folder, roundsFile), Why: "missing or damaged: it does not hold what the read note says"}
 	}
 	return err
 }
@@ -111,9 +111,9 @@ func docDamage(session, md string, err error) error {
 	return &DamageError{Session: session, File: md, Why: why + " (damaged, or edited into something scribe cannot read)"}
 }
 
-// sessionOfDoc returns the session a document belongs to: the session_id
+// DocSession returns the session a document belongs to: the session_id
 // of its head (a sidechain's is its parent's), else what its path says.
-func sessionOfDoc(md string) string {
+func DocSession(md string) string {
 	if m, err := document.ReadMeta(md); err == nil && m.SessionID != "" {
 		return m.SessionID
 	}
@@ -155,7 +155,7 @@ func VerifyDoc(md string, a source.Adapter, sourcePath string) []error {
 			src = f
 		}
 	}
-	session := sessionOfDoc(md)
+	session := DocSession(md)
 	var errs []error
 	if data, err := os.ReadFile(md); err != nil {
 		why := err.Error()

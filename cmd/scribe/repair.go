@@ -331,8 +331,9 @@ func repairReport(e *env, results []inscribe.Result, verbose bool) int {
 			sum.Failed++
 			d.Outcome, d.Error = string(inscribe.Failed), r.Err.Error()
 			d.Hints = append(d.Hints, unrecoverableHints(r.Err)...)
-		case r.Outcome == inscribe.Repaired:
+		case r.Outcome == inscribe.Repaired || len(d.Notes) > 0: // (the views mended)
 			sum.Repaired++
+			d.Outcome = string(inscribe.Repaired)
 		default:
 			sum.Sound++
 		}

@@ -42,7 +42,9 @@ func ReadTags(folder string) (map[int]string, error) {
 		round, eng, ok := strings.Cut(line, "\t")
 		r, err := strconv.Atoi(round)
 		if !ok || err != nil || r < 1 || eng == "" {
-			return nil, &document.FormatError{File: filepath.Join(folder, inscribe.TagsFile), Line: n, Msg: "expected \"<round>\\t<engagement>\""}
+			// Only scribe writes it: a line that does not read is damage.
+			return nil, &inscribe.DamageError{Session: inscribe.DocSession(folder + ".md"), File: filepath.Join(folder, inscribe.TagsFile),
+				Why: fmt.Sprintf("line %d: expected \"<round>\\t<engagement>\"", n)}
 		}
 		tags[r] = eng
 	}

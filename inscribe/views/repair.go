@@ -113,7 +113,11 @@ func (s *Views) mendTags(folder, key string) []error {
 		if err := os.Rename(p, to); err != nil {
 			return []error{err}
 		}
-		what = fmt.Sprintf("%s was damaged (%v): set aside as %s; %d %s kept, %d of them from the indexes", p, err, filepath.Base(to), len(tags), plural(len(tags), "tag", "tags"), added)
+		why := err.Error()
+		if de, ok := err.(*inscribe.DamageError); ok {
+			why = de.Why
+		}
+		what = fmt.Sprintf("%s was damaged (%s): set aside as %s; %d %s kept, %d of them from the indexes", p, why, filepath.Base(to), len(tags), plural(len(tags), "tag", "tags"), added)
 	}
 	if err := WriteTags(folder, tags); err != nil {
 		return []error{err}
@@ -189,7 +193,10 @@ func (s *Views) VerifyDoc(md string) []error {
 	tagsFile := filepath.Join(folder, inscribe.TagsFile)
 	tags, tagsErr := ReadTags(folder)
 	if tagsErr != nil {
-		errs = append(errs, damage(tagsFile, tagsErr.Error()))
+		if _, ok := tagsErr.(*inscribe.DamageError); !ok {
+			tagsErr = damage(tagsFile, tagsErr.Error())
+		}
+		errs = append(errs, tagsErr)
 	}
 	local := filepath.Join(folder, inscribe.SessionDB)
 	if _, err := os.Stat(local); err != nil {
