@@ -46,6 +46,7 @@ const (
 	Error       Kind = "error"       // the check could not go on
 	Torn        Kind = "torn"        // the source ends in a torn line, which is never inscribed
 	Gone        Kind = "gone"        // the source no longer exists: the archive holds the only copy
+	Damaged     Kind = "damaged"     // a file of the store is missing or not what scribe wrote
 	// Dropped is what a conversion to another client does not carry; a
 	// conversion's transformations are Transformed with What set. Both are
 	// known losses, reported by the conversion itself (see [Cross]).
@@ -577,6 +578,12 @@ func Stored(store *inscribe.Store, md string, f Format) (*Report, error) {
 		return &Report{Doc: md, Findings: []Finding{{Kind: Error, File: md, Msg: err.Error()}}}, nil
 	}
 	rep := &Report{Doc: md, Source: store.ResolveSource(m.Source)}
+	// What scribe wrote is checked against what it recorded: damage is
+	// reported as such, with what mends it, and then what it does to the
+	// export.
+	for _, err := range inscribe.VerifyDoc(md, f.Source, rep.Source) {
+		rep.add(DamageFinding(err))
+	}
 	if _, err := os.Stat(rep.Source); errors.Is(err, fs.ErrNotExist) {
 		rep.add(Finding{Kind: Gone, File: rep.Source, Msg: "the source is gone: the archive holds the only copy"})
 		return rep, nil
@@ -596,7 +603,9 @@ func Stored(store *inscribe.Store, md string, f Format) (*Report, error) {
 	bw.Flush()
 	out.Close()
 	if xerr != nil {
-		rep.add(Finding{Kind: Error, File: md, Msg: "export: " + xerr.Error()})
+		if len(rep.Findings) == 0 { // else the damage found says why
+			rep.add(Finding{Kind: Error, File: md, Msg: "export: " + xerr.Error()})
+		}
 		return rep, nil
 	}
 	if last, ok := tornTail(rep.Source); ok {
@@ -674,6 +683,33 @@ func compareStoredDoc(rep *Report, md, exp string, m *session.Meta, a source.Ada
 		}
 	}
 	return nil
+}
+
+// DamageFinding is a finding of damage to the store (an
+// *inscribe.DamageError, an *inscribe.MissingNoteError), saying what
+// mends it.
+func DamageFinding(err error) Finding {
+	var de *inscribe.DamageError
+	var mn *inscribe.MissingNoteError
+	switch {
+	case errors.As(err, &de):
+		return Finding{Kind: Damaged, File: de.File, Msg: de.Why + "; " + RepairAdvice(de.Session)}
+	case errors.As(err, &mn):
+		return Finding{Kind: Damaged, File: mn.Note, Msg: "the read note is missing or unreadable; " + RepairAdvice(mn.Session)}
+	}
+	return Finding{Kind: Error, Msg: err.Error()}
+}
+
+// RepairAdvice says how to mend the damage of a session's files ("" for the
+// store's own).
+func RepairAdvice(session string) string {
+	switch {
+	case session == "":
+		return "run scribe repair"
+	case strings.HasPrefix(session, "-"):
+		return "run scribe repair -- " + session
+	}
+	return "run scribe repair " + session
 }
 
 // CrossFormat is a client as a cross-agent check needs it: its adapter,

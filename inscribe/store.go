@@ -41,6 +41,9 @@ type Update struct {
 	// Rounds are the round files this update wrote (their headers), by
 	// number; the others are unchanged on disk.
 	Rounds map[int]*RoundFile
+	// All says the document's views are to be rebuilt from every round
+	// file, as after a repair.
+	All bool
 }
 
 // Role is an entry of the roles registry: sessions that match it are filed
@@ -185,11 +188,11 @@ func lockWait(folder string, wait time.Duration) (unlock func(), err error) {
 	if wait <= 0 {
 		wait = lockTimeout
 	}
-	if err := os.MkdirAll(folder, 0o755); err != nil {
+	if err := os.MkdirAll(folder, DirMode); err != nil {
 		return nil, err
 	}
 	name := filepath.Join(folder, lockFile)
-	f, err := os.OpenFile(name, os.O_CREATE|os.O_RDWR, 0o644)
+	f, err := os.OpenFile(name, os.O_CREATE|os.O_RDWR, FileMode)
 	if err != nil {
 		return nil, err
 	}

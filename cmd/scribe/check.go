@@ -92,10 +92,22 @@ func runCheck(e *env, o checkOptions) error {
 		if err != nil {
 			return err
 		}
+		if len(o.sources) == 0 {
+			docs = append(docs, orphans(store, "*")...)
+		}
 		for _, md := range docs {
 			m, err := document.ReadMeta(md)
 			if err != nil {
-				reports = append(reports, &check.Report{Doc: md, Findings: []check.Finding{{Kind: check.Error, File: md, Msg: err.Error()}}})
+				// A document that does not read (or is gone): what of its
+				// files is damaged, and what mends it.
+				rep := &check.Report{Doc: md}
+				for _, err := range inscribe.VerifyDoc(md, nil, "") {
+					rep.Findings = append(rep.Findings, check.DamageFinding(err))
+				}
+				if len(rep.Findings) == 0 {
+					rep.Findings = []check.Finding{{Kind: check.Error, File: md, Msg: err.Error()}}
+				}
+				reports = append(reports, rep)
 				continue
 			}
 			f, err := formatOf(m)
@@ -107,7 +119,22 @@ func runCheck(e *env, o checkOptions) error {
 			if err != nil {
 				return err
 			}
+			// Its derived views: index, tags, table of rounds.
+			for _, err := range store.VerifyDoc(md) {
+				rep.Findings = append(rep.Findings, check.DamageFinding(err))
+			}
 			reports = append(reports, rep)
+		}
+		if len(o.sources) == 0 {
+			// The store's own: its index and its catalogs.
+			rep := &check.Report{Doc: store.SessionsDir()}
+			for _, err := range store.VerifyStore() {
+				rep.Findings = append(rep.Findings, check.DamageFinding(err))
+			}
+			if len(rep.Findings) > 0 {
+				reports = append(reports, rep)
+			}
+			store.CloseIndex()
 		}
 	} else {
 		sources := o.sources

@@ -75,6 +75,9 @@ func runExport(e *env, o exportOptions, target *format) error {
 	if err != nil {
 		return err
 	}
+	if err := checkStored(e, md); err != nil {
+		return err
+	}
 	if f != target {
 		return runConvert(e, o, md, m, f, target)
 	}

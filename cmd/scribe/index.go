@@ -319,6 +319,9 @@ markers, unless --keep-ids. It reads the round files and writes nothing.`,
 				return err
 			}
 			defer store.CloseIndex()
+			if err := checkStored(e, md); err != nil {
+				return err
+			}
 			return store.Context(md, spec, e.stdout)
 		},
 	}
