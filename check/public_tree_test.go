@@ -50,11 +50,11 @@ func TestPublicTreeIsCheckedWhole(t *testing.T) {
 	if skips, rest := source.Skips(err); len(skips) > 0 || rest != nil {
 		t.Fatalf("Discover: %v", err)
 	}
-	orphans := 0
+	lone := 0
 	checked := 0
 	for _, tr := range ts {
 		if tr.Path == "" {
-			orphans++
+			lone++
 		}
 		reports, err := check.Session(tr, claudeFormat)
 		if err != nil {
@@ -67,8 +67,8 @@ func TestPublicTreeIsCheckedWhole(t *testing.T) {
 			}
 		}
 	}
-	if orphans < 2 || checked != n {
-		t.Errorf("over the sources: %d checked (%d sessions without their file), want all %d", checked, orphans, n)
+	if lone < 2 || checked != n {
+		t.Errorf("over the sources: %d checked (%d sessions without their file), want all %d", checked, lone, n)
 	}
 
 	s, err := inscribe.OpenStore(filepath.Join(t.TempDir(), "data"))
@@ -95,7 +95,7 @@ func TestPublicTreeIsCheckedWhole(t *testing.T) {
 			t.Errorf("%s: %+v", md, rep.Findings)
 		}
 	}
-	if o, _ := s.Orphans(); stored != n || len(o) != orphans {
-		t.Errorf("in the store: %d documents checked, %d of them orphans; want %d and %d", stored, len(o), n, orphans)
+	if o, _ := s.LoneSidechains(); stored != n || len(o) != lone {
+		t.Errorf("in the store: %d documents checked, %d of them lone sidechains; want %d and %d", stored, len(o), n, lone)
 	}
 }

@@ -19,12 +19,13 @@ import (
 type checkOptions struct {
 	sources []string
 	store   bool
+	to      string
 }
 
 func newCheckCmd(e *env) *cobra.Command {
 	var o checkOptions
 	cmd := &cobra.Command{
-		Use:   "check [SOURCE...] | check --store [SESSION...]",
+		Use:   "check [SOURCE...] | check --store [SESSION...] | check --to codex|claude SESSION...",
 		Short: "Prove the round trip: inscribe, export, diff against the source, re-inscribe",
 		Long: `check inscribes each SOURCE into a scratch store, exports it back with
 export-claude, compares the export with the source (line by line, then entry
@@ -43,6 +44,15 @@ field that differs), document (re-inscribing the export gives another
 document). A torn last line, which is never inscribed, and a source that is
 gone are reported but are not failures.
 
+With --to codex or --to claude, check the conversion of each SESSION (a
+session id, a unique prefix of one, a document, or a source to inscribe
+first) to the other client instead: what export-codex or export-claude
+could not carry, each kind of loss with its count and why (dropped: not in
+the conversion; transformed: carried in another form), known losses that
+are not failures; then the conversion is inscribed back and compared with
+the session: a difference no reported loss accounts for is a failure
+(document).
+
 EXIT STATUS
   0  every session round-trips
   1  some difference is unexplained
@@ -54,10 +64,21 @@ EXIT STATUS
 	}
 	cmd.Flags().BoolVar(&o.store, "store", false, "check the sessions in the store against their sources")
 	cmd.Flags().BoolVar(&e.json, "json", false, "print the reports as JSON")
+	cmd.Flags().StringVar(&o.to, "to", "", "check the conversion of each SESSION to this client (codex, claude)")
 	return cmd
 }
 
 func runCheck(e *env, o checkOptions) (err error) {
+	if o.to != "" {
+		if o.store {
+			return &flagError{fmt.Errorf("--to checks conversions, --store the store against its sources: give one")}
+		}
+		reports, err := checkConversions(e, o)
+		if err != nil {
+			return err
+		}
+		return printReports(e, reports, e.json)
+	}
 	// Each report is printed as it comes: a check of any number of
 	// sessions holds none of them.
 	p := newReportPrinter(e, e.json)
@@ -76,7 +97,16 @@ func runCheck(e *env, o checkOptions) (err error) {
 		checkDoc := func(md string) error {
 			m, err := document.ReadMeta(md)
 			if err != nil {
-				return p.add(&check.Report{Doc: md, Findings: []check.Finding{{Kind: check.Error, File: md, Msg: err.Error()}}})
+				// A document that does not read (or is gone): what of its
+				// files is damaged, and what mends it.
+				rep := &check.Report{Doc: md}
+				for _, err := range inscribe.VerifyDoc(md, nil, "") {
+					rep.Findings = append(rep.Findings, check.DamageFinding(err))
+				}
+				if len(rep.Findings) == 0 {
+					rep.Findings = []check.Finding{{Kind: check.Error, File: md, Msg: err.Error()}}
+				}
+				return p.add(rep)
 			}
 			f, err := formatOf(m)
 			if err != nil {
@@ -86,49 +116,69 @@ func runCheck(e *env, o checkOptions) (err error) {
 			if err != nil {
 				return err
 			}
+			// Its derived views: index, tags, table of rounds.
+			for _, err := range store.VerifyDoc(md) {
+				rep.Findings = append(rep.Findings, check.DamageFinding(err))
+			}
 			return p.add(rep)
 		}
-		if len(o.sources) == 0 {
-			return eachStoredDoc(store, checkDoc)
+		if len(o.sources) > 0 {
+			docs, err := sessionsToCheck(e, o.sources)
+			if err != nil {
+				return err
+			}
+			for _, md := range docs {
+				if err := checkDoc(md); err != nil {
+					return err
+				}
+			}
+			return nil
 		}
-		docs, err := sessionsToCheck(e, o.sources)
-		if err != nil {
+		if err := eachStoredDoc(store, checkDoc); err != nil {
 			return err
 		}
-		for _, md := range docs {
+		for _, md := range orphans(store, "*") {
 			if err := checkDoc(md); err != nil {
 				return err
 			}
 		}
-	} else {
-		sources := o.sources
-		if len(sources) == 0 {
-			var samples bool
-			var err error
-			if sources, samples, err = defaultSource(false); err != nil {
+		// The store's own: its index and its catalogs.
+		rep := &check.Report{Doc: store.SessionsDir()}
+		for _, err := range store.VerifyStore() {
+			rep.Findings = append(rep.Findings, check.DamageFinding(err))
+		}
+		store.CloseIndex()
+		if len(rep.Findings) > 0 {
+			return p.add(rep)
+		}
+		return nil
+	}
+	sources := o.sources
+	if len(sources) == 0 {
+		var samples bool
+		if sources, samples, err = defaultSource(false); err != nil {
+			return err
+		}
+		if samples {
+			fmt.Fprintf(e.stderr, "scribe: %s; checking the bundled sample sessions in %s\n", noSessionsNote(), strings.Join(sources, " and "))
+		}
+	}
+	for _, src := range sources {
+		ts, skipped, err := discover(src)
+		for _, sk := range skipped {
+			fmt.Fprintf(e.stderr, "scribe: warning: %v\n", sk)
+		}
+		if err != nil {
+			return describeOpenError(src, err)
+		}
+		for _, t := range ts {
+			rs, err := check.Session(t, formatFor(t.Adapter).checkFormat())
+			if err != nil {
 				return err
 			}
-			if samples {
-				fmt.Fprintf(e.stderr, "scribe: %s; checking the bundled sample sessions in %s\n", noSessionsNote(), strings.Join(sources, " and "))
-			}
-		}
-		for _, src := range sources {
-			ts, skipped, err := discover(src)
-			for _, sk := range skipped {
-				fmt.Fprintf(e.stderr, "scribe: warning: %v\n", sk)
-			}
-			if err != nil {
-				return describeOpenError(src, err)
-			}
-			for _, t := range ts {
-				rs, err := check.Session(t, formatFor(t.Adapter).checkFormat())
-				if err != nil {
+			for _, r := range rs {
+				if err := p.add(r); err != nil {
 					return err
-				}
-				for _, r := range rs {
-					if err := p.add(r); err != nil {
-						return err
-					}
 				}
 			}
 		}
@@ -179,11 +229,11 @@ func eachStoredDoc(store *views.Views, fn func(md string) error) error {
 			}
 		}
 	}
-	orphans, err := store.Orphans()
+	lone, err := store.LoneSidechains()
 	if err != nil {
 		return err
 	}
-	for _, md := range orphans {
+	for _, md := range lone {
 		if err := fn(md); err != nil {
 			return err
 		}
@@ -265,6 +315,10 @@ func (p *reportPrinter) add(r *check.Report) error {
 		if j := runEnd(r.Findings, i); j > i+2 {
 			fmt.Fprintf(e.stdout, "     %s %s:%d-%d: %d lines %s\n", f.Kind, f.File, f.Line, r.Findings[j-1].Line, j-i, strings.TrimPrefix(f.Msg, "in the "))
 			i = j - 1
+			continue
+		}
+		if f.What != "" {
+			fmt.Fprintf(e.stdout, "     %s\n", lossLine(f))
 			continue
 		}
 		loc := f.File

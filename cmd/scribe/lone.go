@@ -14,7 +14,7 @@ import (
 
 // A session whose own transcript was never found has no document, but its
 // subagents' transcripts may have been inscribed into its folder
-// (inscribe.Store.Orphans). export-claude and check --store take its id,
+// (inscribe.Store.LoneSidechains). export-claude and check --store take its id,
 // exactly, or the path of one of those documents.
 
 // findSession resolves a SESSION as findDocument does, and else to a
@@ -32,16 +32,16 @@ func findSession(e *env, ref string) (md string, err error) {
 	if serr != nil {
 		return "", err
 	}
-	if p, ok := orphanSession(store, ref); ok {
+	if p, ok := loneSession(store, ref); ok {
 		return p, nil
 	}
 	return "", err
 }
 
-// orphanSession finds the folder of session id that holds sidechain
+// loneSession finds the folder of session id that holds sidechain
 // documents without the session's own, and returns the path the session's
 // document would have.
-func orphanSession(store *views.Views, id string) (string, bool) {
+func loneSession(store *views.Views, id string) (string, bool) {
 	ms, _ := filepath.Glob(filepath.Join(store.SessionsDir(), "*", id))
 	for _, folder := range ms {
 		md := folder + ".md"
@@ -68,9 +68,9 @@ func sessionMeta(md string) (*session.Meta, error) {
 	return nil, err
 }
 
-// orphanError is the transcript of a session that has no document asked
+// loneError is the transcript of a session that has no document asked
 // for alone.
-func orphanError(md string) error {
+func loneError(md string) error {
 	return withHint(fmt.Errorf("session %s has no document: only its subagents' transcripts were inscribed (its own was not found)", filepath.Base(inscribe.Folder(md))),
 		"export them into a directory: --out DIR")
 }

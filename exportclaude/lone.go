@@ -7,13 +7,13 @@ import (
 	"github.com/scribe-archive/scribe/session/source"
 )
 
-// orphans exports the sidechains of a session whose own transcript was
+// lone exports the sidechains of a session whose own transcript was
 // never inscribed (md, its document, does not exist: only its subagents'
 // transcripts were found): each goes where the client kept it, relative to
 // the project directory dir (<session>/subagents/agent-<id>.jsonl, or
 // agent-<id>.jsonl beside the session for clients before 2.1), with its
 // .meta.json.
-func orphans(md string, src source.Adapter, dir string, opts Options) ([]File, []error, error) {
+func lone(md string, src source.Adapter, dir string, opts Options) ([]File, []error, error) {
 	id := filepath.Base(inscribe.Folder(md))
 	w := &sessionWriter{dir: dir, opts: opts}
 	for _, sc := range inscribe.FiledSidechains(md) {

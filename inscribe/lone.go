@@ -15,7 +15,7 @@ import (
 // file was deleted, or the source is a partial copy). Its document is filed
 // where it would be with its session, <agent>/<session>/agent-<id>.md, in
 // the folder of a session document that does not exist yet; the sidechains
-// in such a folder are the session's "orphans". When the session's document
+// in such a folder are "lone sidechains". When the session's document
 // is made, it lists them, whether or not their transcripts are still found
 // beside it.
 
@@ -48,11 +48,11 @@ func FiledSidechains(md string) []session.Sidechain {
 	return out
 }
 
-// Orphans lists the sidechain documents of the store whose session has no
+// LoneSidechains lists the sidechain documents of the store whose session has no
 // document: sessions/<agent>/<session>/agent-<id>.md without
 // sessions/<agent>/<session>.md. They are in no catalog; check --store and
 // export reach them by this list.
-func (s *Store) Orphans() ([]string, error) {
+func (s *Store) LoneSidechains() ([]string, error) {
 	docs, err := filepath.Glob(filepath.Join(s.SessionsDir(), "*", "*", "agent-*.md"))
 	if err != nil {
 		return nil, err
