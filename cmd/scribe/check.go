@@ -36,7 +36,12 @@ With --store, check the sessions already in the store instead (every one,
 or each SESSION given: a session id, a unique prefix of one, or a
 document's path): each document is exported and compared with its source,
 and sessions whose source is gone are listed (the archive now holds the
-only copy).
+only copy). Subagents' documents whose session has none (its transcript
+was never found) are checked too; name such a session by its exact id.
+Each report is printed as it is made.
+
+Over sources, files that are not sessions, links that lead out of a
+folder and folders that cannot be read are skipped with a warning.
 
 Findings: lost (in the source, not in the export), added (in the export,
 not in the source), transformed (the same entry in other bytes, with the
