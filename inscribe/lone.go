@@ -48,23 +48,39 @@ func FiledSidechains(md string) []session.Sidechain {
 	return out
 }
 
-// LoneSidechains lists the sidechain documents of the store whose session has no
-// document: sessions/<agent>/<session>/agent-<id>.md without
-// sessions/<agent>/<session>.md. They are in no catalog; check --store and
-// export reach them by this list.
+// LoneSidechains lists the sidechain documents of the store whose session
+// has no document: sessions/<agent>/<session>/agent-<id>.md without
+// sessions/<agent>/<session>.md. They are in no catalog; check --store,
+// reindex and search reach them by this list. It reads each agent's folder
+// once, and only the folders of sessions without a document.
 func (s *Store) LoneSidechains() ([]string, error) {
-	docs, err := filepath.Glob(filepath.Join(s.SessionsDir(), "*", "*", "agent-*.md"))
+	agents, err := os.ReadDir(s.SessionsDir())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}
 	var out []string
-	for _, p := range docs {
-		parent := filepath.Dir(p) + ".md"
-		if !ValidAgentID(filepath.Base(filepath.Dir(filepath.Dir(p)))) {
+	for _, a := range agents {
+		if !a.IsDir() || !ValidAgentID(a.Name()) {
 			continue
 		}
-		if _, err := os.Stat(parent); errors.Is(err, fs.ErrNotExist) {
-			out = append(out, p)
+		dir := filepath.Join(s.SessionsDir(), a.Name())
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			return nil, err
+		}
+		docs := map[string]bool{}
+		for _, e := range ents {
+			docs[e.Name()] = true
+		}
+		for _, e := range ents {
+			if !e.IsDir() || docs[e.Name()+".md"] || !ValidSessionID(e.Name()) {
+				continue
+			}
+			subs, _ := filepath.Glob(filepath.Join(dir, e.Name(), "agent-*.md"))
+			out = append(out, subs...)
 		}
 	}
 	sort.Strings(out)
