@@ -27,13 +27,17 @@ var policy = map[string][]string{
 	"session":             {},
 	"session/source":      {"session"},
 	"adapters/claude":     {"session", "session/source", "internal/jsonpatch"},
-	"adapters/codex":      {"session", "session/source"},
+	"adapters/codex":      {"session", "session/source", "internal/jsonpatch"},
 	"internal/atomicfile": {},
 	"internal/jsonpatch":  {},
-	"index":               {"modernc.org/sqlite"},
-	"inscribe/document":   {"session", "github.com/yuin/goldmark", "gopkg.in/yaml.v3"},
-	"inscribe":            {"session", "session/source", "inscribe/document", "internal/atomicfile", "golang.org/x/sys/windows"},
-	"inscribe/views":      {"session", "index", "inscribe", "inscribe/document", "internal/atomicfile"},
+	// Secrets: gitleaks (and viper, zerolog, through which it is
+	// configured and logs) are imported here and nowhere else.
+	"internal/redact": {"session/source", "internal/jsonpatch", "internal/atomicfile",
+		"github.com/zricethezav/gitleaks/v8", "github.com/spf13/viper", "github.com/rs/zerolog"},
+	"index":             {"modernc.org/sqlite"},
+	"inscribe/document": {"session", "github.com/yuin/goldmark", "gopkg.in/yaml.v3"},
+	"inscribe":          {"session", "session/source", "inscribe/document", "internal/atomicfile", "golang.org/x/sys/windows"},
+	"inscribe/views":    {"session", "index", "inscribe", "inscribe/document", "internal/atomicfile"},
 	// Exporters may import the wire types of the format they write.
 	"exportclaude": {"session", "session/source", "adapters/claude", "inscribe", "inscribe/document", "internal/atomicfile", "internal/jsonpatch"},
 	"exportcodex":  {"session", "session/source", "adapters/codex", "inscribe", "inscribe/document", "internal/atomicfile", "internal/jsonpatch"},

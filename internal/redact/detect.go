@@ -1,0 +1,334 @@
+// Package redact finds secrets in the text of sessions and replaces them
+// with markers, for the store (docs/FORMAT.md §14).
+//
+// Detection is gitleaks' (github.com/zricethezav/gitleaks/v8), used as a
+// library: its default rule set (some 220 rules for the credentials of
+// named services, private key blocks, JWTs, URLs with passwords, and a
+// generic rule for key = value assignments whose value has high entropy),
+// extended by a store's own rules and allowlists, in gitleaks' own
+// .gitleaks.toml form, in the store's redact.toml. This is the one package
+// of scribe that imports gitleaks.
+//
+// A secret found is replaced, everywhere it occurs in the text scanned, by a
+// marker that names the rule and a short keyed hash of the secret,
+// [REDACTED:aws-access-token:3f9c]: equal secrets read as equal, and the
+// secret cannot be read back from the marker.
+package redact
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/rs/zerolog"
+	"github.com/spf13/viper"
+	"github.com/zricethezav/gitleaks/v8/config"
+	"github.com/zricethezav/gitleaks/v8/detect"
+	"github.com/zricethezav/gitleaks/v8/logging"
+)
+
+func init() {
+	// gitleaks logs to stderr; a library of scribe's never prints.
+	logging.Logger = zerolog.Nop()
+}
+
+// A Finding is one secret found in a text.
+type Finding struct {
+	// Rule is the id of the gitleaks rule that found it ("aws-access-token",
+	// "generic-api-key"), or "forgotten" for a value scribe forget removed.
+	Rule string
+	// Secret is the secret itself.
+	Secret string
+}
+
+// A Detector finds secrets in texts. It may be used by several goroutines
+// at once.
+type Detector struct {
+	gl *detect.Detector
+	// hot are rules that gitleaks runs on almost every text (their
+	// keywords are common words) but that can match only where a cheap
+	// test finds their shape; each runs alone, after its test.
+	hot []hotRule
+
+	mu    sync.Mutex
+	cache map[uint64][]Finding
+	seed  maphash.Seed
+}
+
+var (
+	defaultOnce sync.Once
+	defaultCfg  config.Config
+	defaultErr  error
+)
+
+// defaultConfig is gitleaks' default configuration, translated once: it
+// goes through viper's global instance, which is not safe for concurrent
+// use.
+func defaultConfig() (config.Config, error) {
+	defaultOnce.Do(func() {
+		d, err := detect.NewDetectorDefaultConfig()
+		if err != nil {
+			defaultErr = fmt.Errorf("gitleaks' default rules: %w", err)
+			return
+		}
+		defaultCfg = d.Config
+	})
+	return defaultCfg, defaultErr
+}
+
+// NewDetector returns a detector of gitleaks' default rules, extended by
+// extra: the text of a file in gitleaks' .gitleaks.toml form (its [[rules]]
+// and [[allowlists]], and [extend] disabledRules), or nil.
+func NewDetector(extra []byte) (*Detector, error) {
+	base, err := defaultConfig()
+	if err != nil {
+		return nil, err
+	}
+	cfg := config.Config{
+		Title:    base.Title,
+		Rules:    make(map[string]config.Rule, len(base.Rules)),
+		Keywords: make(map[string]struct{}, len(base.Keywords)),
+	}
+	for id, r := range base.Rules {
+		cfg.Rules[id] = r
+	}
+	cfg.OrderedRules = append(cfg.OrderedRules, base.OrderedRules...)
+	cfg.Allowlists = append(cfg.Allowlists, base.Allowlists...)
+	if len(bytes.TrimSpace(extra)) > 0 {
+		own, disabled, err := parseRules(extra)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range disabled {
+			delete(cfg.Rules, id)
+		}
+		for id, r := range own.Rules {
+			if _, ok := cfg.Rules[id]; !ok {
+				cfg.OrderedRules = append(cfg.OrderedRules, id)
+			}
+			cfg.Rules[id] = r
+		}
+		cfg.Allowlists = append(cfg.Allowlists, own.Allowlists...)
+	}
+	d := &Detector{cache: make(map[uint64][]Finding), seed: maphash.MakeSeed()}
+	for _, h := range hotRules {
+		r, ok := cfg.Rules[h.id]
+		if !ok || !sameRegex(r, h.regex) {
+			continue // disabled, or changed by the store: run it as any rule
+		}
+		one := cfg
+		one.Rules = map[string]config.Rule{h.id: r}
+		one.Keywords = keywords(one.Rules)
+		one.OrderedRules = []string{h.id}
+		h.det = detect.NewDetector(one)
+		d.hot = append(d.hot, h)
+		delete(cfg.Rules, h.id)
+	}
+	cfg.Keywords = keywords(cfg.Rules)
+	d.gl = detect.NewDetector(cfg)
+	return d, nil
+}
+
+func keywords(rules map[string]config.Rule) map[string]struct{} {
+	kw := make(map[string]struct{})
+	for _, r := range rules {
+		for _, k := range r.Keywords {
+			kw[strings.ToLower(k)] = struct{}{}
+		}
+	}
+	return kw
+}
+
+// parseRules reads rules and allowlists in gitleaks' configuration form.
+func parseRules(src []byte) (cfg config.Config, disabled []string, err error) {
+	defer func() {
+		// gitleaks compiles the regular expressions of a rule with
+		// MustCompile.
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	v := viper.New()
+	v.SetConfigType("toml")
+	if err := v.ReadConfig(bytes.NewReader(src)); err != nil {
+		return cfg, nil, err
+	}
+	var vc config.ViperConfig
+	if err := v.Unmarshal(&vc); err != nil {
+		return cfg, nil, err
+	}
+	disabled = vc.Extend.DisabledRules
+	// The default rules are always there: extending a path or a URL is not
+	// followed, and useDefault is what scribe does anyway.
+	vc.Extend = config.Extend{}
+	cfg, err = vc.Translate()
+	if err == nil && len(cfg.Rules) == 0 && len(cfg.Allowlists) == 0 && len(disabled) == 0 && hasRulesKey(v) {
+		err = errors.New("no rule could be read")
+	}
+	return cfg, disabled, err
+}
+
+func hasRulesKey(v *viper.Viper) bool { return v.IsSet("rules") || v.IsSet("allowlists") }
+
+// Find returns the secrets in text, each once, in the order they first
+// occur. A marker is never a secret.
+func (d *Detector) Find(text string) []Finding {
+	var out []Finding
+	seen := map[string]bool{}
+	for _, c := range chunks(text) {
+		for _, f := range d.chunk(c) {
+			if !seen[f.Secret] {
+				seen[f.Secret] = true
+				out = append(out, f)
+			}
+		}
+	}
+	if len(out) > 1 {
+		sort.SliceStable(out, func(i, j int) bool {
+			return strings.Index(text, out[i].Secret) < strings.Index(text, out[j].Secret)
+		})
+	}
+	return out
+}
+
+// chunk finds the secrets in one chunk of a text, from the cache when the
+// same chunk was scanned before (a tool's output is often recorded twice).
+func (d *Detector) chunk(c string) []Finding {
+	h := maphash.String(d.seed, c)
+	d.mu.Lock()
+	fs, ok := d.cache[h]
+	d.mu.Unlock()
+	if ok {
+		return fs
+	}
+	fs = d.scan(c)
+	d.mu.Lock()
+	if len(d.cache) >= cacheSize {
+		clear(d.cache)
+	}
+	d.cache[h] = fs
+	d.mu.Unlock()
+	return fs
+}
+
+// cacheSize bounds the cache of chunks scanned.
+const cacheSize = 1 << 16
+
+func (d *Detector) scan(c string) []Finding {
+	found := d.gl.DetectString(c)
+	for _, h := range d.hot {
+		if h.may(c) {
+			found = append(found, h.det.DetectString(c)...)
+		}
+	}
+	var out []Finding
+	for _, f := range found {
+		s := strings.TrimRight(f.Secret, `\`)
+		if len(s) < minSecret || strings.Contains(s, "[REDACTED:") || isMarkerPart(c, s) {
+			continue
+		}
+		out = append(out, Finding{Rule: f.RuleID, Secret: s})
+	}
+	return preferSpecific(out)
+}
+
+// minSecret is the shortest value replaced: gitleaks' rules find nothing
+// shorter, and a user's rule that matched less would replace noise.
+const minSecret = 6
+
+// preferSpecific drops a generic rule's finding when a named rule found the
+// same secret or one holding it, as gitleaks does within a line.
+func preferSpecific(fs []Finding) []Finding {
+	if len(fs) < 2 {
+		return fs
+	}
+	var out []Finding
+	for i, f := range fs {
+		drop := false
+		if strings.Contains(f.Rule, "generic") {
+			for j, g := range fs {
+				if i != j && !strings.Contains(g.Rule, "generic") && strings.Contains(g.Secret, f.Secret) {
+					drop = true
+					break
+				}
+			}
+		}
+		if !drop {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// chunks cuts a text into pieces of about chunkSize bytes at line ends (a
+// longer line is cut where it must, the pieces overlapping), the way
+// gitleaks reads a file in chunks: a rule's keywords are looked for, and
+// its expression run, in the chunk that holds them rather than in a whole
+// 100 KB tool output. A private key block is never cut.
+func chunks(text string) []string {
+	if len(text) <= chunkSize {
+		return []string{text}
+	}
+	var out []string
+	for len(text) > 0 {
+		if len(text) <= chunkSize {
+			out = append(out, text)
+			break
+		}
+		n := strings.LastIndexByte(text[:chunkSize], '\n') + 1
+		cut := n > 0
+		if !cut {
+			n = chunkSize
+		}
+		// Keep a PEM block whole.
+		if b := strings.LastIndex(text[:n], "-----BEGIN"); b >= 0 && !strings.Contains(text[b:n], "-----END") {
+			if e := strings.Index(text[n:], "-----END"); e >= 0 && e < maxBlock {
+				end := n + e + len("-----END")
+				if nl := strings.IndexByte(text[end:], '\n'); nl >= 0 {
+					end += nl + 1
+				} else {
+					end = len(text)
+				}
+				n, cut = end, true
+			}
+		}
+		out = append(out, text[:n])
+		if !cut {
+			// A line longer than a chunk: the next piece starts a little
+			// before the cut, so a secret that straddles it is whole in one.
+			n -= overlap
+		}
+		text = text[n:]
+	}
+	return out
+}
+
+const (
+	chunkSize = 4096
+	overlap   = 512
+	maxBlock  = 64 << 10
+)
+
+// isMarkerPart reports whether s occurs in c only inside markers.
+func isMarkerPart(c, s string) bool {
+	for i := 0; ; {
+		j := strings.Index(c[i:], s)
+		if j < 0 {
+			return true
+		}
+		j += i
+		m := strings.LastIndex(c[:j+1], "[REDACTED:")
+		if m < 0 || strings.IndexByte(c[m:j], ']') >= 0 {
+			return false
+		}
+		end := strings.IndexByte(c[m:], ']')
+		if end < 0 || m+end < j+len(s)-1 {
+			return false
+		}
+		i = j + 1
+	}
+}
