@@ -45,6 +45,9 @@ const (
 	Error       Kind = "error"       // the check could not go on
 	Torn        Kind = "torn"        // the source ends in a torn line, which is never inscribed
 	Gone        Kind = "gone"        // the source no longer exists: the archive holds the only copy
+	// Redacted is a transformed entry whose only differences are secrets
+	// the store replaced with markers (redacted.go).
+	Redacted Kind = "redacted"
 )
 
 // Finding is one difference.
@@ -63,7 +66,7 @@ type Finding struct {
 }
 
 // Explained reports whether the finding is expected rather than a loss.
-func (f Finding) Explained() bool { return f.Kind == Torn || f.Kind == Gone }
+func (f Finding) Explained() bool { return f.Kind == Torn || f.Kind == Gone || f.Kind == Redacted }
 
 // Report is the check of one transcript (a session or a sidechain).
 type Report struct {
@@ -95,6 +98,9 @@ type Format struct {
 	// Transcript writes one document's file (a session's or a sidechain's)
 	// to w.
 	Transcript func(md string, w io.Writer) ([]error, error)
+	// Redact is the redactor of the stores check inscribes into (nil: no
+	// redaction), as the store checked against redacts.
+	Redact inscribe.Redactor
 }
 
 // Session checks the round trip of a session and its sidechains: one
@@ -109,6 +115,7 @@ func Session(t source.Session, f Format) ([]*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	store.Redact = f.Redact
 	var reports []*Report
 	results := store.Update(t, inscribe.Options{Agent: f.Source.Agent(), Verify: true})
 	for _, res := range results {
@@ -159,6 +166,7 @@ func compareAll(t source.Session, f Format, out, secondRoot string, reports []*R
 	if err != nil {
 		return err
 	}
+	second.Redact = f.Redact
 	ets, err := f.Source.Discover(out)
 	if err != nil {
 		return err
@@ -379,6 +387,9 @@ func transformed(file string, line int, id string, a, b []byte, sumA, sumB strin
 			}
 			return f
 		}
+		if fields, markers, ok := redactedOnly(va, vb, ""); ok {
+			return redactedFinding(f, fields, markers)
+		}
 		path, x, y := firstDifference(va, vb, "")
 		f.Field = path
 		f.Diff = textDiff(render(x), render(y))
@@ -592,7 +603,7 @@ func Stored(store *inscribe.Store, md string, f Format) (*Report, error) {
 	if err := compareFiles(rep, rep.Source, exp); err != nil {
 		return nil, err
 	}
-	return rep, compareStoredDoc(rep, md, exp, m, f.Source, filepath.Join(tmp, "second"))
+	return rep, compareStoredDoc(rep, md, exp, m, f.Source, f.Redact, filepath.Join(tmp, "second"))
 }
 
 // tornTail reports whether a file ends in an unterminated line that is not
@@ -611,11 +622,12 @@ func tornTail(p string) (int, bool) {
 
 // compareStoredDoc inscribes an export and compares the result with the
 // stored document.
-func compareStoredDoc(rep *Report, md, exp string, m *session.Meta, a source.Adapter, root string) error {
+func compareStoredDoc(rep *Report, md, exp string, m *session.Meta, a source.Adapter, red inscribe.Redactor, root string) error {
 	second, err := inscribe.OpenStore(root)
 	if err != nil {
 		return err
 	}
+	second.Redact = red
 	id := m.SessionID
 	if m.SidechainOf != nil {
 		id = "agent-" + m.SidechainOf.AgentID

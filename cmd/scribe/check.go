@@ -17,6 +17,7 @@ import (
 type checkOptions struct {
 	sources []string
 	store   bool
+	redact  redactFlags
 }
 
 func newCheckCmd(e *env) *cobra.Command {
@@ -38,8 +39,13 @@ only copy).
 Findings: lost (in the source, not in the export), added (in the export,
 not in the source), transformed (the same entry in other bytes, with the
 field that differs), document (re-inscribing the export gives another
-document). A torn last line, which is never inscribed, and a source that is
-gone are reported but are not failures.
+document), redacted (the same entry, but secrets replaced by markers in a
+redacting store). A torn last line, which is never inscribed, a source that
+is gone and a redacted entry are reported but are not failures.
+
+A SOURCE is inscribed as scribe inscribe would inscribe it into the store:
+redacted when the store redacts (or, where there is no store yet, as a new
+store would), unless --no-redact.
 
 EXIT STATUS
   0  every session round-trips
@@ -51,6 +57,7 @@ EXIT STATUS
 		},
 	}
 	cmd.Flags().BoolVar(&o.store, "store", false, "check the sessions in the store against their sources")
+	o.redact.add(cmd, "in the scratch stores check inscribes into")
 	cmd.Flags().BoolVar(&e.json, "json", false, "print the reports as JSON")
 	return cmd
 }
@@ -60,6 +67,9 @@ func runCheck(e *env, o checkOptions) error {
 	if o.store {
 		store, err := e.openExistingStore()
 		if err != nil {
+			return err
+		}
+		if _, err := setRedaction(store.Root, store.Store, o.redact, false); err != nil {
 			return err
 		}
 		var docs []string
@@ -82,13 +92,23 @@ func runCheck(e *env, o checkOptions) error {
 				reports = append(reports, &check.Report{Doc: md, Findings: []check.Finding{{Kind: check.Error, File: md, Msg: err.Error()}}})
 				continue
 			}
-			rep, err := check.Stored(store.Store, md, f.checkFormat())
+			cf := f.checkFormat()
+			cf.Redact = store.Redact
+			rep, err := check.Stored(store.Store, md, cf)
 			if err != nil {
 				return err
 			}
 			reports = append(reports, rep)
 		}
 	} else {
+		root, _, err := e.storeRoot()
+		if err != nil {
+			return err
+		}
+		scratch := &inscribe.Store{}
+		if _, err := setRedaction(root, scratch, o.redact, false); err != nil {
+			return err
+		}
 		sources := o.sources
 		if len(sources) == 0 {
 			var samples bool
@@ -106,7 +126,9 @@ func runCheck(e *env, o checkOptions) error {
 				return describeOpenError(src, err)
 			}
 			for _, t := range ts {
-				rs, err := check.Session(t, formatFor(t.Adapter).checkFormat())
+				cf := formatFor(t.Adapter).checkFormat()
+				cf.Redact = scratch.Redact
+				rs, err := check.Session(t, cf)
 				if err != nil {
 					return err
 				}

@@ -98,8 +98,11 @@ func NewDetector(extra []byte) (*Detector, error) {
 	}
 	cfg.OrderedRules = append(cfg.OrderedRules, base.OrderedRules...)
 	cfg.Allowlists = append(cfg.Allowlists, base.Allowlists...)
-	if len(bytes.TrimSpace(extra)) > 0 {
-		own, disabled, err := parseRules(extra)
+	for _, src := range [][]byte{[]byte(builtin), extra} {
+		if len(bytes.TrimSpace(src)) == 0 {
+			continue
+		}
+		own, disabled, err := parseRules(src)
 		if err != nil {
 			return nil, err
 		}
@@ -332,3 +335,20 @@ func isMarkerPart(c, s string) bool {
 		i = j + 1
 	}
 }
+
+// builtin are scribe's own rules, added to gitleaks' defaults: gitleaks
+// finds a password in a connection string only for a few services, and an
+// agent's session is full of them (a database URL in a command, in a .env
+// file it read).
+const builtin = `
+[[rules]]
+id = "url-password"
+description = "A password in a URL (scheme://user:password@host), as in a database's connection string"
+regex = '''\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/?#@'"<>]{1,64}:([^\s:/?#@'"<>]{4,128})@[a-zA-Z0-9][a-zA-Z0-9.-]*'''
+secretGroup = 1
+entropy = 2.5
+keywords = ["://"]
+[[rules.allowlists]]
+description = "placeholders"
+regexes = ['''(?i)^(?:pass(?:word|wd)?|pwd|secret|changeme|\*+|x+|\.+|\$\{?[a-z_][a-z0-9_]*\}?|%[a-z_]+%|<[^>]*>|\{[^}]*\}|\[[^\]]*\])$''']
+`

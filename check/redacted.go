@@ -1,0 +1,106 @@
+package check
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// marker matches the markers that replace secrets in a redacting store
+// (internal/redact): [REDACTED:<rule>:<hash>].
+var marker = regexp.MustCompile(`\[REDACTED:[A-Za-z0-9_.-]+(?::[0-9a-f]+)?\]`)
+
+// redactedOnly reports whether the export's entry b differs from the
+// source's a only where b has markers: every other value equal, and each
+// string that differs is the source's with some of its parts replaced by
+// markers. It returns the paths of the strings that differ and the
+// markers.
+func redactedOnly(a, b any, path string) (fields, markers []string, ok bool) {
+	switch x := a.(type) {
+	case map[string]any:
+		y, isMap := b.(map[string]any)
+		if !isMap || len(x) != len(y) {
+			return nil, nil, false
+		}
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			yv, present := y[k]
+			if !present {
+				return nil, nil, false
+			}
+			f, m, ok := redactedOnly(x[k], yv, join(path, k))
+			if !ok {
+				return nil, nil, false
+			}
+			fields, markers = append(fields, f...), append(markers, m...)
+		}
+		return fields, markers, true
+	case []any:
+		y, isList := b.([]any)
+		if !isList || len(x) != len(y) {
+			return nil, nil, false
+		}
+		for i := range x {
+			f, m, ok := redactedOnly(x[i], y[i], join(path, fmt.Sprint(i)))
+			if !ok {
+				return nil, nil, false
+			}
+			fields, markers = append(fields, f...), append(markers, m...)
+		}
+		return fields, markers, true
+	case string:
+		y, isString := b.(string)
+		if !isString {
+			return nil, nil, false
+		}
+		if x == y {
+			return nil, nil, true
+		}
+		ms := marker.FindAllString(y, -1)
+		if len(ms) == 0 || !coveredBy(x, y) {
+			return nil, nil, false
+		}
+		return []string{path}, ms, true
+	}
+	return nil, nil, fmt.Sprint(a) == fmt.Sprint(b)
+}
+
+// coveredBy reports whether redacted is source with some non-empty parts
+// replaced by markers: the text between markers is kept, in order.
+func coveredBy(source, redacted string) bool {
+	locs := marker.FindAllStringIndex(redacted, -1)
+	var re strings.Builder
+	re.WriteString(`^(?s)`)
+	prev := 0
+	for _, l := range locs {
+		re.WriteString(regexp.QuoteMeta(redacted[prev:l[0]]))
+		re.WriteString(`.+?`)
+		prev = l[1]
+	}
+	re.WriteString(regexp.QuoteMeta(redacted[prev:]))
+	re.WriteString(`$`)
+	rx, err := regexp.Compile(re.String())
+	return err == nil && rx.MatchString(source)
+}
+
+// redactedFinding describes an entry whose secrets were replaced. It holds
+// no diff: the diff would show the secret.
+func redactedFinding(f Finding, fields, markers []string) Finding {
+	f.Kind = Redacted
+	f.Field = strings.Join(fields, ", ")
+	seen := map[string]bool{}
+	var uniq []string
+	for _, m := range markers {
+		if !seen[m] {
+			seen[m] = true
+			uniq = append(uniq, m)
+		}
+	}
+	f.Msg = fmt.Sprintf("secrets replaced by %s in %s", strings.Join(uniq, ", "), f.Field)
+	return f
+}

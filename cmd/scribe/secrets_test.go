@@ -1,0 +1,249 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/scribe-archive/scribe/internal/jsonpatch"
+	"github.com/scribe-archive/scribe/internal/realclient"
+	"github.com/scribe-archive/scribe/internal/testenv"
+)
+
+// Planted secrets, of the kinds issue 15 lists. None is real: each has the
+// shape its rule looks for.
+const (
+	awsKey     = "AKIAQ4Z7VB2XKM5NPT3W"
+	dbPassword = "Vq7mK2xL9pR4tZ8w"
+	dbURL      = "postgres://app_user:" + dbPassword + "@db.internal.example:5432/prod"
+	slackToken = "xoxb-285719364082-4917382645091-Qm8Lr2Xv7Kp4Tz9Wc1Np5Hs3"
+	githubPAT  = "ghp_K8r2Xq7mLv4Tz9Wc1Np5Hs3Jd6Fb0Ga2YeQ4"
+	jwtToken   = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJzY3JpYmUtdGVzdCIsImlhdCI6MTcwMDAwMDAwMH0.Qm8Lr2Xv7Kp4Tz9Wc1Np5Hs3Jd6Fb0Ga2YeQ4K8r2Xq"
+	stripeKey  = "sk_live_51Hx8Qm2Lr7Xv4Kp9Tz3Wc6Np1Hs5Jd"
+	envSecret  = "Zq8Lr2Xv7Kp4Tz9Wc1Np5Hs3Jd6Fb0Ga2YeQ4K8r"
+	inputKey   = "Hx8Qm2Lr7Xv4Kp9Tz3Wc6Np1"
+	imagePAT   = "ghp_Tz9Wc1Np5Hs3Jd6Fb0Ga2YeQ4K8r2Xq7mLv4"
+	splitLeft  = "glpat-Xq7mLv4Tz9"
+	splitRight = "Wc1Np5Hs3J"
+	pemBody    = "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\nQyNTUxOQAAACCq7mLv4Tz9Wc1Np5Hs3Jd6Fb0Ga2YeQ4K8r2Xq7mLv4QAAAJgq7mLv4Tz9Wc\n1Np5Hs3Jd6Fb0Ga2YeQ4K8r2Xq7mLv4Tz9Wc1Np5Hs3Jd6Fb0Ga2YeQ4K8r2Xq7mLv4Tz9W\n"
+	privateKey = "-----BEGIN OPENSSH PRIVATE KEY-----\n" + pemBody + "-----END OPENSSH PRIVATE KEY-----"
+)
+
+// secretStrings are what must not be anywhere in a redacting store.
+var secretStrings = []string{awsKey, dbPassword, slackToken, githubPAT, jwtToken, stripeKey, envSecret, inputKey, imagePAT,
+	splitLeft, splitRight, "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ"}
+
+// plantedSession writes a copy of the sample session 1111… with secrets
+// planted in its text, into a projects folder under dir, and returns the
+// transcript's path.
+func plantedSession(t *testing.T, dir string) string {
+	t.Helper()
+	const id = "11111111-1111-4111-8111-111111111111"
+	src := filepath.Join(testenv.Projects(t), "-home-dev-src-tools-thinking", id+".jsonl")
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
+	set := func(n int, path string, v any) {
+		t.Helper()
+		enc, _ := json.Marshal(v)
+		if s, ok := v.(string); ok {
+			enc = jsonpatch.EncodeString(s)
+		}
+		out, err := jsonpatch.Patch(lines[n-1], path, enc)
+		if err != nil {
+			t.Fatalf("line %d: %s: %v", n, path, err)
+		}
+		lines[n-1] = out
+	}
+	prompt := "create hello.py please; the AWS key is " + awsKey + " and the database is " + dbURL
+	for i := range lines {
+		lines[i] = bytes.ReplaceAll(lines[i], []byte("create hello.py please"), []byte(prompt))
+	}
+	// Thinking, a reply, a tool input (a JWT in a command), a .env dump in
+	// a tool's output (in the result and in the client's copy of it).
+	set(19, "message.content.0.thinking", "The user wants a file. The Slack bot token "+slackToken+" is in the notes.")
+	set(20, "message.content.0.text", "Let me check the directory with the token "+githubPAT+".")
+	set(21, "message.content.0.input.command", "curl -H 'Authorization: Bearer "+jwtToken+"' https://api.example.com/v1/items; ls -la")
+	env := "STRIPE_SECRET_KEY=" + stripeKey + "\nAWS_SECRET_ACCESS_KEY=" + envSecret + "\nDATABASE_URL=" + dbURL + "\n"
+	set(24, "message.content.0.content", env)
+	set(24, "toolUseResult.stdout", env)
+	// A key inside a tool's input.
+	set(28, "message.content.0.input.content", "API_KEY = \""+inputKey+"\"\nprint('hello')\n")
+	// A private key in a command's output.
+	set(52, "message.content.0.content", "Exit code 3\n"+privateKey+"\nerr")
+	set(52, "toolUseResult", "Error: Exit code 3\n"+privateKey+"\nerr")
+	// A token in an image's file name, and one split across two content
+	// blocks of a prompt.
+	set(46, "message.content", []map[string]string{
+		{"type": "text", "text": "now read missing.txt and run a failing command; the screenshot is /tmp/shots/" + imagePAT + ".png; my GitLab token is " + splitLeft},
+		{"type": "text", "text": splitRight + " (the rest of it)"},
+	})
+	p := filepath.Join(dir, "projects", "-home-dev-src-tools-thinking", id+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, append(bytes.Join(lines, []byte("\n")), '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// scribeRun runs scribe in this process and returns its status and output.
+func scribeRun(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(args, strings.NewReader(""), &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+// grepTree returns the files under root that hold any of needles.
+func grepTree(t *testing.T, root string, needles []string) []string {
+	t.Helper()
+	var hits []string
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, _ := os.ReadFile(p)
+		for _, n := range needles {
+			if bytes.Contains(b, []byte(n)) {
+				hits = append(hits, p+": "+n[:8]+"…")
+			}
+		}
+		// A name too.
+		for _, n := range needles {
+			if strings.Contains(p, n) {
+				hits = append(hits, "name "+p)
+			}
+		}
+		return nil
+	})
+	return hits
+}
+
+// TestSecretsStayOut: every planted secret is replaced in every file of
+// the store (indexes included), check reports each replacement as
+// redacted, and the export resumes in the real client.
+func TestSecretsStayOut(t *testing.T) {
+	dir := t.TempDir()
+	src := plantedSession(t, dir)
+	root := filepath.Join(dir, "store")
+	if code, out, errOut := scribeRun(t, "--root", root, "inscribe", src); code != 0 {
+		t.Fatalf("inscribe: %d\n%s%s", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(root, "redact.toml")); err != nil {
+		t.Fatalf("a new store records its choice: %v", err)
+	}
+	if hits := grepTree(t, root, secretStrings); len(hits) > 0 {
+		t.Errorf("secrets left in the store:\n%s", strings.Join(hits, "\n"))
+	}
+	// Appending again changes nothing.
+	if _, out, _ := scribeRun(t, "--root", root, "append", src); !strings.Contains(out, "0 inscribed, 0 appended, 1 unchanged") {
+		t.Errorf("append after inscribe: %s", out)
+	}
+
+	// check --store: every line that held a secret is reported redacted,
+	// and nothing else differs.
+	code, out, errOut := scribeRun(t, "--root", root, "check", "--store", "--json")
+	if code != 0 {
+		t.Fatalf("check --store: %d\n%s%s", code, out, errOut)
+	}
+	var reps []struct {
+		Findings []struct {
+			Kind, Field, Msg, Diff string
+			Line                   int
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &reps); err != nil {
+		t.Fatal(err)
+	}
+	lines := map[int]bool{}
+	for _, r := range reps {
+		for _, f := range r.Findings {
+			if f.Kind != "redacted" {
+				t.Errorf("finding %+v", f)
+			}
+			if f.Diff != "" {
+				t.Errorf("a redacted finding shows a diff: %+v", f)
+			}
+			lines[f.Line] = true
+		}
+	}
+	for _, n := range []int{1, 3, 15, 19, 20, 21, 24, 28, 46, 52} {
+		if !lines[n] {
+			t.Errorf("line %d is not reported redacted (reported: %v)", n, lines)
+		}
+	}
+	for _, s := range secretStrings {
+		if strings.Contains(out, s) {
+			t.Errorf("check prints a secret: %s…", s[:8])
+		}
+	}
+
+	// The export resumes in the real client, without the secrets.
+	exp := filepath.Join(dir, "export")
+	if code, out, errOut := scribeRun(t, "--root", root, "export-claude", "1111", "--out", exp); code != 0 {
+		t.Fatalf("export: %d\n%s%s", code, out, errOut)
+	}
+	exported := filepath.Join(exp, "11111111-1111-4111-8111-111111111111.jsonl")
+	data, _ := os.ReadFile(exported)
+	for i, l := range bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n")) {
+		if !json.Valid(l) {
+			t.Errorf("export line %d is not JSON", i+1)
+		}
+	}
+	if hits := grepTree(t, exp, secretStrings); len(hits) > 0 {
+		t.Errorf("secrets in the export:\n%s", strings.Join(hits, "\n"))
+	}
+	bin, err := realclient.Find()
+	if err != nil {
+		if os.Getenv("SCRIBE_REQUIRE_CLAUDE") != "" {
+			t.Fatalf("the real client is required here: %v", err)
+		}
+		t.Skipf("%v", err)
+	}
+	got, err := realclient.Probe(context.Background(), bin, exported, "")
+	if err != nil {
+		t.Fatalf("the real client does not resume the redacted export: %v", err)
+	}
+	if !bytes.Contains(got, []byte("[REDACTED:aws-access-token:")) {
+		t.Errorf("the resumed conversation lacks the markers:\n%.2000s", got)
+	}
+	for _, s := range secretStrings {
+		if bytes.Contains(got, []byte(s)) {
+			t.Errorf("the resumed conversation holds %s…", s[:8])
+		}
+	}
+}
+
+// TestNoRedact: --no-redact keeps every byte, records nothing, and the
+// store is the one scribe wrote before it redacted.
+func TestNoRedact(t *testing.T) {
+	dir := t.TempDir()
+	src := plantedSession(t, dir)
+	root := filepath.Join(dir, "store")
+	if code, out, errOut := scribeRun(t, "--root", root, "inscribe", "--no-redact", src); code != 0 {
+		t.Fatalf("inscribe: %d\n%s%s", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(root, "redact.toml")); err == nil {
+		t.Error("--no-redact wrote redact.toml")
+	}
+	rf, _ := os.ReadFile(filepath.Join(root, "sessions", "claude", "11111111-1111-4111-8111-111111111111", "rounds", "001.json"))
+	if !bytes.Contains(rf, []byte(awsKey)) {
+		t.Error("--no-redact replaced a secret")
+	}
+	// Later appends do the same: the store records no redaction.
+	if code, _, _ := scribeRun(t, "--root", root, "append", src); code != 0 {
+		t.Fatal("append")
+	}
+	if _, err := os.Stat(filepath.Join(root, "redact.toml")); err == nil {
+		t.Error("append wrote redact.toml in a store without it")
+	}
+}
