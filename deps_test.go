@@ -43,7 +43,7 @@ var policy = map[string][]string{
 	"exportcodex":  {"session", "session/source", "adapters/codex", "inscribe", "inscribe/document", "internal/atomicfile", "internal/jsonpatch"},
 	"check":        {"session", "session/source", "inscribe", "inscribe/document", "github.com/sergi/go-diff"},
 	// The command is the one place that names the concrete adapters.
-	"cmd/scribe": {"session", "session/source", "adapters/", "inscribe", "inscribe/document", "inscribe/views", "index", "exportclaude", "exportcodex", "check",
+	"cmd/scribe": {"session", "session/source", "adapters/", "inscribe", "inscribe/document", "inscribe/views", "index", "exportclaude", "exportcodex", "check", "internal/redact",
 		"github.com/spf13/cobra", "github.com/vbauerster/mpb/v8", "golang.org/x/term"},
 	// Test helpers.
 	"internal/testenv":    {},

@@ -92,6 +92,10 @@ func plantedSession(t *testing.T, dir string) string {
 	if err := os.WriteFile(p, append(bytes.Join(lines, []byte("\n")), '\n'), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if keep := os.Getenv("SCRIBE_KEEP_PLANTED"); keep != "" {
+		// A copy to look at by hand.
+		os.WriteFile(keep, append(bytes.Join(lines, []byte("\n")), '\n'), 0o644)
+	}
 	return p
 }
 
@@ -144,6 +148,32 @@ func TestSecretsStayOut(t *testing.T) {
 	if hits := grepTree(t, root, secretStrings); len(hits) > 0 {
 		t.Errorf("secrets left in the store:\n%s", strings.Join(hits, "\n"))
 	}
+	// scan lists every planted secret in the source, and none in the
+	// store.
+	code, out, errOut := scribeRun(t, "--root", root, "scan", "--json", src)
+	if code != 1 {
+		t.Errorf("scan of the source: status %d, want 1", code)
+	}
+	kinds := map[string]bool{}
+	var secrets []struct{ Kind, Excerpt string }
+	json.Unmarshal([]byte(out), &secrets)
+	for _, s := range secrets {
+		kinds[s.Kind] = true
+	}
+	for _, k := range []string{"aws-access-token", "url-password", "slack-bot-token", "github-pat", "curl-auth-header", "generic-api-key", "stripe-access-token", "private-key", "gitlab-pat"} {
+		if !kinds[k] {
+			t.Errorf("scan does not list a %s (it lists %v)", k, kinds)
+		}
+	}
+	for _, s := range secretStrings {
+		if strings.Contains(out, s) {
+			t.Errorf("scan prints a secret: %s…", s[:8])
+		}
+	}
+	if code, out, errOut := scribeRun(t, "--root", root, "scan", "--store"); code != 0 {
+		t.Errorf("scan --store of a redacting store: status %d\n%s%s", code, out, errOut)
+	}
+
 	// Appending again changes nothing.
 	if _, out, _ := scribeRun(t, "--root", root, "append", src); !strings.Contains(out, "0 inscribed, 0 appended, 1 unchanged") {
 		t.Errorf("append after inscribe: %s", out)
@@ -151,7 +181,7 @@ func TestSecretsStayOut(t *testing.T) {
 
 	// check --store: every line that held a secret is reported redacted,
 	// and nothing else differs.
-	code, out, errOut := scribeRun(t, "--root", root, "check", "--store", "--json")
+	code, out, errOut = scribeRun(t, "--root", root, "check", "--store", "--json")
 	if code != 0 {
 		t.Fatalf("check --store: %d\n%s%s", code, out, errOut)
 	}
@@ -245,5 +275,9 @@ func TestNoRedact(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, "redact.toml")); err == nil {
 		t.Error("append wrote redact.toml in a store without it")
+	}
+	// The gate: scan --store finds what the store holds.
+	if code, out, _ := scribeRun(t, "--root", root, "scan", "--store"); code != 1 || !strings.Contains(out, "aws-access-token") {
+		t.Errorf("scan --store of a store holding secrets: status %d\n%s", code, out)
 	}
 }
