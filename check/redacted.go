@@ -28,12 +28,27 @@ func redactedOnly(a, b any, path string) (fields, markers []string, ok bool) {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
+		used := map[string]bool{}
 		for _, k := range keys {
+			yk := k
 			yv, present := y[k]
 			if !present {
-				return nil, nil, false
+				// A key with a marker in it (scribe forget replaces in keys
+				// that are data, such as a file's path).
+				yk = ""
+				for k2, v2 := range y {
+					if _, inX := x[k2]; !inX && !used[k2] && marker.MatchString(k2) && coveredBy(k, k2) {
+						yk, yv = k2, v2
+						break
+					}
+				}
+				if yk == "" {
+					return nil, nil, false
+				}
+				fields, markers = append(fields, join(path, yk)), append(markers, marker.FindAllString(yk, -1)...)
 			}
-			f, m, ok := redactedOnly(x[k], yv, join(path, k))
+			used[yk] = true
+			f, m, ok := redactedOnly(x[k], yv, join(path, yk))
 			if !ok {
 				return nil, nil, false
 			}

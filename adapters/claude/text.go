@@ -1,7 +1,9 @@
 package claude
 
 import (
+	"bytes"
 	"strings"
+	"sync"
 
 	"github.com/scribe-archive/scribe/internal/jsonpatch"
 	"github.com/scribe-archive/scribe/session/source"
@@ -24,13 +26,10 @@ func (a *Adapter) TextFields(line []byte) []source.TextField {
 	if len(line) == 0 || line[0] != '{' {
 		return nil
 	}
-	if s, e, err := locate(line, []string{"type"}); err == nil && e-s >= 2 && line[s] == '"' {
-		switch jsonpatch.DecodeString(line[s:e]) {
-		case "api-request", "file-history-snapshot", "cost-state", "tools-used", "mode", "permission-mode", "atis-latch":
-			return nil
-		}
+	if bookkeepingOnly(line) {
+		return nil
 	}
-	var out []source.TextField
+	out := make([]source.TextField, 0, 16)
 	jsonpatch.Strings(line, func(p []string) bool { return notText(p) }, func(v jsonpatch.StringValue) {
 		if notText(v.Path) {
 			return
@@ -44,6 +43,18 @@ func (a *Adapter) TextFields(line []byte) []source.TextField {
 	return out
 }
 
+// bookkeepingOnly reports whether a line is an entry of a type that holds
+// no text. The client writes "type" first in these entries; a line where
+// it is elsewhere is walked, which finds nothing in them either.
+func bookkeepingOnly(line []byte) bool {
+	for _, t := range [...]string{"api-request", "file-history-snapshot", "cost-state", "tools-used", "mode", "permission-mode", "atis-latch"} {
+		if bytes.HasPrefix(line, []byte(`{"type":"`+t+`"`)) {
+			return true
+		}
+	}
+	return false
+}
+
 // notText reports whether the value at path is not text, by its key (or,
 // for an array element, its array's key).
 func notText(path []string) bool {
@@ -54,8 +65,20 @@ func notText(path []string) bool {
 	if len(path) >= 2 && k == "data" && path[len(path)-2] == "source" {
 		return true // an image's or a document's bytes
 	}
-	return identityKey(k)
+	if v, ok := keyKinds.Load(k); ok {
+		return v.(bool)
+	}
+	v := identityKey(k)
+	if len(k) <= 32 {
+		keyKinds.Store(k, v)
+	}
+	return v
 }
+
+// keyKinds remembers identityKey's answer for the short keys seen (a
+// client's own keys are a few hundred; keys that are data, file paths, are
+// longer).
+var keyKinds sync.Map
 
 func isIndex(k string) bool {
 	if k == "" {

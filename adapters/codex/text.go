@@ -21,7 +21,7 @@ func (a *Adapter) TextFields(line []byte) []source.TextField {
 	if len(line) == 0 || line[0] != '{' {
 		return nil
 	}
-	var out []source.TextField
+	out := make([]source.TextField, 0, 16)
 	jsonpatch.Strings(line, func(p []string) bool { return notText(p) }, func(v jsonpatch.StringValue) {
 		if notText(v.Path) {
 			return

@@ -216,6 +216,6 @@ JSON object on stderr: {"error": "...", "hints": [...]}.`,
 	root.PersistentFlags().StringVar(&e.root, "root", "", "the store's root (default $SCRIBE_ROOT, else "+defaultRootHelp()+")")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &flagError{err} })
 	root.AddCommand(newInscribeCmd(e), newAppendCmd(e), newExportCmd(e), newExportCodexCmd(e), newCheckCmd(e),
-		newSearchCmd(e), newListCmd(e), newShowCmd(e), newTagCmd(e, false), newTagCmd(e, true), newContextCmd(e), newReindexCmd(e), newScanCmd(e))
+		newSearchCmd(e), newListCmd(e), newShowCmd(e), newTagCmd(e, false), newTagCmd(e, true), newContextCmd(e), newReindexCmd(e), newScanCmd(e), newForgetCmd(e))
 	return root
 }

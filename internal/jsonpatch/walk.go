@@ -1,6 +1,7 @@
 package jsonpatch
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -13,6 +14,8 @@ import (
 type StringValue struct {
 	Path       []string
 	Start, End int
+	// Key marks an object's key (Keys): Path is then the key's own path.
+	Key bool
 }
 
 // Strings calls fn for every string value of the JSON entry data (object
@@ -26,11 +29,19 @@ func Strings(data []byte, skip func(path []string) bool, fn func(v StringValue))
 	return w.value()
 }
 
+// Keys is Strings for the keys of every object instead of its values.
+func Keys(data []byte, fn func(v StringValue)) error {
+	w := &walker{s: scanner{data: data}, fn: func(StringValue) {}, keys: fn}
+	w.s.skipSpace()
+	return w.value()
+}
+
 type walker struct {
 	s    scanner
 	path []string
 	skip func([]string) bool
 	fn   func(StringValue)
+	keys func(StringValue)
 }
 
 func (w *walker) value() error {
@@ -78,6 +89,9 @@ func (w *walker) container() error {
 				return err
 			}
 			seg = unquoteKey(s.data[start:s.i])
+			if w.keys != nil {
+				w.keys(StringValue{Path: append(w.path[:depth], seg), Start: start, End: s.i, Key: true})
+			}
 			if err := s.expect(':'); err != nil {
 				return err
 			}
@@ -117,30 +131,31 @@ func unquoteKey(q []byte) string {
 // each byte of invalid UTF-8.
 func DecodeString(q []byte) string {
 	inner := q[1 : len(q)-1]
-	plain := true
-	for _, c := range inner {
-		if c == '\\' || c >= utf8.RuneSelf {
-			plain = false
-			break
-		}
-	}
-	if plain {
+	first := bytes.IndexByte(inner, '\\')
+	valid := utf8.Valid(inner)
+	if first < 0 && valid {
 		return string(inner)
 	}
 	var b strings.Builder
 	b.Grow(len(inner))
 	for i := 0; i < len(inner); {
-		c := inner[i]
-		if c != '\\' {
-			if c < utf8.RuneSelf {
-				b.WriteByte(c)
-				i++
-				continue
+		// A run without escapes, copied at once when it is valid UTF-8.
+		j := bytes.IndexByte(inner[i:], '\\')
+		if j < 0 {
+			j = len(inner) - i
+		}
+		if run := inner[i : i+j]; valid {
+			b.Write(run)
+		} else {
+			for len(run) > 0 {
+				r, n := utf8.DecodeRune(run)
+				b.WriteRune(r) // RuneError for a bad byte
+				run = run[n:]
 			}
-			r, n := utf8.DecodeRune(inner[i:])
-			b.WriteRune(r) // RuneError for a bad byte
-			i += n
-			continue
+		}
+		i += j
+		if i >= len(inner) {
+			break
 		}
 		if i+1 >= len(inner) {
 			b.WriteRune(utf8.RuneError)

@@ -61,6 +61,9 @@ func mayGeneric(s string) bool {
 		return true
 	}
 	for i := 0; i+3 <= len(s); i++ {
+		if !keywordStart[s[i]] {
+			continue
+		}
 		n := genericKeyword(s, i)
 		if n == 0 {
 			continue
@@ -78,6 +81,14 @@ func mayGeneric(s string) bool {
 	}
 	return false
 }
+
+// keywordStart marks the bytes a generic keyword starts with.
+var keywordStart = func() (t [256]bool) {
+	for _, c := range "acdkpstACDKPST" {
+		t[c] = true
+	}
+	return t
+}()
 
 // genericKeyword returns the length of the keyword at s[i:], or 0.
 func genericKeyword(s string, i int) int {

@@ -25,7 +25,7 @@ func TestHotGates(t *testing.T) {
 			continue
 		}
 		matched := 0
-		for i := 0; i < 60000; i++ {
+		for i := 0; i < 30000; i++ {
 			var b strings.Builder
 			for n := rng.Intn(12) + 1; n > 0; n-- {
 				b.WriteString(pieces[rng.Intn(len(pieces))])

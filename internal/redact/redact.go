@@ -141,17 +141,40 @@ func (r *Redactor) Line(line []byte, fields []source.TextField) ([]byte, []Repla
 			}
 		}
 	}
+	// A long text is scanned on its own (the same tool output recorded
+	// twice is scanned once: Find remembers chunks); the short ones of a
+	// line together, each text once.
+	var short strings.Builder
+	scanned := map[string]bool{}
 	for _, f := range fields {
-		add(r.Detector.Find(f.Text))
+		switch {
+		case len(f.Text) < minSecret || scanned[f.Text]:
+		case len(f.Text) >= chunkSize/2:
+			add(r.Detector.Find(f.Text))
+		default:
+			scanned[f.Text] = true
+			if short.Len()+len(f.Text) >= chunkSize && short.Len() > 0 {
+				add(r.Detector.Find(short.String()))
+				short.Reset()
+			}
+			short.WriteString(f.Text)
+			short.WriteString("\n\n")
+		}
 	}
-	// Secrets split between neighbouring fields: found in the junction,
-	// and in neither field whole.
+	if short.Len() > 0 {
+		add(r.Detector.Find(short.String()))
+	}
+	// Secrets split between neighbouring content blocks (the same list,
+	// consecutive indexes): found in the junction, in neither block whole.
 	type split struct {
-		f          Finding
-		left, tail string // field i ends with tail, field i+1 starts with the rest
+		f    Finding
+		tail string // block i ends with tail, block i+1 starts with the rest
 	}
 	splits := map[int][]split{}
 	for i := 0; i+1 < len(fields); i++ {
+		if !siblings(fields[i].Path, fields[i+1].Path) {
+			continue
+		}
 		a, b := fields[i].Text, fields[i+1].Text
 		ta, hb := a[cutStart(a, len(a)-junction):], b[:cutEnd(b, junction)]
 		joined := ta + hb
@@ -206,6 +229,30 @@ func (r *Redactor) Line(line []byte, fields []source.TextField) ([]byte, []Repla
 		return line, nil
 	}
 	return out, reps
+}
+
+// siblings reports whether two paths name neighbouring elements of one
+// list, or values at the same place in them: message.content.3.text and
+// message.content.4.text.
+func siblings(a, b string) bool {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	for i > 0 && a[i-1] != '.' {
+		i--
+	}
+	num := func(s string) (int, int, bool) {
+		n, j := 0, i
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' && j-i < 9 {
+			n = n*10 + int(s[j]-'0')
+			j++
+		}
+		return n, j, j > i && (j == len(s) || s[j] == '.')
+	}
+	x, ja, okA := num(a)
+	y, jb, okB := num(b)
+	return okA && okB && y == x+1 && a[ja:] == b[jb:]
 }
 
 // cutStart moves i forward to a rune boundary of s (0 if negative).

@@ -168,3 +168,24 @@ func TestOwnRules(t *testing.T) {
 		t.Error("a bad rule was accepted")
 	}
 }
+
+func TestSiblings(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{"message.content.3.text", "message.content.4.text", true},
+		{"message.content.3.text", "message.content.5.text", false},
+		{"message.content.9.text", "message.content.10.text", true},
+		{"message.content.3.text", "message.content.4.thinking", false},
+		{"a.1", "a.2", true},
+		{"a.1", "b.2", false},
+		{"x.13.y", "x.14.y", true},
+		{"x.3", "x.13", false},
+		{"toolUseResult.stdout", "toolUseResult.stderr", false},
+	} {
+		if got := siblings(c.a, c.b); got != c.want {
+			t.Errorf("siblings(%q, %q) = %v", c.a, c.b, got)
+		}
+	}
+}
