@@ -63,6 +63,11 @@ type Finding struct {
 	Semantic bool   `json:"semantic,omitempty"`
 	Diff     string `json:"diff,omitempty"`
 	Msg      string `json:"msg"`
+	// Removed is set on a transformed entry whose export lacks text the
+	// source holds (a person deleted it from the document): that text,
+	// masked. If it was a secret, scribe forget removes it from the round
+	// files too.
+	Removed string `json:"removed,omitempty"`
 }
 
 // Explained reports whether the finding is expected rather than a loss.
@@ -393,6 +398,11 @@ func transformed(file string, line int, id string, a, b []byte, sumA, sumB strin
 		path, x, y := firstDifference(va, vb, "")
 		f.Field = path
 		f.Diff = textDiff(render(x), render(y))
+		if raw, masked := removedText(x, y); raw != "" {
+			// What a person deleted may be a secret: never show it.
+			f.Removed = masked
+			f.Diff = strings.ReplaceAll(f.Diff, raw, masked)
+		}
 		f.Msg = "the entry's " + path + " differs"
 		return f
 	}

@@ -119,3 +119,31 @@ func redactedFinding(f Finding, fields, markers []string) Finding {
 	f.Msg = fmt.Sprintf("secrets replaced by %s in %s", strings.Join(uniq, ", "), f.Field)
 	return f
 }
+
+// removedText returns the text a string lost between the source
+// (a) and the export (b) when b is a with a part deleted (or replaced by
+// white space), and the same masked; "" when it is not so.
+func removedText(a, b any) (raw, masked string) {
+	x, okA := a.(string)
+	y, okB := b.(string)
+	if !okA || !okB || len(y) >= len(x) {
+		return "", ""
+	}
+	p := 0
+	for p < len(y) && x[p] == y[p] {
+		p++
+	}
+	s := 0
+	for s < len(y)-p && x[len(x)-1-s] == y[len(y)-1-s] {
+		s++
+	}
+	if strings.TrimSpace(y[p:len(y)-s]) != "" {
+		return "", ""
+	}
+	removed := strings.TrimSpace(x[p : len(x)-s])
+	if removed == "" {
+		return "", ""
+	}
+	rs := []rune(removed)
+	return removed, string(rs[:min(4, len(rs)/4)]) + fmt.Sprintf("…(%d chars)", len(rs))
+}

@@ -233,6 +233,9 @@ func printReports(e *env, reports []*check.Report, asJSON bool) error {
 						fmt.Fprintf(e.stdout, "         %s\n", l)
 					}
 				}
+				if f.Removed != "" {
+					fmt.Fprintf(e.stdout, "         hint: the document no longer holds %s, which the round files keep; if it is a secret, scribe forget --secret VALUE %s removes it from every file of the store\n", f.Removed, sessionOf(r.Doc))
+				}
 			}
 		}
 		fmt.Fprintf(e.stdout, "%d checked, %d ok, %d with differences\n", len(reports), len(reports)-failed, failed)
@@ -244,6 +247,15 @@ func printReports(e *env, reports []*check.Report, asJSON bool) error {
 		return &statusError{exitChanges}
 	}
 	return nil
+}
+
+// sessionOf names a document's session for a command line: its id, or
+// the document's path when its head does not read.
+func sessionOf(md string) string {
+	if m, err := document.ReadMeta(md); err == nil {
+		return m.SessionID
+	}
+	return md
 }
 
 // runEnd returns the end of the run of findings that starts at i: the same

@@ -280,4 +280,92 @@ func TestNoRedact(t *testing.T) {
 	if code, out, _ := scribeRun(t, "--root", root, "scan", "--store"); code != 1 || !strings.Contains(out, "aws-access-token") {
 		t.Errorf("scan --store of a store holding secrets: status %d\n%s", code, out)
 	}
+	// A person deletes the key from the document by hand: check finds the
+	// round files still hold it, and offers forget, without showing it.
+	md := filepath.Join(root, "sessions", "claude", "11111111-1111-4111-8111-111111111111.md")
+	doc, _ := os.ReadFile(md)
+	edited := bytes.Replace(doc, []byte("the AWS key is "+awsKey+" and"), []byte("the AWS key is  and"), -1)
+	if bytes.Equal(edited, doc) {
+		t.Fatal("the key is not in the document's first message")
+	}
+	os.WriteFile(md, edited, 0o644)
+	code, out, _ := scribeRun(t, "--root", root, "check", "--store")
+	if code != 1 || !strings.Contains(out, "scribe forget --secret VALUE 11111111-1111-4111-8111-111111111111") {
+		t.Errorf("check --store after a hand edit: status %d\n%s", code, out)
+	}
+	if strings.Contains(out, awsKey) {
+		t.Errorf("check shows the deleted key:\n%s", out)
+	}
+}
+
+// treeBytes reads every file of a store but its lock files.
+func treeBytes(t *testing.T, root string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Name() == ".lock" {
+			return err
+		}
+		b, _ := os.ReadFile(p)
+		out[p] = b
+		return nil
+	})
+	return out
+}
+
+// TestForget: forget removes a phrase from every file of the store (the
+// indexes too), search no longer finds it, check reads the change as
+// redacted, and a second forget changes nothing.
+func TestForget(t *testing.T) {
+	dir := t.TempDir()
+	src := plantedSession(t, dir)
+	root := filepath.Join(dir, "store")
+	if code, out, errOut := scribeRun(t, "--root", root, "inscribe", src); code != 0 {
+		t.Fatalf("inscribe: %d\n%s%s", code, out, errOut)
+	}
+	const phrase = "missing.txt"
+	if _, out, _ := scribeRun(t, "--root", root, "search", "missing.txt"); strings.Contains(out, "no rounds match") {
+		t.Fatalf("search does not find the phrase before forget:\n%s", out)
+	}
+	code, out, errOut := scribeRun(t, "--root", root, "forget", "--secret", phrase)
+	if code != 0 || !strings.Contains(out, "forgot ") || strings.Contains(out, "forgot 0 ") {
+		t.Fatalf("forget: %d\n%s%s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "still holds it") {
+		t.Errorf("forget does not say the source still holds it:\n%s", errOut)
+	}
+	if hits := grepTree(t, root, []string{phrase}); len(hits) > 0 {
+		t.Errorf("the phrase is left in the store:\n%s", strings.Join(hits, "\n"))
+	}
+	if _, out, _ := scribeRun(t, "--root", root, "search", "missing.txt"); !strings.Contains(out, "no rounds match") {
+		t.Errorf("search still finds it:\n%s", out)
+	}
+	if code, out, errOut := scribeRun(t, "--root", root, "check", "--store"); code != 0 {
+		t.Errorf("check --store after forget: %d\n%s%s", code, out, errOut)
+	}
+	before := treeBytes(t, root)
+	code, out, _ = scribeRun(t, "--root", root, "forget", "--secret", phrase)
+	if code != 0 || !strings.Contains(out, "forgot 0 occurrences in 0 sessions") {
+		t.Errorf("a second forget: %d\n%s", code, out)
+	}
+	after := treeBytes(t, root)
+	for p, b := range before {
+		if !bytes.Equal(after[p], b) {
+			t.Errorf("a second forget changed %s", p)
+		}
+	}
+	// An append of the unchanged source changes nothing either.
+	if _, out, _ := scribeRun(t, "--root", root, "append", src); !strings.Contains(out, "1 unchanged") {
+		t.Errorf("append after forget: %s", out)
+	}
+	// A pattern.
+	if code, out, _ := scribeRun(t, "--root", root, "forget", `hello\.py`); code != 0 || strings.Contains(out, "forgot 0 ") {
+		t.Errorf("forget PATTERN: %d\n%s", code, out)
+	}
+	if hits := grepTree(t, root, []string{"hello.py"}); len(hits) > 0 {
+		t.Errorf("hello.py is left in the store:\n%s", strings.Join(hits, "\n"))
+	}
+	if code, _, _ := scribeRun(t, "--root", root, "forget", "x*"); code != 2 {
+		t.Errorf("a pattern that matches the empty text is refused, status %d", code)
+	}
 }
