@@ -12,6 +12,8 @@ import (
 
 	"github.com/scribe-archive/scribe/internal/jsonpatch"
 	"github.com/scribe-archive/scribe/internal/realclient"
+	"github.com/scribe-archive/scribe/internal/redact"
+	"github.com/scribe-archive/scribe/internal/storetest"
 	"github.com/scribe-archive/scribe/internal/testenv"
 )
 
@@ -368,4 +370,60 @@ func TestForget(t *testing.T) {
 	if code, _, _ := scribeRun(t, "--root", root, "forget", "x*"); code != 2 {
 		t.Errorf("a pattern that matches the empty text is refused, status %d", code)
 	}
+}
+
+// TestDataSameRedacted: the repository's data/ is the inscription of the
+// samples without redaction (it has no redact.toml); inscribing them with
+// redaction gives the same bytes, file for file, since the samples hold no
+// secret (and the detector finds none: no false positive).
+func TestDataSameRedacted(t *testing.T) {
+	red, err := redact.New().Redactor()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := storetest.RepositoryRedacted(t, red)
+	repo := filepath.Join(testenv.RepoRoot(t), "data")
+	if _, err := os.Stat(filepath.Join(repo, redact.File)); err == nil {
+		t.Errorf("data/ has a %s", redact.File)
+	}
+	files := func(root string) map[string][]byte {
+		out := map[string][]byte{}
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || strings.HasPrefix(d.Name(), ".") || strings.Contains(d.Name(), ".db") {
+				return err
+			}
+			rel, _ := filepath.Rel(root, p)
+			out[rel], _ = os.ReadFile(p)
+			return nil
+		})
+		return out
+	}
+	got, want := files(filepath.Join(s.Root, "sessions")), files(filepath.Join(repo, "sessions"))
+	if len(got) != len(want) {
+		t.Errorf("%d files with redaction, %d in data/sessions", len(got), len(want))
+	}
+	for n, w := range want {
+		if !bytes.Equal(got[n], w) {
+			t.Errorf("data/sessions/%s differs when inscribed with redaction", n)
+		}
+	}
+}
+
+// TestNoFalsePositives: the generated corpora hold no real secret, so
+// anything scan lists there is a false positive; there must be none. The
+// public corpus's findings are listed (there are none today either).
+func TestNoFalsePositives(t *testing.T) {
+	shared := testenv.Shared(t)
+	root := filepath.Join(t.TempDir(), "nostore")
+	for _, dir := range []string{"corpus/claude-code-2.1.328/projects", "corpus/codex-0.169.0/sessions"} {
+		code, out, errOut := scribeRun(t, "--root", root, "scan", filepath.Join(shared, dir))
+		if code != 0 {
+			t.Errorf("scan %s: status %d (false positives):\n%s%s", dir, code, out, errOut)
+		}
+	}
+	code, out, errOut := scribeRun(t, "--root", root, "scan", filepath.Join(shared, "corpus/public"))
+	if code == 2 {
+		t.Fatalf("scan the public corpus: %s", errOut)
+	}
+	t.Logf("public corpus:\n%s", out)
 }
