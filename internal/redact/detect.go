@@ -29,6 +29,7 @@ import (
 	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect"
 	"github.com/zricethezav/gitleaks/v8/logging"
+	"github.com/zricethezav/gitleaks/v8/report"
 )
 
 func init() {
@@ -49,6 +50,9 @@ type Finding struct {
 // at once.
 type Detector struct {
 	gl *detect.Detector
+	// pre passes the texts where a keyword of gl's rules occurs: gitleaks
+	// runs on those only.
+	pre *prefilter
 	// hot are rules that gitleaks runs on almost every text (their
 	// keywords are common words) but that can match only where a cheap
 	// test finds their shape; each runs alone, after its test.
@@ -84,38 +88,9 @@ func defaultConfig() (config.Config, error) {
 // extra: the text of a file in gitleaks' .gitleaks.toml form (its [[rules]]
 // and [[allowlists]], and [extend] disabledRules), or nil.
 func NewDetector(extra []byte) (*Detector, error) {
-	base, err := defaultConfig()
+	cfg, err := mergedConfig(extra)
 	if err != nil {
 		return nil, err
-	}
-	cfg := config.Config{
-		Title:    base.Title,
-		Rules:    make(map[string]config.Rule, len(base.Rules)),
-		Keywords: make(map[string]struct{}, len(base.Keywords)),
-	}
-	for id, r := range base.Rules {
-		cfg.Rules[id] = r
-	}
-	cfg.OrderedRules = append(cfg.OrderedRules, base.OrderedRules...)
-	cfg.Allowlists = append(cfg.Allowlists, base.Allowlists...)
-	for _, src := range [][]byte{[]byte(builtin), extra} {
-		if len(bytes.TrimSpace(src)) == 0 {
-			continue
-		}
-		own, disabled, err := parseRules(src)
-		if err != nil {
-			return nil, err
-		}
-		for _, id := range disabled {
-			delete(cfg.Rules, id)
-		}
-		for id, r := range own.Rules {
-			if _, ok := cfg.Rules[id]; !ok {
-				cfg.OrderedRules = append(cfg.OrderedRules, id)
-			}
-			cfg.Rules[id] = r
-		}
-		cfg.Allowlists = append(cfg.Allowlists, own.Allowlists...)
 	}
 	d := &Detector{cache: make(map[uint64][]Finding), seed: maphash.MakeSeed()}
 	for _, h := range hotRules {
@@ -133,7 +108,57 @@ func NewDetector(extra []byte) (*Detector, error) {
 	}
 	cfg.Keywords = keywords(cfg.Rules)
 	d.gl = detect.NewDetector(cfg)
+	var kws []string
+	for k := range cfg.Keywords {
+		kws = append(kws, k)
+	}
+	d.pre = newPrefilter(kws)
+	for _, r := range cfg.Rules {
+		if r.Regex != nil && len(r.Keywords) == 0 {
+			d.pre.always = true // a rule without keywords runs on every text
+		}
+	}
 	return d, nil
+}
+
+// mergedConfig is gitleaks' default configuration with scribe's own rules
+// and extra's.
+func mergedConfig(extra []byte) (config.Config, error) {
+	base, err := defaultConfig()
+	if err != nil {
+		return config.Config{}, err
+	}
+	cfg := config.Config{
+		Title:    base.Title,
+		Rules:    make(map[string]config.Rule, len(base.Rules)),
+		Keywords: make(map[string]struct{}, len(base.Keywords)),
+	}
+	for id, r := range base.Rules {
+		cfg.Rules[id] = r
+	}
+	cfg.OrderedRules = append(cfg.OrderedRules, base.OrderedRules...)
+	cfg.Allowlists = append(cfg.Allowlists, base.Allowlists...)
+	for _, src := range [][]byte{[]byte(builtin), extra} {
+		if len(bytes.TrimSpace(src)) == 0 {
+			continue
+		}
+		own, disabled, err := parseRules(src)
+		if err != nil {
+			return config.Config{}, err
+		}
+		for _, id := range disabled {
+			delete(cfg.Rules, id)
+		}
+		for id, r := range own.Rules {
+			if _, ok := cfg.Rules[id]; !ok {
+				cfg.OrderedRules = append(cfg.OrderedRules, id)
+			}
+			cfg.Rules[id] = r
+		}
+		cfg.Allowlists = append(cfg.Allowlists, own.Allowlists...)
+	}
+	cfg.Keywords = keywords(cfg.Rules)
+	return cfg, nil
 }
 
 func keywords(rules map[string]config.Rule) map[string]struct{} {
@@ -222,7 +247,10 @@ func (d *Detector) chunk(c string) []Finding {
 const cacheSize = 1 << 16
 
 func (d *Detector) scan(c string) []Finding {
-	found := d.gl.DetectString(c)
+	var found []report.Finding
+	if d.pre.any(c) {
+		found = d.gl.DetectString(c)
+	}
 	for _, h := range d.hot {
 		if h.may(c) {
 			found = append(found, h.det.DetectString(c)...)
@@ -336,6 +364,8 @@ func isMarkerPart(c, s string) bool {
 	}
 }
 
+const urlPasswordRegex = `\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/?#@'"<>]{1,64}:([^\s:/?#@'"<>]{4,128})@[a-zA-Z0-9][a-zA-Z0-9.-]*`
+
 // builtin are scribe's own rules, added to gitleaks' defaults: gitleaks
 // finds a password in a connection string only for a few services, and an
 // agent's session is full of them (a database URL in a command, in a .env
@@ -344,7 +374,7 @@ const builtin = `
 [[rules]]
 id = "url-password"
 description = "A password in a URL (scheme://user:password@host), as in a database's connection string"
-regex = '''\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/?#@'"<>]{1,64}:([^\s:/?#@'"<>]{4,128})@[a-zA-Z0-9][a-zA-Z0-9.-]*'''
+regex = '''` + urlPasswordRegex + `'''
 secretGroup = 1
 entropy = 2.5
 keywords = ["://"]

@@ -34,6 +34,16 @@ var hotRules = []hotRule{
 		may:   mayVault,
 	},
 	{
+		id:    "twilio-api-key",
+		regex: `SK[0-9a-fA-F]{32}`,
+		may:   mayTwilio,
+	},
+	{
+		id:    "url-password",
+		regex: urlPasswordRegex,
+		may:   mayURLPassword,
+	},
+	{
 		id:    "jwt",
 		regex: `\b(ey[a-zA-Z0-9]{17,}\.ey[a-zA-Z0-9\/\\_-]{17,}\.(?:[a-zA-Z0-9\/\\_-]{10,}={0,2})?)(?:[\x60'"\s;]|\\[nr]|$)`,
 		may:   mayJWT,
@@ -147,5 +157,55 @@ func mayJWT(s string) bool {
 			return true
 		}
 		i = k + 1
+	}
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// mayTwilio: "SK" and 32 hex digits.
+func mayTwilio(s string) bool {
+	for i := 0; ; {
+		j := strings.Index(s[i:], "SK")
+		if j < 0 {
+			return false
+		}
+		k := i + j + 2
+		n := 0
+		for k+n < len(s) && n < 32 && isHex(s[k+n]) {
+			n++
+		}
+		if n == 32 {
+			return true
+		}
+		i = k - 1
+	}
+}
+
+// mayURLPassword: "://", then, before white space or any of / ? # ' " < >,
+// a ':' and after it an '@'.
+func mayURLPassword(s string) bool {
+	for i := 0; ; {
+		j := strings.Index(s[i:], "://")
+		if j < 0 {
+			return false
+		}
+		k := i + j + 3
+		colon := false
+		for n := 0; k+n < len(s) && n < 64+1+128+1; n++ {
+			c := s[k+n]
+			if c == ':' {
+				colon = true
+			} else if c == '@' {
+				if colon {
+					return true
+				}
+				break
+			} else if c <= ' ' || strings.IndexByte("/?#'\"<>", c) >= 0 {
+				break
+			}
+		}
+		i = k
 	}
 }
