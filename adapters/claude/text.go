@@ -38,7 +38,7 @@ func (a *Adapter) TextFields(line []byte) []source.TextField {
 		if text == "" || isDataURL(text) {
 			return
 		}
-		out = append(out, source.TextField{Path: strings.Join(v.Path, "."), Start: v.Start, End: v.End, Text: text})
+		out = append(out, source.TextField{Path: jsonpatch.JoinPath(v.Path), Start: v.Start, End: v.End, Text: text})
 	})
 	return out
 }

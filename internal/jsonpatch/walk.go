@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -117,8 +118,8 @@ func (w *walker) container() error {
 
 func unquoteKey(q []byte) string {
 	inner := q[1 : len(q)-1]
-	if !strings.ContainsRune(string(inner), '\\') {
-		return string(inner)
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return intern(inner)
 	}
 	if k, err := strconv.Unquote(string(q)); err == nil {
 		return k
@@ -224,4 +225,47 @@ func hex4(b []byte) (rune, int) {
 		}
 	}
 	return r, 4
+}
+
+// keys holds the object keys seen, so that walking a line does not
+// allocate its keys again: a client writes a few hundred.
+var keys struct {
+	sync.RWMutex
+	m map[string]string
+}
+
+func intern(b []byte) string {
+	keys.RLock()
+	s, ok := keys.m[string(b)]
+	keys.RUnlock()
+	if ok {
+		return s
+	}
+	s = string(b)
+	if len(b) <= 64 {
+		keys.Lock()
+		if keys.m == nil || len(keys.m) >= 1<<14 {
+			keys.m = make(map[string]string)
+		}
+		keys.m[s] = s
+		keys.Unlock()
+	}
+	return s
+}
+
+// JoinPath joins a path with dots, as Patch and Locate take it; a short
+// path is kept once for all (a client's paths repeat line after line).
+func JoinPath(path []string) string {
+	var buf [64]byte
+	b := buf[:0]
+	for i, seg := range path {
+		if i > 0 {
+			b = append(b, '.')
+		}
+		b = append(b, seg...)
+	}
+	if len(b) > len(buf) {
+		return string(b)
+	}
+	return intern(b)
 }

@@ -206,15 +206,17 @@ func hasRulesKey(v *viper.Viper) bool { return v.IsSet("rules") || v.IsSet("allo
 // occur. A marker is never a secret.
 func (d *Detector) Find(text string) []Finding {
 	var out []Finding
-	seen := map[string]bool{}
-	for _, c := range chunks(text) {
+	eachChunk(text, func(c string) {
 		for _, f := range d.chunk(c) {
-			if !seen[f.Secret] {
-				seen[f.Secret] = true
+			dup := false
+			for _, g := range out {
+				dup = dup || g.Secret == f.Secret
+			}
+			if !dup {
 				out = append(out, f)
 			}
 		}
-	}
+	})
 	if len(out) > 1 {
 		sort.SliceStable(out, func(i, j int) bool {
 			return strings.Index(text, out[i].Secret) < strings.Index(text, out[j].Secret)
@@ -223,8 +225,9 @@ func (d *Detector) Find(text string) []Finding {
 	return out
 }
 
-// chunk finds the secrets in one chunk of a text, from the cache when the
-// same chunk was scanned before (a tool's output is often recorded twice).
+// chunk finds the secrets in one chunk of a text: from the cache when the
+// same chunk was scanned before (a tool's output is often recorded twice,
+// a prompt three times), else by scanning it.
 func (d *Detector) chunk(c string) []Finding {
 	h := maphash.String(d.seed, c)
 	d.mu.Lock()
@@ -246,13 +249,16 @@ func (d *Detector) chunk(c string) []Finding {
 // cacheSize bounds the cache of chunks scanned.
 const cacheSize = 1 << 16
 
+// scan runs gitleaks where the cheap tests pass: the rules but the hot
+// ones where a keyword of theirs occurs, a hot rule where the shape of its
+// secret does.
 func (d *Detector) scan(c string) []Finding {
 	var found []report.Finding
 	if d.pre.any(c) {
 		found = d.gl.DetectString(c)
 	}
-	for _, h := range d.hot {
-		if h.may(c) {
+	for i := range d.hot {
+		if h := &d.hot[i]; h.may(c) {
 			found = append(found, h.det.DetectString(c)...)
 		}
 	}
@@ -262,7 +268,7 @@ func (d *Detector) scan(c string) []Finding {
 		if len(s) < minSecret || strings.Contains(s, "[REDACTED:") || isMarkerPart(c, s) {
 			continue
 		}
-		out = append(out, Finding{Rule: f.RuleID, Secret: s})
+		out = append(out, Finding{Rule: f.RuleID, Secret: strings.Clone(s)})
 	}
 	return preferSpecific(out)
 }
@@ -295,20 +301,21 @@ func preferSpecific(fs []Finding) []Finding {
 	return out
 }
 
-// chunks cuts a text into pieces of about chunkSize bytes at line ends (a
-// longer line is cut where it must, the pieces overlapping), the way
-// gitleaks reads a file in chunks: a rule's keywords are looked for, and
-// its expression run, in the chunk that holds them rather than in a whole
-// 100 KB tool output. A private key block is never cut.
-func chunks(text string) []string {
+// eachChunk cuts a text into pieces of about chunkSize bytes at line
+// ends (a longer line is cut where it must, the pieces overlapping), the
+// way gitleaks reads a file in chunks: a rule's keywords are looked for,
+// and its expression run, in the chunk that holds them rather than in a
+// whole 100 KB tool output. A private key block is never cut.
+func eachChunk(text string, fn func(string)) {
 	if len(text) <= chunkSize {
-		return []string{text}
+		fn(text)
+		return
 	}
-	var out []string
+	pem := strings.Contains(text, "-----BEGIN")
 	for len(text) > 0 {
 		if len(text) <= chunkSize {
-			out = append(out, text)
-			break
+			fn(text)
+			return
 		}
 		n := strings.LastIndexByte(text[:chunkSize], '\n') + 1
 		cut := n > 0
@@ -316,25 +323,33 @@ func chunks(text string) []string {
 			n = chunkSize
 		}
 		// Keep a PEM block whole.
-		if b := strings.LastIndex(text[:n], "-----BEGIN"); b >= 0 && !strings.Contains(text[b:n], "-----END") {
-			if e := strings.Index(text[n:], "-----END"); e >= 0 && e < maxBlock {
-				end := n + e + len("-----END")
-				if nl := strings.IndexByte(text[end:], '\n'); nl >= 0 {
-					end += nl + 1
-				} else {
-					end = len(text)
+		if pem {
+			if b := strings.LastIndex(text[:n], "-----BEGIN"); b >= 0 && !strings.Contains(text[b:n], "-----END") {
+				if e := strings.Index(text[n:], "-----END"); e >= 0 && e < maxBlock {
+					end := n + e + len("-----END")
+					if nl := strings.IndexByte(text[end:], '\n'); nl >= 0 {
+						end += nl + 1
+					} else {
+						end = len(text)
+					}
+					n, cut = end, true
 				}
-				n, cut = end, true
 			}
 		}
-		out = append(out, text[:n])
-		if !cut {
+		fn(text[:n])
+		if !cut && n < len(text) {
 			// A line longer than a chunk: the next piece starts a little
 			// before the cut, so a secret that straddles it is whole in one.
 			n -= overlap
 		}
 		text = text[n:]
 	}
+}
+
+// chunks is eachChunk's pieces, as a list.
+func chunks(text string) []string {
+	var out []string
+	eachChunk(text, func(c string) { out = append(out, c) })
 	return out
 }
 

@@ -141,28 +141,20 @@ func (r *Redactor) Line(line []byte, fields []source.TextField) ([]byte, []Repla
 			}
 		}
 	}
-	// A long text is scanned on its own (the same tool output recorded
-	// twice is scanned once: Find remembers chunks); the short ones of a
-	// line together, each text once.
-	var short strings.Builder
-	scanned := map[string]bool{}
-	for _, f := range fields {
-		switch {
-		case len(f.Text) < minSecret || scanned[f.Text]:
-		case len(f.Text) >= chunkSize/2:
-			add(r.Detector.Find(f.Text))
-		default:
-			scanned[f.Text] = true
-			if short.Len()+len(f.Text) >= chunkSize && short.Len() > 0 {
-				add(r.Detector.Find(short.String()))
-				short.Reset()
-			}
-			short.WriteString(f.Text)
-			short.WriteString("\n\n")
+	for i, f := range fields {
+		if len(f.Text) < minSecret {
+			continue
 		}
-	}
-	if short.Len() > 0 {
-		add(r.Detector.Find(short.String()))
+		dup := false
+		for _, g := range fields[:i] {
+			if len(g.Text) == len(f.Text) && g.Text == f.Text {
+				dup = true // the client's copy of a tool's output
+				break
+			}
+		}
+		if !dup {
+			add(r.Detector.Find(f.Text))
+		}
 	}
 	// Secrets split between neighbouring content blocks (the same list,
 	// consecutive indexes): found in the junction, in neither block whole.
