@@ -26,6 +26,7 @@ import (
 
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/inscribe/document"
+	"github.com/scribe-archive/scribe/internal/exportcore"
 	"github.com/scribe-archive/scribe/session"
 	"github.com/scribe-archive/scribe/session/source"
 )
@@ -45,6 +46,11 @@ const (
 	Error       Kind = "error"       // the check could not go on
 	Torn        Kind = "torn"        // the source ends in a torn line, which is never inscribed
 	Gone        Kind = "gone"        // the source no longer exists: the archive holds the only copy
+	Damaged     Kind = "damaged"     // a file of the store is missing or not what scribe wrote
+	// Dropped is what a conversion to another client does not carry; a
+	// conversion's transformations are Transformed with What set. Both are
+	// known losses, reported by the conversion itself (see [Cross]).
+	Dropped Kind = "dropped"
 	// Redacted is a transformed entry whose only differences are secrets
 	// the store replaced with markers (redacted.go).
 	Redacted Kind = "redacted"
@@ -68,10 +74,18 @@ type Finding struct {
 	// masked. If it was a secret, scribe forget removes it from the round
 	// files too.
 	Removed string `json:"removed,omitempty"`
+	// What, Count, Unit and Detail describe a known loss of a conversion
+	// to another client: what kind of content, how much, and a breakdown.
+	What   string `json:"what,omitempty"`
+	Count  int    `json:"count,omitempty"`
+	Unit   string `json:"unit,omitempty"`
+	Detail string `json:"detail,omitempty"`
 }
 
 // Explained reports whether the finding is expected rather than a loss.
-func (f Finding) Explained() bool { return f.Kind == Torn || f.Kind == Gone || f.Kind == Redacted }
+func (f Finding) Explained() bool {
+	return f.Kind == Torn || f.Kind == Gone || f.Kind == Redacted || f.What != "" && (f.Kind == Dropped || f.Kind == Transformed)
+}
 
 // Report is the check of one transcript (a session or a sidechain).
 type Report struct {
@@ -585,6 +599,12 @@ func Stored(store *inscribe.Store, md string, f Format) (*Report, error) {
 		return &Report{Doc: md, Findings: []Finding{{Kind: Error, File: md, Msg: err.Error()}}}, nil
 	}
 	rep := &Report{Doc: md, Source: store.ResolveSource(m.Source)}
+	// What scribe wrote is checked against what it recorded: damage is
+	// reported as such, with what mends it, and then what it does to the
+	// export.
+	for _, err := range inscribe.VerifyDoc(md, f.Source, rep.Source) {
+		rep.add(DamageFinding(err))
+	}
 	if _, err := os.Stat(rep.Source); errors.Is(err, fs.ErrNotExist) {
 		rep.add(Finding{Kind: Gone, File: rep.Source, Msg: "the source is gone: the archive holds the only copy"})
 		return rep, nil
@@ -604,7 +624,9 @@ func Stored(store *inscribe.Store, md string, f Format) (*Report, error) {
 	bw.Flush()
 	out.Close()
 	if xerr != nil {
-		rep.add(Finding{Kind: Error, File: md, Msg: "export: " + xerr.Error()})
+		if len(rep.Findings) == 0 { // else the damage found says why
+			rep.add(Finding{Kind: Error, File: md, Msg: "export: " + xerr.Error()})
+		}
 		return rep, nil
 	}
 	if last, ok := tornTail(rep.Source); ok {
@@ -683,4 +705,116 @@ func compareStoredDoc(rep *Report, md, exp string, m *session.Meta, a source.Ada
 		}
 	}
 	return nil
+}
+
+// DamageFinding is a finding of damage to the store (an
+// *inscribe.DamageError, an *inscribe.MissingNoteError), saying what
+// mends it.
+func DamageFinding(err error) Finding {
+	var de *inscribe.DamageError
+	var mn *inscribe.MissingNoteError
+	switch {
+	case errors.As(err, &de):
+		return Finding{Kind: Damaged, File: de.File, Msg: de.Why + "; " + RepairAdvice(de.Session)}
+	case errors.As(err, &mn):
+		return Finding{Kind: Damaged, File: mn.Note, Msg: "the read note is missing or unreadable; " + RepairAdvice(mn.Session)}
+	}
+	return Finding{Kind: Error, Msg: err.Error()}
+}
+
+// RepairAdvice says how to mend the damage of a session's files ("" for the
+// store's own).
+func RepairAdvice(session string) string {
+	switch {
+	case session == "":
+		return "run scribe repair"
+	case strings.HasPrefix(session, "-"):
+		return "run scribe repair -- " + session
+	}
+	return "run scribe repair " + session
+}
+
+// CrossFormat is a client as a cross-agent check needs it: its adapter,
+// and the conversion of another client's session into its files.
+type CrossFormat struct {
+	// Name names the client ("codex", "claude").
+	Name   string
+	Target source.Adapter
+	// Convert writes the conversion of session document md into dir,
+	// laid out as the client lays out its sessions, and returns what it
+	// could not carry.
+	Convert func(md, dir string) (*exportcore.Losses, error)
+}
+
+// Cross checks the conversion of a session document to another client: it
+// converts the session into a scratch folder, inscribes the conversion
+// with the target client's adapter into a scratch store, and compares the
+// conversation read back with the document's live conversation. The
+// report lists what the conversion could not carry, each loss a finding
+// (dropped or transformed, with counts: known losses, not failures), and
+// as a failure (document) every difference the losses do not account for.
+// It writes nothing to the store md is in.
+func Cross(md string, to CrossFormat) (*Report, error) {
+	rep := &Report{Source: md, Doc: md}
+	orig, err := exportcore.Live(md)
+	if err != nil {
+		rep.add(Finding{Kind: Error, File: md, Msg: err.Error()})
+		return rep, nil
+	}
+	tmp, err := os.MkdirTemp("", "scribe-check-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	out := filepath.Join(tmp, "export")
+	losses, err := to.Convert(md, out)
+	if err != nil {
+		rep.add(Finding{Kind: Error, File: md, Msg: "convert: " + err.Error()})
+		return rep, nil
+	}
+	for _, l := range losses.List() {
+		kind := Transformed
+		if l.Kind == exportcore.Dropped {
+			kind = Dropped
+		}
+		rep.add(Finding{Kind: kind, File: md, What: l.What, Count: l.Count, Unit: l.Unit, Detail: l.Detail, Msg: l.Why})
+	}
+	store, err := inscribe.OpenStore(filepath.Join(tmp, "back"))
+	if err != nil {
+		return nil, err
+	}
+	ts, err := to.Target.Discover(out)
+	if err != nil || len(ts) != 1 {
+		rep.add(Finding{Kind: Error, File: out, Msg: fmt.Sprintf("the conversion is not one %s session (%d found): %v", to.Name, len(ts), err)})
+		return rep, nil
+	}
+	var back string
+	for _, r := range store.Update(ts[0], inscribe.Options{Agent: to.Target.Agent()}) {
+		if r.Err != nil {
+			rep.add(Finding{Kind: Error, File: r.Source, Msg: "inscribe the conversion: " + r.Err.Error()})
+			return rep, nil
+		}
+		back = r.Doc
+	}
+	bc, err := exportcore.Live(back)
+	if err != nil {
+		rep.add(Finding{Kind: Error, File: back, Msg: "read the conversion back: " + err.Error()})
+		return rep, nil
+	}
+	for _, p := range exportcore.Reconcile(orig.Items, bc.Items, losses) {
+		rep.add(Finding{Kind: Document, File: md, Msg: "converted to " + to.Name + " and read back: " + p})
+	}
+	om, bm := orig.Meta, bc.Meta
+	for _, f := range []struct {
+		name string
+		a, b *string
+	}{{"working directory", om.Project, bm.Project}, {"title", om.Title, bm.Title}, {"model", om.Model, bm.Model}} {
+		if session.Str(f.a) != session.Str(f.b) {
+			rep.add(Finding{Kind: Document, File: md, Msg: fmt.Sprintf("converted to %s and read back, the %s is %q, not %q", to.Name, f.name, session.Str(f.b), session.Str(f.a))})
+		}
+	}
+	if om.SessionID != bm.SessionID {
+		rep.add(Finding{Kind: Document, File: md, Msg: fmt.Sprintf("converted to %s and read back, the session id is %s, not %s", to.Name, bm.SessionID, om.SessionID)})
+	}
+	return rep, nil
 }

@@ -47,6 +47,12 @@ type DB struct {
 type StaleError struct {
 	Path string
 	Why  string
+	// Damaged says the file is damaged (SQLite found its pages malformed,
+	// or it is not a database at all), rather than of another version or
+	// shape: it may be worth keeping aside for a look.
+	Damaged bool
+
+	db *DB // the database that found it damaged, when open (From)
 }
 
 func (e *StaleError) Error() string { return fmt.Sprintf("%s: %s", e.Path, e.Why) }
@@ -97,14 +103,17 @@ func open(path string, shared bool) (*DB, error) {
 	var v int
 	if err := db.QueryRow("PRAGMA user_version").Scan(&v); err != nil {
 		db.Close()
-		return nil, &StaleError{Path: path, Why: "not a readable SQLite database (" + err.Error() + ")"}
+		return nil, &StaleError{Path: path, Why: "not a readable SQLite database (" + err.Error() + ")", Damaged: true}
 	}
 	if v != Version {
 		db.Close()
 		return nil, &StaleError{Path: path, Why: fmt.Sprintf("written by another version of scribe (schema %d, this one uses %d)", v, Version)}
 	}
 	var n int
-	if err := db.QueryRow("SELECT count(*) FROM sqlite_master WHERE name IN ('rounds','rounds_fts','text_fts','sessions')").Scan(&n); err != nil || n != 4 {
+	if err := db.QueryRow("SELECT count(*) FROM sqlite_master WHERE name IN ('rounds','rounds_fts','text_fts','sessions')").Scan(&n); err != nil {
+		db.Close()
+		return nil, &StaleError{Path: path, Why: "not a readable SQLite database (" + err.Error() + ")", Damaged: IsDamaged(err)}
+	} else if n != 4 {
 		db.Close()
 		return nil, &StaleError{Path: path, Why: "tables are missing"}
 	}
@@ -229,12 +238,60 @@ type Session struct {
 
 // Put writes a session and some of its rounds, in one transaction. Rounds
 // already in the index are replaced (the rows carry their engagement tags).
-func (x *DB) Put(ctx context.Context, s Session, rows []Row) error {
-	tx, err := x.db.BeginTx(ctx, nil)
+func (x *DB) Put(ctx context.Context, s Session, rows []Row) (err error) {
+	defer x.damaged(&err)
+	b, err := x.Begin(ctx)
 	if err != nil {
 		return err
 	}
-	defer tx.Rollback()
+	defer b.Rollback()
+	if err := b.Put(ctx, s, rows); err != nil {
+		return err
+	}
+	return b.Commit()
+}
+
+// A Batch is one write transaction on an index. Readers of the store's
+// index (write-ahead log) see none of it until Commit, and never wait for
+// it: a rebuild in a batch is how the index is replaced under a search.
+type Batch struct {
+	x  *DB
+	tx *sql.Tx
+}
+
+// Begin starts a batch.
+func (x *DB) Begin(ctx context.Context) (_ *Batch, err error) {
+	defer x.damaged(&err)
+	tx, err := x.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &Batch{x: x, tx: tx}, nil
+}
+
+// Commit makes the batch's writes visible; Rollback drops them (a no-op
+// after Commit).
+func (b *Batch) Commit() (err error) {
+	defer b.x.damaged(&err)
+	return b.tx.Commit()
+}
+func (b *Batch) Rollback() { b.tx.Rollback() }
+
+// Clear deletes every session and round.
+func (b *Batch) Clear(ctx context.Context) (err error) {
+	defer b.x.damaged(&err)
+	for _, q := range []string{`DELETE FROM rounds`, `DELETE FROM sessions`} {
+		if _, err := b.tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("%s: %w", b.x.path, err)
+		}
+	}
+	return nil
+}
+
+// Put records a session and some of its rounds.
+func (b *Batch) Put(ctx context.Context, s Session, rows []Row) (err error) {
+	x, tx := b.x, b.tx
+	defer x.damaged(&err)
 	if _, err := tx.ExecContext(ctx, `INSERT INTO sessions(session_id, agent_id, title, project, started, ended, doc, seen)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT(session_id) DO UPDATE SET agent_id=excluded.agent_id, title=excluded.title, project=excluded.project,
@@ -259,13 +316,14 @@ func (x *DB) Put(ctx context.Context, s Session, rows []Row) error {
 			return fmt.Errorf("%s: round %d of %s: %w", x.path, r.Round, r.SessionID, err)
 		}
 	}
-	return tx.Commit()
+	return nil
 }
 
 // SessionInfo returns what the index knows of a document, if anything.
-func (x *DB) SessionInfo(ctx context.Context, id string) (Session, bool, error) {
+func (x *DB) SessionInfo(ctx context.Context, id string) (_ Session, _ bool, err error) {
+	defer x.damaged(&err)
 	var s Session
-	err := x.db.QueryRowContext(ctx, `SELECT session_id, agent_id, title, project, started, ended, doc, seen FROM sessions WHERE session_id = ?`, id).
+	err = x.db.QueryRowContext(ctx, `SELECT session_id, agent_id, title, project, started, ended, doc, seen FROM sessions WHERE session_id = ?`, id).
 		Scan(&s.SessionID, &s.AgentID, &s.Title, &s.Project, &s.Started, &s.Ended, &s.Doc, &s.Seen)
 	if errors.Is(err, sql.ErrNoRows) {
 		return s, false, nil
@@ -274,21 +332,24 @@ func (x *DB) SessionInfo(ctx context.Context, id string) (Session, bool, error) 
 }
 
 // Sessions returns how many documents the index holds.
-func (x *DB) Sessions(ctx context.Context) (int, error) {
+func (x *DB) Sessions(ctx context.Context) (_ int, err error) {
+	defer x.damaged(&err)
 	var n int
-	err := x.db.QueryRowContext(ctx, `SELECT count(*) FROM sessions`).Scan(&n)
+	err = x.db.QueryRowContext(ctx, `SELECT count(*) FROM sessions`).Scan(&n)
 	return n, err
 }
 
 // MaxRound returns the highest round of a document in the index (0: none).
-func (x *DB) MaxRound(ctx context.Context, id string) (int, error) {
+func (x *DB) MaxRound(ctx context.Context, id string) (_ int, err error) {
+	defer x.damaged(&err)
 	var n sql.NullInt64
-	err := x.db.QueryRowContext(ctx, `SELECT max(round) FROM rounds WHERE session_id = ?`, id).Scan(&n)
+	err = x.db.QueryRowContext(ctx, `SELECT max(round) FROM rounds WHERE session_id = ?`, id).Scan(&n)
 	return int(n.Int64), err
 }
 
 // Rounds returns a document's rounds from round `from` on, in order.
-func (x *DB) Rounds(ctx context.Context, id string, from int) ([]Row, error) {
+func (x *DB) Rounds(ctx context.Context, id string, from int) (_ []Row, err error) {
+	defer x.damaged(&err)
 	rows, err := x.db.QueryContext(ctx, `SELECT session_id, round, started, engagement_id, user_preview, agent_preview,
 		tool_count, thinking_count, thinking_chars, token_count, round_file FROM rounds WHERE session_id = ? AND round >= ? ORDER BY round`, id, from)
 	if err != nil {
@@ -313,7 +374,8 @@ func (x *DB) Rounds(ctx context.Context, id string, from int) ([]Row, error) {
 
 // SetEngagement tags (or, with a nil engagement, untags) rounds of a
 // document. It returns how many rows it changed.
-func (x *DB) SetEngagement(ctx context.Context, id string, rounds []int, engagement *string) (int, error) {
+func (x *DB) SetEngagement(ctx context.Context, id string, rounds []int, engagement *string) (_ int, err error) {
+	defer x.damaged(&err)
 	tx, err := x.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, err
@@ -401,7 +463,8 @@ const stampLayout = "2006-01-02T15:04:05.000Z"
 // Each hit's snippet is about 16 tokens of the round's text around its
 // first match. A search that finds nothing because a filter names an
 // agent, project or engagement the index does not have is a *FilterError.
-func (x *DB) Search(ctx context.Context, q Query) ([]Hit, error) {
+func (x *DB) Search(ctx context.Context, q Query) (_ []Hit, err error) {
+	defer x.damaged(&err)
 	match, phrases, err := parseQuery(q)
 	if err != nil {
 		return nil, err
@@ -571,7 +634,8 @@ func column(ctx context.Context, db querier, query string) ([]string, error) {
 // Dump returns every row of the index in a canonical text form, and checks
 // that the full-text tables agree with the rounds table. Two indexes with
 // the same dump hold the same data.
-func (x *DB) Dump(ctx context.Context) (string, error) {
+func (x *DB) Dump(ctx context.Context) (_ string, err error) {
+	defer x.damaged(&err)
 	var sb strings.Builder
 	for _, t := range []string{"rounds_fts", "text_fts"} {
 		if _, err := x.db.ExecContext(ctx, `INSERT INTO `+t+`(`+t+`) VALUES('integrity-check')`); err != nil {

@@ -67,7 +67,7 @@ func (s *Store) Forget(md string, a source.Adapter, replace Replacer) (*Forgotte
 	var b atomicfile.Batch
 	defer b.Abort()
 	write := func(p string, data []byte) error {
-		changed, err := b.WriteIfChanged(p, data, 0o644)
+		changed, err := b.WriteIfChanged(p, data, FileMode)
 		if changed {
 			res.Files = append(res.Files, p)
 		}
@@ -75,7 +75,8 @@ func (s *Store) Forget(md string, a source.Adapter, replace Replacer) (*Forgotte
 	}
 
 	// The round files.
-	if err := forgetRounds(folder, a, replace, res, write); err != nil {
+	sums, err := forgetRounds(folder, a, replace, res, write)
+	if err != nil {
 		return nil, err
 	}
 	// The files kept beside the document.
@@ -121,6 +122,9 @@ func (s *Store) Forget(md string, a source.Adapter, replace Replacer) (*Forgotte
 	}
 	if st != nil {
 		next := *st
+		if err := resum(folder, st, &next, sums, write); err != nil {
+			return nil, err
+		}
 		if len(next.Builder) > 0 {
 			if bs, k := forgetJSON(next.Builder, replace); k > 0 {
 				next.Builder = bs
@@ -166,13 +170,13 @@ func (s *Store) Forget(md string, a source.Adapter, replace Replacer) (*Forgotte
 // forgetRounds rewrites the round files whose lines hold what is to be
 // forgotten: each line's text fields, and the round's blocks, derived
 // again by the adapter from the new lines.
-func forgetRounds(folder string, a source.Adapter, replace Replacer, res *Forgotten, write func(string, []byte) error) error {
+func forgetRounds(folder string, a source.Adapter, replace Replacer, res *Forgotten, write func(string, []byte) error) (map[int]forgotRound, error) {
 	ns, err := RoundNumbers(RoundsDir(folder))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	tf, _ := a.(source.TextFinder)
 	type round struct {
@@ -185,13 +189,13 @@ func forgetRounds(folder string, a source.Adapter, replace Replacer, res *Forgot
 	for i, n := range ns {
 		rf, err := ReadRound(RoundPath(folder, n))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		rounds[i].file = rf
 		for _, re := range rf.Entries {
 			raw, err := re.Bytes()
 			if err != nil {
-				return err
+				return nil, err
 			}
 			out, k := forgetLine(raw, re, tf, replace)
 			if k > 0 {
@@ -202,12 +206,12 @@ func forgetRounds(folder string, a source.Adapter, replace Replacer, res *Forgot
 		}
 	}
 	if !any {
-		return nil
+		return nil, nil
 	}
 	// The rounds' blocks come from their items: build them again.
 	b, err := a.NewBuilder(source.Config{File: folder, DocBase: filepath.Base(folder), Sidechain: strings.HasPrefix(filepath.Base(folder), "agent-")}, nil, nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var built []*session.Round
 	for _, r := range rounds {
@@ -221,15 +225,16 @@ func forgetRounds(folder string, a source.Adapter, replace Replacer, res *Forgot
 		built = append(built, fin.Open)
 	}
 	if len(built) != len(rounds) {
-		return fmt.Errorf("%s: its round files build %d rounds again, not %d: nothing was changed", folder, len(built), len(rounds))
+		return nil, fmt.Errorf("%s: its round files build %d rounds again, not %d: nothing was changed", folder, len(built), len(rounds))
 	}
+	sums := map[int]forgotRound{}
 	for i, r := range rounds {
 		if !r.changed {
 			continue
 		}
 		nr := built[i]
 		if nr.N != r.file.Round || len(nr.Entries) != len(r.entries) {
-			return fmt.Errorf("%s: round %d builds other rounds again: nothing was changed", folder, r.file.Round)
+			return nil, fmt.Errorf("%s: round %d builds other rounds again: nothing was changed", folder, r.file.Round)
 		}
 		for j := range nr.Entries {
 			nr.Entries[j].Invalid = r.entries[j].Invalid
@@ -238,10 +243,51 @@ func forgetRounds(folder string, a source.Adapter, replace Replacer, res *Forgot
 		hdr := roundHeader(nr)
 		var buf bytes.Buffer
 		if err := writeRoundTo(&buf, hdr, nr, nil); err != nil {
-			return err
+			return nil, err
 		}
 		if err := write(RoundPath(folder, r.file.Round), buf.Bytes()); err != nil {
-			return err
+			return nil, err
+		}
+		sum := sha256.Sum256(buf.Bytes())
+		sums[r.file.Round] = forgotRound{roundSum{Round: r.file.Round, Size: int64(buf.Len()), SHA256: hex.EncodeToString(sum[:])}, r.file.Open}
+	}
+	return sums, nil
+}
+
+// forgotRound is the sum of a round file forget rewrote.
+type forgotRound struct {
+	sum  roundSum
+	open bool
+}
+
+// resum brings the record of the round files (rounds.tsv, the note's
+// open_round) to the round files forget rewrote: the record is written
+// anew, in the batch.
+func resum(folder string, st, next *docState, sums map[int]forgotRound, write func(string, []byte) error) error {
+	if len(sums) == 0 || st.RoundsSize == nil {
+		return nil
+	}
+	path := filepath.Join(folder, roundsFile)
+	old, err := readSums(path, *st.RoundsSize)
+	if err != nil {
+		return err
+	}
+	var sb strings.Builder
+	for _, s := range old {
+		if f, ok := sums[s.Round]; ok && !f.open {
+			s = f.sum
+		}
+		fmt.Fprintf(&sb, "%d\t%d\t%s\n", s.Round, s.Size, s.SHA256)
+	}
+	if err := write(path, []byte(sb.String())); err != nil {
+		return err
+	}
+	size := int64(sb.Len())
+	next.RoundsSize = &size
+	for _, f := range sums {
+		if f.open {
+			s := f.sum
+			next.OpenRound = &s
 		}
 	}
 	return nil

@@ -107,8 +107,8 @@ func copyRedacted(b *atomicfile.Batch, red Redactor, from, to string) (bool, err
 	if old, err := os.ReadFile(to); err == nil && bytes.Equal(old, data) {
 		return false, nil
 	}
-	if err := atomicfile.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+	if err := atomicfile.MkdirAll(filepath.Dir(to), DirMode); err != nil {
 		return false, err
 	}
-	return b.WriteIfChanged(to, data, 0o644)
+	return b.WriteIfChanged(to, data, FileMode)
 }

@@ -140,7 +140,7 @@ func walkRollouts(dir string, f func(string) bool) {
 
 // readMeta reads the session_meta record that starts a rollout file. ok is
 // false when the file does not start with one.
-func readMeta(p string) (m sessionMeta, ok bool) {
+func readMeta(p string) (m SessionMeta, ok bool) {
 	f, err := os.Open(p)
 	if err != nil {
 		return m, false
@@ -151,7 +151,7 @@ func readMeta(p string) (m sessionMeta, ok bool) {
 	if err != nil {
 		return m, false
 	}
-	var r record
+	var r RolloutLine
 	if json.Unmarshal(l.Raw, &r) != nil || r.Type != "session_meta" || len(r.Payload) == 0 || r.Payload[0] != '{' {
 		return m, false
 	}

@@ -82,12 +82,12 @@ func (b *Builder) warnf(line int, format string, args ...any) {
 // parsed is one line with what scribe decoded from it.
 type parsed struct {
 	e   session.Entry
-	rec *record // nil for a line that is not a JSON object
+	rec *RolloutLine // nil for a line that is not a JSON object
 	// item is the payload of a response_item (nil when it does not decode),
 	// and parts its content parts, raw and decoded.
-	item          *responseItem
+	item          *ResponseItem
 	raws          []json.RawMessage
-	parts         []part
+	parts         []ContentItem
 	contentIsList bool
 }
 
@@ -121,7 +121,7 @@ func (b *Builder) AddEntry(e session.Entry) *session.Round { return b.add(b.pars
 // checkFork warns when a fork's source rollout is not beside it: the
 // document records the fork, but codex resume needs the source.
 func (b *Builder) checkFork(p parsed) {
-	var m sessionMeta
+	var m SessionMeta
 	if json.Unmarshal(p.rec.Payload, &m) != nil || m.ForkedFromID == "" || !strings.HasSuffix(b.cfg.File, ".jsonl") {
 		return
 	}
@@ -157,7 +157,7 @@ func (b *Builder) parse(e session.Entry) parsed {
 		p.e.Invalid = true
 		return p
 	}
-	var rec record
+	var rec RolloutLine
 	err := json.Unmarshal(raw, &rec)
 	if err == nil && bytes.TrimSpace(raw)[0] != '{' {
 		err = fmt.Errorf("a JSON value that is not an object")
@@ -173,7 +173,7 @@ func (b *Builder) parse(e session.Entry) parsed {
 	p.rec = &rec
 	switch rec.Type {
 	case "response_item":
-		var it responseItem
+		var it ResponseItem
 		if err := json.Unmarshal(rec.Payload, &it); err != nil {
 			b.warnf(e.Line, "a response item scribe cannot read (%v): shown as recorded", shortErr(err))
 			return p
@@ -182,7 +182,7 @@ func (b *Builder) parse(e session.Entry) parsed {
 		if c := bytes.TrimSpace(it.Content); len(c) > 0 && c[0] == '[' {
 			if json.Unmarshal(c, &p.raws) == nil {
 				p.contentIsList = true
-				p.parts = make([]part, len(p.raws))
+				p.parts = make([]ContentItem, len(p.raws))
 				for i, r := range p.raws {
 					json.Unmarshal(r, &p.parts[i])
 				}
@@ -432,7 +432,7 @@ func (rb *roundBuild) observe(p parsed) {
 	st := &rb.st
 	switch p.rec.Type {
 	case "session_meta":
-		var m sessionMeta
+		var m SessionMeta
 		if json.Unmarshal(p.rec.Payload, &m) != nil {
 			return
 		}
@@ -452,7 +452,7 @@ func (rb *roundBuild) observe(p parsed) {
 			st.ForkedFrom = m.ForkedFromID
 		}
 	case "turn_context":
-		var tc turnContext
+		var tc TurnContext
 		if json.Unmarshal(p.rec.Payload, &tc) != nil {
 			return
 		}
@@ -468,7 +468,7 @@ func (rb *roundBuild) observe(p parsed) {
 			rb.usageTokens += u.Usage.TotalTokens
 		}
 	case "event_msg":
-		var ev eventMsg
+		var ev EventMsg
 		if json.Unmarshal(p.rec.Payload, &ev) != nil {
 			return
 		}
@@ -496,7 +496,7 @@ func (rb *roundBuild) place(p parsed) {
 		}
 		rb.responseItem(p)
 	case "compacted":
-		var c compacted
+		var c Compacted
 		blk := session.Block{Kind: session.KindCompaction, Compaction: &session.Compaction{}}
 		if json.Unmarshal(rec.Payload, &c) == nil && c.Message != nil {
 			blk.Text, blk.Origin = *c.Message, at(p, "payload.message")
@@ -507,7 +507,7 @@ func (rb *roundBuild) place(p parsed) {
 		rb.newItem(p, "system", "compaction", []session.Block{blk})
 		rb.modelOpen = false
 	case "event_msg":
-		var ev eventMsg
+		var ev EventMsg
 		if json.Unmarshal(rec.Payload, &ev) != nil {
 			return
 		}
@@ -558,7 +558,7 @@ func (rb *roundBuild) responseItem(p parsed) {
 	case "reasoning":
 		var blocks []session.Block
 		for i, raw := range it.Summary {
-			var pt part
+			var pt ContentItem
 			if json.Unmarshal(raw, &pt) == nil && pt.Text != nil {
 				blocks = append(blocks, session.Block{Kind: session.KindThinking, Text: *pt.Text, Origin: at(p, fmt.Sprintf("payload.summary.%d.text", i))})
 			} else {
@@ -653,7 +653,7 @@ func (rb *roundBuild) outputParts(p parsed) ([]session.Part, bool) {
 		if json.Unmarshal(out, &raws) == nil {
 			parts := make([]session.Part, 0, len(raws))
 			for i, raw := range raws {
-				var pt part
+				var pt ContentItem
 				json.Unmarshal(raw, &pt)
 				path := fmt.Sprintf("payload.output.%d", i)
 				switch {

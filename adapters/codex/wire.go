@@ -9,89 +9,120 @@ import (
 // codex-rs/protocol (RolloutLine, RolloutItem, ResponseItem, EventMsg,
 // SessionMetaLine, TurnContextItem, CompactedItem).
 
-// record is one line of a rollout: {"timestamp", "type", "payload"}, plus
-// the "metadata" Codex 0.169 writes beside a response item's payload.
-type record struct {
+// RolloutLine is one line of a rollout: {"timestamp", "type", "payload"},
+// plus the "metadata" Codex 0.169 writes beside a response item's payload.
+type RolloutLine struct {
 	Timestamp string          `json:"timestamp"`
 	Type      string          `json:"type"`
 	Payload   json.RawMessage `json:"payload"`
-	Metadata  *struct {
-		// CompactionOutput marks the assistant message that holds the
-		// summary a compaction asked the model for.
-		CompactionOutput bool `json:"compaction_output"`
-	} `json:"metadata"`
+	Metadata  *LineMetadata   `json:"metadata,omitempty"`
 }
 
-// sessionMeta is the payload of the first record.
-type sessionMeta struct {
+// LineMetadata is what Codex 0.169 records beside a response item.
+type LineMetadata struct {
+	// CompactionOutput marks the assistant message that holds the summary
+	// a compaction asked the model for.
+	CompactionOutput bool `json:"compaction_output,omitempty"`
+}
+
+// SessionMeta is the payload of the first line.
+type SessionMeta struct {
 	ID           string `json:"id"`
-	SessionID    string `json:"session_id"`
-	ForkedFromID string `json:"forked_from_id"`
+	SessionID    string `json:"session_id,omitempty"`
+	ForkedFromID string `json:"forked_from_id,omitempty"`
 	Timestamp    string `json:"timestamp"`
 	CWD          string `json:"cwd"`
-	CLIVersion   string `json:"cli_version"`
-	Git          *struct {
-		Branch string `json:"branch"`
-	} `json:"git"`
+	// Originator names the program that started the thread
+	// ("codex_cli_rs", "codex_exec").
+	Originator string `json:"originator,omitempty"`
+	CLIVersion string `json:"cli_version"`
+	// Source says how the thread was started: "cli", "exec", "vscode", or
+	// an object for a subagent's thread.
+	Source json.RawMessage `json:"source,omitempty"`
+	Git    *GitInfo        `json:"git,omitempty"`
 }
 
-// turnContext is the payload of a turn_context record.
-type turnContext struct {
-	CWD   string `json:"cwd"`
-	Model string `json:"model"`
+// GitInfo is the state of the repository the thread started in.
+type GitInfo struct {
+	Branch string `json:"branch,omitempty"`
 }
 
-// responseItem is the payload of a response_item record: a message,
+// TurnContext is the payload of a turn_context line: the settings of the
+// turn that follows. Codex 0.169 ignores one that lacks the policies and
+// the reasoning summary setting (cwd and model alone).
+type TurnContext struct {
+	TurnID         string          `json:"turn_id,omitempty"`
+	CWD            string          `json:"cwd"`
+	ApprovalPolicy string          `json:"approval_policy,omitempty"`
+	SandboxPolicy  json.RawMessage `json:"sandbox_policy,omitempty"`
+	Model          string          `json:"model"`
+	Summary        string          `json:"summary,omitempty"`
+}
+
+// ResponseItem is the payload of a response_item line: a message,
 // reasoning, a tool call or a tool call's output.
-type responseItem struct {
+type ResponseItem struct {
 	Type string `json:"type"`
-	Role string `json:"role"`
+	Role string `json:"role,omitempty"`
 	// Content is a message's list of parts, or reasoning's raw text parts.
-	Content json.RawMessage `json:"content"`
+	Content json.RawMessage `json:"content,omitempty"`
 	// Summary is reasoning's summary parts.
-	Summary []json.RawMessage `json:"summary"`
-	Name    string            `json:"name"`
-	CallID  string            `json:"call_id"`
+	Summary []json.RawMessage `json:"summary,omitempty"`
+	Name    string            `json:"name,omitempty"`
 	// Arguments is a function call's input: a JSON document, as a string.
-	Arguments json.RawMessage `json:"arguments"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	CallID    string          `json:"call_id,omitempty"`
 	// Input is a custom tool call's free-text input (apply_patch).
-	Input json.RawMessage `json:"input"`
+	Input json.RawMessage `json:"input,omitempty"`
 	// Action is a local shell call's command.
-	Action json.RawMessage `json:"action"`
+	Action json.RawMessage `json:"action,omitempty"`
 	// Output is a tool call's output: a string, or a list of parts.
-	Output json.RawMessage `json:"output"`
-	Meta   *struct {
-		ContentItemMetadata []struct {
-			Provenance *struct {
-				Type string `json:"type"`
-			} `json:"provenance"`
-		} `json:"content_item_metadata"`
-	} `json:"internal_chat_message_metadata_passthrough"`
+	Output json.RawMessage  `json:"output,omitempty"`
+	Meta   *MessageMetadata `json:"internal_chat_message_metadata_passthrough,omitempty"`
 }
 
-// part is one part of a message's content, a reasoning summary, or a tool
-// output: input_text, output_text, summary_text, reasoning_text,
+// MessageMetadata is what Codex 0.169 records of a message's parts.
+type MessageMetadata struct {
+	ContentItemMetadata []ItemMetadata `json:"content_item_metadata,omitempty"`
+}
+
+// ItemMetadata is what Codex records of one part of a message.
+type ItemMetadata struct {
+	// Provenance says who wrote the part: "user" for what a person typed
+	// or attached; "harness", "skills", ... for what the client added.
+	Provenance *Provenance `json:"provenance,omitempty"`
+}
+
+// Provenance is a part's author.
+type Provenance struct {
+	Type string `json:"type"`
+}
+
+// ContentItem is one part of a message's content, a reasoning summary, or
+// a tool output: input_text, output_text, summary_text, reasoning_text,
 // input_image.
-type part struct {
+type ContentItem struct {
 	Type     string  `json:"type"`
-	Text     *string `json:"text"`
-	ImageURL string  `json:"image_url"`
+	Text     *string `json:"text,omitempty"`
+	ImageURL string  `json:"image_url,omitempty"`
 }
 
-// eventMsg is the payload of an event_msg record: what the client showed
-// its user. Most repeat response items; scribe keeps them and shows none,
+// EventMsg is the payload of an event_msg line: what the client showed its
+// user. Most repeat response items; scribe keeps them and shows none,
 // except errors and warnings and the thread's name.
-type eventMsg struct {
+type EventMsg struct {
 	Type       string `json:"type"`
-	Message    string `json:"message"`
-	ThreadName string `json:"thread_name"`
+	Message    string `json:"message,omitempty"`
+	ThreadID   string `json:"thread_id,omitempty"`
+	ThreadName string `json:"thread_name,omitempty"`
 	Info       *struct {
 		LastTokenUsage *usage `json:"last_token_usage"`
-	} `json:"info"`
+	} `json:"info,omitempty"`
 }
 
-// compacted is the payload of a compacted record.
-type compacted struct {
+// Compacted is the payload of a compacted line: the message the
+// conversation continues from after a compaction.
+type Compacted struct {
 	Message *string `json:"message"`
 }
 

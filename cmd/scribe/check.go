@@ -17,13 +17,14 @@ import (
 type checkOptions struct {
 	sources []string
 	store   bool
+	to      string
 	redact  redactFlags
 }
 
 func newCheckCmd(e *env) *cobra.Command {
 	var o checkOptions
 	cmd := &cobra.Command{
-		Use:   "check [SOURCE...] | check --store [SESSION...]",
+		Use:   "check [SOURCE...] | check --store [SESSION...] | check --to codex|claude SESSION...",
 		Short: "Prove the round trip: inscribe, export, diff against the source, re-inscribe",
 		Long: `check inscribes each SOURCE into a scratch store, exports it back with
 export-claude, compares the export with the source (line by line, then entry
@@ -47,6 +48,15 @@ A SOURCE is inscribed as scribe inscribe would inscribe it into the store:
 redacted when the store redacts (or, where there is no store yet, as a new
 store would), unless --no-redact.
 
+With --to codex or --to claude, check the conversion of each SESSION (a
+session id, a unique prefix of one, a document, or a source to inscribe
+first) to the other client instead: what export-codex or export-claude
+could not carry, each kind of loss with its count and why (dropped: not in
+the conversion; transformed: carried in another form), known losses that
+are not failures; then the conversion is inscribed back and compared with
+the session: a difference no reported loss accounts for is a failure
+(document).
+
 EXIT STATUS
   0  every session round-trips
   1  some difference is unexplained
@@ -59,11 +69,22 @@ EXIT STATUS
 	cmd.Flags().BoolVar(&o.store, "store", false, "check the sessions in the store against their sources")
 	o.redact.add(cmd, "in the scratch stores check inscribes into")
 	cmd.Flags().BoolVar(&e.json, "json", false, "print the reports as JSON")
+	cmd.Flags().StringVar(&o.to, "to", "", "check the conversion of each SESSION to this client (codex, claude)")
 	return cmd
 }
 
 func runCheck(e *env, o checkOptions) error {
 	var reports []*check.Report
+	if o.to != "" {
+		if o.store {
+			return &flagError{fmt.Errorf("--to checks conversions, --store the store against its sources: give one")}
+		}
+		var err error
+		if reports, err = checkConversions(e, o); err != nil {
+			return err
+		}
+		return printReports(e, reports, e.json)
+	}
 	if o.store {
 		store, err := e.openExistingStore()
 		if err != nil {
@@ -81,10 +102,22 @@ func runCheck(e *env, o checkOptions) error {
 		if err != nil {
 			return err
 		}
+		if len(o.sources) == 0 {
+			docs = append(docs, orphans(store, "*")...)
+		}
 		for _, md := range docs {
 			m, err := document.ReadMeta(md)
 			if err != nil {
-				reports = append(reports, &check.Report{Doc: md, Findings: []check.Finding{{Kind: check.Error, File: md, Msg: err.Error()}}})
+				// A document that does not read (or is gone): what of its
+				// files is damaged, and what mends it.
+				rep := &check.Report{Doc: md}
+				for _, err := range inscribe.VerifyDoc(md, nil, "") {
+					rep.Findings = append(rep.Findings, check.DamageFinding(err))
+				}
+				if len(rep.Findings) == 0 {
+					rep.Findings = []check.Finding{{Kind: check.Error, File: md, Msg: err.Error()}}
+				}
+				reports = append(reports, rep)
 				continue
 			}
 			f, err := formatOf(m)
@@ -98,7 +131,22 @@ func runCheck(e *env, o checkOptions) error {
 			if err != nil {
 				return err
 			}
+			// Its derived views: index, tags, table of rounds.
+			for _, err := range store.VerifyDoc(md) {
+				rep.Findings = append(rep.Findings, check.DamageFinding(err))
+			}
 			reports = append(reports, rep)
+		}
+		if len(o.sources) == 0 {
+			// The store's own: its index and its catalogs.
+			rep := &check.Report{Doc: store.SessionsDir()}
+			for _, err := range store.VerifyStore() {
+				rep.Findings = append(rep.Findings, check.DamageFinding(err))
+			}
+			if len(rep.Findings) > 0 {
+				reports = append(reports, rep)
+			}
+			store.CloseIndex()
 		}
 	} else {
 		root, _, err := e.storeRoot()
@@ -217,6 +265,10 @@ func printReports(e *env, reports []*check.Report, asJSON bool) error {
 				if j := runEnd(r.Findings, i); j > i+2 {
 					fmt.Fprintf(e.stdout, "     %s %s:%d-%d: %d lines %s\n", f.Kind, f.File, f.Line, r.Findings[j-1].Line, j-i, strings.TrimPrefix(f.Msg, "in the "))
 					i = j - 1
+					continue
+				}
+				if f.What != "" {
+					fmt.Fprintf(e.stdout, "     %s\n", lossLine(f))
 					continue
 				}
 				loc := f.File

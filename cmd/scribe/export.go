@@ -6,8 +6,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/scribe-archive/scribe/adapters/claude"
 	"github.com/scribe-archive/scribe/exportclaude"
 	"github.com/scribe-archive/scribe/inscribe/document"
+	"github.com/scribe-archive/scribe/internal/exportcore"
 )
 
 type exportOptions struct {
@@ -33,14 +35,23 @@ edited. Structure, identities and timestamps come from the round files and
 are never regenerated. An existing file that differs is not overwritten
 without --force; an identical one is left alone.
 
+A session inscribed from another client (Codex) is converted: its live
+conversation becomes a transcript Claude Code resumes under the same session
+id, with prompts, replies, tool calls and their full results, images and
+compactions as Claude Code's own entries. What cannot be carried as it was
+(reasoning, the client's injected context, ...) is summarised on stderr;
+scribe check --to claude SESSION lists it with the reasons.
+
 With --json the report is one object on stdout:
   {"files": [{"path", "written"}, ...], "warnings": [...]}
-where written is false for a file that was already there, identical.`,
+where written is false for a file that was already there, identical; a
+conversion's adds "losses": [{"kind", "what", "count", "unit", "detail",
+"why"}, ...].`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeSession(e),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.session = args[0]
-			return runExport(e, o)
+			return runExport(e, o, formatNamed(claude.Format))
 		},
 	}
 	cmd.Flags().StringVar(&o.out, "out", "", "write into this directory instead (\"-\": the session's transcript to stdout)")
@@ -49,7 +60,9 @@ where written is false for a file that was already there, identical.`,
 	return cmd
 }
 
-func runExport(e *env, o exportOptions) error {
+// runExport exports a session as the target client keeps it: the
+// client's own file back, or a conversion of another client's session.
+func runExport(e *env, o exportOptions, target *format) error {
 	md, err := findDocument(e, o.session)
 	if err != nil {
 		return err
@@ -61,6 +74,12 @@ func runExport(e *env, o exportOptions) error {
 	f, err := formatOf(m)
 	if err != nil {
 		return err
+	}
+	if err := checkStored(e, md); err != nil {
+		return err
+	}
+	if f != target {
+		return runConvert(e, o, md, m, f, target)
 	}
 	if o.out == "-" {
 		if e.json {
@@ -109,6 +128,8 @@ func runExport(e *env, o exportOptions) error {
 type exportJSON struct {
 	Files    []exportFileJSON `json:"files"`
 	Warnings []string         `json:"warnings"`
+	// Losses is what a conversion could not carry as it was.
+	Losses []exportcore.Loss `json:"losses,omitempty"`
 }
 
 type exportFileJSON struct {

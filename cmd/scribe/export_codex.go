@@ -1,12 +1,9 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"github.com/scribe-archive/scribe/adapters/codex"
-	"github.com/scribe-archive/scribe/inscribe/document"
 )
 
 func newExportCodexCmd(e *env) *cobra.Command {
@@ -25,36 +22,24 @@ exported as edited. Structure, identities and timestamps come from the round
 files and are never regenerated. An existing file that differs is not
 overwritten without --force; an identical one is left alone.
 
+A session inscribed from another client (Claude Code) is converted: its
+live conversation becomes a rollout Codex resumes under the same session
+id, with prompts, replies, tool calls and their full results, images and
+compactions as Codex's own records. What cannot be carried as it was
+(thinking, abandoned branches, subagent transcripts, ...) is summarised on
+stderr; scribe check --to codex SESSION lists it with the reasons.
+
 With --json the report is one object on stdout, as export-claude's:
-  {"files": [{"path", "written"}, ...], "warnings": [...]}`,
+  {"files": [{"path", "written"}, ...], "warnings": [...], "losses": [...]}`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeSession(e),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.session = args[0]
-			md, err := findDocument(e, o.session)
-			if err != nil {
-				return err
-			}
-			m, err := document.ReadMeta(md)
-			if err != nil {
-				return err
-			}
-			if m.SourceFormat != codex.Format {
-				return withHint(fmt.Errorf("session %s was not inscribed from a Codex rollout (its source format is %s)", m.SessionID, orUnknown(m.SourceFormat)),
-					"export it with the command of its client: scribe export-claude")
-			}
-			return runExport(e, o)
+			return runExport(e, o, formatNamed(codex.Format))
 		},
 	}
 	cmd.Flags().StringVar(&o.out, "out", "", "write into this sessions directory instead (\"-\": the rollout to stdout)")
 	cmd.Flags().BoolVar(&o.force, "force", false, "overwrite an existing file that differs")
 	cmd.Flags().BoolVar(&e.json, "json", false, "print the report as JSON")
 	return cmd
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "claude-code-jsonl (a scribe/1 document)"
-	}
-	return s
 }

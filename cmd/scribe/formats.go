@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -29,6 +28,14 @@ type format struct {
 	exportSession func(md, dir string, force bool) ([]exportclaude.File, []error, error)
 	// exportDir is where the client would look for a session's files.
 	exportDir func(m *session.Meta) (string, error)
+	// client names the client, and command the export that writes its
+	// files.
+	client, command string
+	// convert writes, as this client's file, a session inscribed from
+	// another format (a cross-agent export), and says what it could not
+	// carry; convertSession writes it into dir, where the client looks.
+	convert        func(md string, w io.Writer) (*exportclaude.Losses, error)
+	convertSession func(md, dir string, force bool) ([]exportclaude.File, *exportclaude.Losses, error)
 }
 
 // formats are the source formats, in the order their default folders are
@@ -39,6 +46,12 @@ func claudeFormat() *format {
 	a := claude.New()
 	return &format{
 		adapter: a,
+		client:  "Claude Code",
+		command: "export-claude",
+		convert: exportclaude.Convert,
+		convertSession: func(md, dir string, force bool) ([]exportclaude.File, *exportclaude.Losses, error) {
+			return exportclaude.ConvertSession(md, dir, exportclaude.Options{Force: force})
+		},
 		transcript: func(md string, w io.Writer) ([]error, error) {
 			return exportclaude.Transcript(md, a, w)
 		},
@@ -59,20 +72,17 @@ func codexFormat() *format {
 	a := codex.New()
 	return &format{
 		adapter: a,
+		client:  "Codex",
+		command: "export-codex",
+		convert: exportcodex.Convert,
+		convertSession: func(md, dir string, force bool) ([]exportclaude.File, *exportclaude.Losses, error) {
+			return exportcodex.ConvertSession(md, dir, exportcodex.Options{Force: force})
+		},
 		transcript: func(md string, w io.Writer) ([]error, error) {
 			return exportcodex.Transcript(md, a, w)
 		},
 		exportSession: func(md, dir string, force bool) ([]exportclaude.File, []error, error) {
-			fs, warnings, err := exportcodex.Session(md, a, dir, exportcodex.Options{Force: force})
-			var out []exportclaude.File
-			for _, f := range fs {
-				out = append(out, exportclaude.File{Path: f.Path, Written: f.Written})
-			}
-			var ee *exportcodex.ExistsError
-			if errors.As(err, &ee) {
-				err = &exportclaude.ExistsError{Path: ee.Path}
-			}
-			return out, warnings, err
+			return exportcodex.Session(md, a, dir, exportcodex.Options{Force: force})
 		},
 		exportDir: func(*session.Meta) (string, error) { return exportcodex.DefaultDir() },
 	}
@@ -91,6 +101,16 @@ func formatOf(m *session.Meta) (*format, error) {
 		}
 	}
 	return nil, fmt.Errorf("session %s was inscribed from %s, a source format this scribe does not know (it knows %s): use a newer scribe", m.SessionID, name, formatNames())
+}
+
+// formatNamed returns the format of a source_format name.
+func formatNamed(name string) *format {
+	for _, f := range formats {
+		if f.adapter.Format() == name {
+			return f
+		}
+	}
+	panic("scribe: no format " + name)
 }
 
 // formatFor returns the format of an adapter.

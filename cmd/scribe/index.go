@@ -308,6 +308,9 @@ rounds are references; otherwise every round is in full. --omit wins over
 				return err
 			}
 			defer store.CloseIndex()
+			if err := checkStored(e, md); err != nil {
+				return err
+			}
 			return store.Context(md, spec, e.stdout)
 		},
 	}

@@ -418,10 +418,10 @@ func resultHints(err error) []string {
 		return []string{"run again when the other scribe is done"}
 	case errors.As(err, &ee):
 		return []string{"move the edit out of the last round, or run scribe append --force to replace it"}
-	case errors.As(err, new(*inscribe.MissingNoteError)):
-		return []string{"restore it, or run scribe inscribe --rebuild to rebuild the document from its source (edits made to its messages by hand are lost)"}
+	case errors.As(err, new(*inscribe.MissingNoteError)), errors.As(err, new(*inscribe.DamageError)):
+		return repairHints(err)
 	case errors.As(err, &se):
-		return []string{"inscribe the new file into another store (--root), or remove the document to inscribe it afresh"}
+		return []string{"inscribe the new file into another store (--root), or remove the document and its folder to inscribe it afresh"}
 	}
 	return nil
 }

@@ -161,6 +161,7 @@ func errorCode(stderr io.Writer, asJSON bool, err error) int {
 	if errors.As(err, &he) {
 		report.Hints = append(report.Hints, he.hints...)
 	}
+	report.Hints = append(report.Hints, repairHints(err)...)
 	var fe *flagError
 	if errors.As(err, &fe) || isCobraUsage(err) {
 		report.Hints = append(report.Hints, "see 'scribe --help'")
@@ -216,6 +217,7 @@ JSON object on stderr: {"error": "...", "hints": [...]}.`,
 	root.PersistentFlags().StringVar(&e.root, "root", "", "the store's root (default $SCRIBE_ROOT, else "+defaultRootHelp()+")")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &flagError{err} })
 	root.AddCommand(newInscribeCmd(e), newAppendCmd(e), newExportCmd(e), newExportCodexCmd(e), newCheckCmd(e),
-		newSearchCmd(e), newListCmd(e), newShowCmd(e), newTagCmd(e, false), newTagCmd(e, true), newContextCmd(e), newReindexCmd(e), newScanCmd(e), newForgetCmd(e))
+		newSearchCmd(e), newListCmd(e), newShowCmd(e), newTagCmd(e, false), newTagCmd(e, true), newContextCmd(e), newReindexCmd(e),
+		newServeCmd(e), newHTMLCmd(e), newRepairCmd(e), newScanCmd(e), newForgetCmd(e))
 	return root
 }

@@ -1,5 +1,5 @@
 // Package redact finds secrets in the text of sessions and replaces them
-// with markers, for the store (docs/FORMAT.md §14).
+// with markers, for the store (docs/FORMAT.md §15).
 //
 // Detection is gitleaks' (github.com/zricethezav/gitleaks/v8), used as a
 // library: its default rule set (some 220 rules for the credentials of

@@ -120,10 +120,10 @@ func (s *Settings) SetRedact(on bool) {
 
 // Write writes the settings into the store at root.
 func (s *Settings) Write(root string) error {
-	if err := atomicfile.MkdirAll(root, 0o755); err != nil {
+	if err := atomicfile.MkdirAll(root, 0o700); err != nil {
 		return err
 	}
-	_, err := atomicfile.WriteIfChanged(filepath.Join(root, File), s.Src, 0o644)
+	_, err := atomicfile.WriteIfChanged(filepath.Join(root, File), s.Src, 0o600)
 	return err
 }
 

@@ -1,0 +1,274 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/scribe-archive/scribe/index"
+	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/inscribe/document"
+	"github.com/scribe-archive/scribe/inscribe/views"
+	"github.com/scribe-archive/scribe/internal/web"
+)
+
+type serveOptions struct {
+	addr string
+	open bool
+}
+
+func newServeCmd(e *env) *cobra.Command {
+	var o serveOptions
+	cmd := &cobra.Command{
+		Use:   "serve [--addr HOST:PORT] [--open]",
+		Short: "Browse the archive in a web browser",
+		Long: `serve starts a web server over the store: every agent's sessions, newest
+first, each session's document rendered (tool calls and thinking collapsed,
+images inline, long sessions in pages), search over every round, and the
+document and its exported transcript to download. It reads the store as it
+is at each request, so a session appended meanwhile shows on reload.
+
+It listens on 127.0.0.1:7420, reachable from this machine only. Another
+--addr is allowed; one that is not a loopback address lets anyone who can
+reach it read every session, and serve says so. Message text is shown as
+text, never run, and pages allow no script at all.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runServe(cmd.Context(), e, o)
+		},
+	}
+	cmd.Flags().StringVar(&o.addr, "addr", "127.0.0.1:7420", "listen on this address")
+	cmd.Flags().BoolVar(&o.open, "open", false, "open the archive in the default browser")
+	return cmd
+}
+
+func runServe(ctx context.Context, e *env, o serveOptions) error {
+	store, err := e.openExistingStore()
+	if err != nil {
+		return err
+	}
+	ws, closeStore, err := webStore(e, store)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return withHint(err, "choose another address with --addr, such as 127.0.0.1:0 for any free port")
+	}
+	url := "http://" + ln.Addr().String() + "/"
+	fmt.Fprintf(e.stdout, "serving %s at %s\n", store.SessionsDir(), url)
+	if a, ok := ln.Addr().(*net.TCPAddr); ok && a.IP.IsLoopback() {
+		fmt.Fprintf(e.stdout, "listening on a loopback address: only this machine can connect; stop with Ctrl-C\n")
+	} else {
+		fmt.Fprintf(e.stderr, "scribe: warning: %s is not a loopback address: anyone who can reach it can read every session in the store\n", ln.Addr())
+	}
+	logger := log.New(e.stderr, "scribe: ", 0)
+	srv := &http.Server{
+		Handler:           web.New(ws, web.Options{Logf: logger.Printf}),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          logger,
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	if o.open {
+		if err := openBrowser(url); err != nil {
+			fmt.Fprintf(e.stderr, "scribe: could not open a browser (%v): visit %s\n", err, url)
+		}
+	}
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil {
+		return err
+	}
+	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// openBrowser asks the desktop to open url.
+func openBrowser(url string) error {
+	var cmd *exec.Cmd
+	switch runtime.GOOS {
+	case "darwin":
+		cmd = exec.Command("open", url)
+	case "windows":
+		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
+	default:
+		cmd = exec.Command("xdg-open", url)
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go cmd.Wait()
+	return nil
+}
+
+func newHTMLCmd(e *env) *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "html --out DIR",
+		Short: "Write the archive as a static web site",
+		Long: `html writes the pages serve shows into DIR, as files: the sessions list
+(all agents, and one list per agent), every session and sidechain in pages,
+the files they showed, and each document and its exported transcript to
+download. Every link is relative, so DIR can be published anywhere (GitHub
+Pages) or opened from disk. There is no search page: search needs the
+server (scribe serve, or scribe search). Files already in DIR are
+overwritten; files of sessions no longer in the store are not removed.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return &flagError{errors.New("html: --out DIR is required")}
+			}
+			store, err := e.openExistingStore()
+			if err != nil {
+				return err
+			}
+			ws, closeStore, err := webStore(e, store)
+			if err != nil {
+				return err
+			}
+			defer closeStore()
+			ws.Search = nil
+			start := time.Now()
+			n, err := web.New(ws, web.Options{Logf: log.New(e.stderr, "scribe: ", 0).Printf}).WriteSite(cmd.Context(), out)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "wrote %d pages to %s in %s\n", n, out, time.Since(start).Round(time.Millisecond))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "write the site into this directory")
+	return cmd
+}
+
+// webStore gives the web server its view of the store: the sessions list
+// from the store's index (brought up to date first, as before a search),
+// the documents through the store, search through the same code as
+// scribe search, and the Claude Code export for downloads.
+func webStore(e *env, store *views.Views) (web.Store, func() error, error) {
+	warnings, err := store.EnsureIndex()
+	printWarnings(e, warnings)
+	if err != nil {
+		store.CloseIndex()
+		return web.Store{}, nil, err
+	}
+	db, err := index.Open(filepath.Join(store.SessionsDir(), inscribe.StoreDB))
+	if err != nil {
+		store.CloseIndex()
+		return web.Store{}, nil, err
+	}
+	closeAll := func() error {
+		err := db.Close()
+		if cerr := store.CloseIndex(); err == nil {
+			err = cerr
+		}
+		return err
+	}
+	ws := web.Store{
+		Dir: store.SessionsDir(),
+		Sessions: func(ctx context.Context, q web.ListQuery) ([]web.Session, int, error) {
+			rows, total, err := db.List(ctx, index.ListQuery{Agent: q.Agent, Project: q.Project, Offset: q.Offset, Limit: q.Limit})
+			out := make([]web.Session, len(rows))
+			for i, r := range rows {
+				out[i] = web.Session{Key: r.SessionID, Agent: r.AgentID, Title: r.Title, Project: r.Project, Started: r.Started, Ended: r.Ended, Doc: r.Doc}
+			}
+			return out, total, err
+		},
+		Counts: func(ctx context.Context) ([]web.Count, []web.Count, error) {
+			agents, projects, err := db.Counts(ctx)
+			conv := func(cs []index.Count) []web.Count {
+				out := make([]web.Count, len(cs))
+				for i, c := range cs {
+					out[i] = web.Count{Value: c.Value, N: c.N}
+				}
+				return out
+			}
+			return conv(agents), conv(projects), err
+		},
+		Find: store.FindDoc,
+		Search: func(ctx context.Context, q web.SearchQuery) ([]web.Hit, error) {
+			return webSearch(store, q)
+		},
+		// Each document is exported by the export of its source format,
+		// as export-claude and export-codex choose it.
+		Transcript: func(md string, w io.Writer) ([]error, error) {
+			m, err := document.ReadMeta(md)
+			if err != nil {
+				return nil, err
+			}
+			f, err := formatOf(m)
+			if err != nil {
+				return nil, err
+			}
+			return f.transcript(md, w)
+		},
+	}
+	return ws, closeAll, nil
+}
+
+// webSearch searches as scribe search does: the same query, the same
+// dates, the same complaints. What the person got wrong comes back as a
+// *web.QueryError, which the page shows beside the form.
+func webSearch(store *views.Views, q web.SearchQuery) ([]web.Hit, error) {
+	iq := index.Query{Text: q.Text, Raw: q.Raw, Agent: q.Agent, Project: q.Project, Engagement: q.Engagement, Limit: max(q.Limit, 1)}
+	now := clock()
+	for _, w := range []struct {
+		name, value string
+		to          *time.Time
+	}{{"since", q.Since, &iq.Since}, {"until", q.Until, &iq.Until}} {
+		if w.value == "" {
+			continue
+		}
+		t, err := parseWhen(w.value, now)
+		if err != nil {
+			return nil, &web.QueryError{Msg: fmt.Sprintf("%s: %v; use %s", w.name, err, whenForms)}
+		}
+		*w.to = t
+	}
+	if !iq.Since.IsZero() && !iq.Until.IsZero() && !iq.Since.Before(iq.Until) {
+		return nil, &web.QueryError{Msg: "since is not before until: no round can match"}
+	}
+	hits, err := store.Search(iq)
+	var qe *index.QueryError
+	var fe *index.FilterError
+	if errors.As(err, &qe) || errors.As(err, &fe) {
+		err = searchError(err)
+		msg := err.Error()
+		var he *hintError
+		if errors.As(err, &he) {
+			msg += " (" + strings.Join(he.hints, "; ") + ")"
+		}
+		return nil, &web.QueryError{Msg: msg}
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]web.Hit, len(hits))
+	for i, h := range hits {
+		out[i] = web.Hit{Key: h.SessionID, Doc: h.Doc, Agent: h.AgentID, Title: h.Title, Project: h.Project, Round: h.Round, Started: h.Started, Snippet: h.Snippet}
+		if h.EngagementID != nil {
+			out[i].Engagement = *h.EngagementID
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/scribe-archive/scribe/internal/storetest"
+)
+
+// lockedBuffer is a buffer the server's goroutines and the test share.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestServe runs scribe serve over the samples on a free loopback port:
+// it says where, serves the store through the same wiring as the command
+// (the list, a document, search, the transcript export), and stops when
+// its context ends.
+func TestServe(t *testing.T) {
+	store, projects := storetest.Samples(t)
+	for _, tc := range []struct {
+		addr     string
+		loopback bool
+	}{{"127.0.0.1:0", true}, {"0.0.0.0:0", false}} {
+		t.Run(tc.addr, func(t *testing.T) {
+			var stdout, stderr lockedBuffer
+			e := &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, root: store.Root}
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() { done <- runServe(ctx, e, serveOptions{addr: tc.addr}) }()
+			re := regexp.MustCompile(`at (http://\S+/)\n`)
+			var base string
+			for deadline := time.Now().Add(30 * time.Second); base == ""; time.Sleep(20 * time.Millisecond) {
+				if m := re.FindStringSubmatch(stdout.String()); m != nil {
+					base = strings.Replace(m[1], "0.0.0.0", "127.0.0.1", 1)
+				} else if time.Now().After(deadline) {
+					t.Fatalf("serve said nothing of where it listens: %q %q", stdout.String(), stderr.String())
+				}
+			}
+			warned := strings.Contains(stderr.String(), "is not a loopback address: anyone who can reach it can read every session")
+			if warned == tc.loopback || strings.Contains(stdout.String(), "listening on a loopback address") != tc.loopback {
+				t.Errorf("loopback %v: stdout %q, stderr %q", tc.loopback, stdout.String(), stderr.String())
+			}
+			body := func(path string) string {
+				resp, err := http.Get(base + path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer resp.Body.Close()
+				b, _ := io.ReadAll(resp.Body)
+				if resp.StatusCode != 200 {
+					t.Fatalf("%s: %s", path, resp.Status)
+				}
+				return string(b)
+			}
+			if b := body(""); !strings.Contains(b, "14 sessions") || !strings.Contains(b, "first question") {
+				t.Errorf("the list: %s", b)
+			}
+			if b := body("s/22222222-2222-4222-8222-222222222222/"); !strings.Contains(b, "third question") {
+				t.Error("a session page lacks its text")
+			}
+			if b := body("search?q=third+question"); !strings.Contains(b, "<mark>third</mark>") {
+				t.Error("search finds nothing")
+			}
+			src, err := os.ReadFile(filepath.Join(projects, "-home-dev-src-multiturn", "22222222-2222-4222-8222-222222222222.jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b := body("s/22222222-2222-4222-8222-222222222222/transcript.jsonl"); b != string(src) {
+				t.Error("the transcript is not the source")
+			}
+			cancel()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("serve: %v", err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("serve did not stop")
+			}
+		})
+	}
+}

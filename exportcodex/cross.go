@@ -1,0 +1,347 @@
+package exportcodex
+
+import (
+	"bufio"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/scribe-archive/scribe/adapters/codex"
+	"github.com/scribe-archive/scribe/inscribe/document"
+	"github.com/scribe-archive/scribe/internal/exportcore"
+	"github.com/scribe-archive/scribe/session"
+)
+
+// Losses is what a conversion could not carry as it was.
+type Losses = exportcore.Losses
+
+// ClientVersion is the version of Codex a converted rollout says wrote it:
+// the version whose resume of such rollouts the tests judge.
+const ClientVersion = "0.169.0"
+
+// Originator is what a converted rollout names as the program that started
+// the thread (session_meta's originator).
+const Originator = "scribe"
+
+// Convert writes a Codex rollout of the live conversation of a session
+// document inscribed from another client (docs/FORMAT.md, "Cross-agent
+// export"), and returns what it could not carry. The rollout is generated
+// from the document's items, not from the source's lines: the prompts, the
+// replies, the tool calls with their full results, images and compactions,
+// as Codex's own records, under the session's id, with the working
+// directory, the model and the title. Every identity it mints is derived
+// from the session id and a position, so two conversions of a document are
+// identical.
+func Convert(md string, w io.Writer) (*Losses, error) {
+	c, err := exportcore.Live(md)
+	if err != nil {
+		return nil, err
+	}
+	x := &converter{md: md, c: c, bw: bufio.NewWriterSize(w, 1<<16), sid: c.Meta.SessionID}
+	x.losses.Merge(&c.Losses)
+	if err := x.run(); err != nil {
+		return nil, err
+	}
+	if err := x.bw.Flush(); err != nil {
+		return nil, err
+	}
+	return &x.losses, nil
+}
+
+// ConvertSession writes the rollout of Convert into sessions folder dir, at
+// [Rel]: where codex resume finds it. An existing identical file is left
+// alone; a different one is an error unless opts.Force.
+func ConvertSession(md, dir string, opts Options) ([]File, *Losses, error) {
+	meta, err := document.ReadMeta(md)
+	if err != nil {
+		return nil, nil, err
+	}
+	if meta.SidechainOf != nil {
+		return nil, nil, fmt.Errorf("%s is a sidechain: export its session, %s", md, meta.SidechainOf.SessionID)
+	}
+	var losses *Losses
+	f, _, err := exportcore.WriteFile(filepath.Join(dir, Rel(meta)), opts, func(w io.Writer) ([]error, error) {
+		var err error
+		losses, err = Convert(md, w)
+		return nil, err
+	})
+	if err != nil {
+		return nil, losses, err
+	}
+	return []File{f}, losses, nil
+}
+
+type converter struct {
+	md     string
+	c      *exportcore.Conversation
+	bw     *bufio.Writer
+	sid    string
+	turns  int // turn contexts written
+	losses exportcore.Losses
+}
+
+func (x *converter) line(time, typ string, payload any) {
+	data, err := json.Marshal(codex.RolloutLine{Timestamp: time, Type: typ, Payload: mustJSON(payload)})
+	if err != nil {
+		panic(fmt.Sprintf("exportcodex: encode a line: %v", err))
+	}
+	x.bw.Write(data)
+	x.bw.WriteByte('\n')
+}
+
+func mustJSON(v any) json.RawMessage {
+	data, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("exportcodex: encode: %v", err))
+	}
+	return data
+}
+
+func (x *converter) run() error {
+	m := x.c.Meta
+	started := session.Str(m.Started)
+	if started == "" && len(x.c.Items) > 0 {
+		started = x.c.Items[0].Time
+	}
+	meta := codex.SessionMeta{ID: x.sid, Timestamp: started, CWD: session.Str(m.Project), Originator: Originator,
+		CLIVersion: ClientVersion, Source: mustJSON("cli")}
+	if b := session.Str(m.GitBranch); b != "" {
+		meta.Git = &codex.GitInfo{Branch: b}
+	}
+	x.line(started, "session_meta", meta)
+	if t := session.Str(m.Title); t != "" {
+		x.line(started, "event_msg", codex.EventMsg{Type: "thread_name_updated", ThreadID: x.sid, ThreadName: t})
+	}
+	for _, i := range order(x.c.Items) {
+		if err := x.item(&x.c.Items[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// order is the order the items are written in: their own, but for a
+// compaction that kept a segment of the conversation before it verbatim
+// (Claude Code's preserved segment, from its head on), which goes before
+// that segment: Codex sends what follows a compaction, so the model
+// continues from the summary and the segment, as Claude Code's did.
+func order(items []session.Item) []int {
+	out := make([]int, 0, len(items))
+	at := map[string]int{} // entry identity -> position in out
+	for i, it := range items {
+		var c *session.Compaction
+		for _, b := range it.Blocks {
+			if b.Kind == session.KindCompaction && b.Compaction != nil {
+				c = b.Compaction
+			}
+		}
+		if c != nil && c.Head != "" {
+			if h, ok := at[c.Head]; ok {
+				out = append(out[:h], append([]int{i}, out[h:]...)...)
+				for k, p := range at {
+					if p >= h {
+						at[k] = p + 1
+					}
+				}
+				continue
+			}
+		}
+		for _, id := range it.IDs {
+			at[id] = len(out)
+		}
+		out = append(out, i)
+	}
+	return out
+}
+
+// turn writes the context of a turn: Codex reads the last one back on
+// resume (a model other than its own makes it tell its model so). The
+// policies are the most careful ones; Codex applies its own settings to
+// the turns it runs.
+func (x *converter) turn(time string) {
+	x.line(time, "turn_context", codex.TurnContext{
+		TurnID:         exportcore.ID(x.sid, "turn", x.turns),
+		CWD:            session.Str(x.c.Meta.Project),
+		ApprovalPolicy: "on-request",
+		SandboxPolicy:  mustJSON(map[string]string{"type": "read-only"}),
+		Model:          session.Str(x.c.Meta.Model),
+		Summary:        "auto",
+	})
+	x.turns++
+}
+
+func (x *converter) item(it *session.Item) error {
+	if it.Role == "user" || x.turns == 0 {
+		x.turn(it.Time)
+	}
+	if it.Note != "" && (it.Role == "user" || it.Role == "assistant") {
+		x.losses.AddDetail(exportcore.Transformed, exportcore.WhatNote, it.Note, "messages",
+			"a rollout has no place for what kind of message the source said it was; the message is carried as a plain "+it.Role+" message")
+	}
+	var content []codex.ContentItem // the message being gathered
+	var results []*session.Block    // calls whose results follow the item
+	flush := func() {
+		if len(content) == 0 {
+			return
+		}
+		x.message(it, content)
+		content = nil
+	}
+	for j := range it.Blocks {
+		b := &it.Blocks[j]
+		switch b.Kind {
+		case session.KindText:
+			if it.Role != "user" && it.Role != "assistant" {
+				x.losses.AddDetail(exportcore.Dropped, exportcore.WhatSystem, strings.TrimSpace(it.Role+" "+it.Note), "blocks",
+					"what the source client showed its user is not part of the conversation the model continues")
+				continue
+			}
+			typ := "output_text"
+			if it.Role == "user" {
+				typ = "input_text"
+			}
+			content = append(content, codex.ContentItem{Type: typ, Text: session.Ptr(b.Text)})
+		case session.KindFile:
+			if it.Role != "user" || !isImage(b.File.MediaType) {
+				x.losses.AddDetail(exportcore.Dropped, exportcore.WhatFile, b.File.MediaType, "files",
+					"a Codex message holds images that a person attached, and no other files; the store keeps the file")
+				continue
+			}
+			url, err := x.dataURL(b.File)
+			if err != nil {
+				return err
+			}
+			content = append(content, codex.ContentItem{Type: "input_image", ImageURL: url})
+		case session.KindToolUse:
+			if it.Role != "assistant" {
+				x.dropBlock(b)
+				continue
+			}
+			flush()
+			in := strings.TrimSpace(b.Input)
+			if in == "" {
+				in = "{}"
+			}
+			x.line(it.Time, "response_item", codex.ResponseItem{Type: "function_call", Name: b.Label,
+				Arguments: mustJSON(in), CallID: b.ID})
+			if b.Result != nil {
+				results = append(results, b)
+			}
+		case session.KindToolResult:
+			flush()
+			if b.Result != nil {
+				x.output(b.ID, b.Result)
+			}
+		case session.KindCompaction:
+			flush()
+			x.compaction(it, b)
+		default:
+			x.dropBlock(b)
+		}
+	}
+	flush()
+	for _, b := range results {
+		x.output(b.ID, b.Result)
+	}
+	return nil
+}
+
+// message writes a message of the item's role.
+func (x *converter) message(it *session.Item, content []codex.ContentItem) {
+	ri := codex.ResponseItem{Type: "message", Role: it.Role, Content: mustJSON(content)}
+	if it.Role == "user" {
+		// A person's message: Codex records who wrote each part.
+		meta := &codex.MessageMetadata{}
+		for range content {
+			meta.ContentItemMetadata = append(meta.ContentItemMetadata, codex.ItemMetadata{Provenance: &codex.Provenance{Type: "user"}})
+		}
+		ri.Meta = meta
+	}
+	x.line(it.Time, "response_item", ri)
+}
+
+// output writes a call's result: a string when it is one text, else a list
+// of text and image parts. Nothing is cut.
+func (x *converter) output(callID string, res *session.Result) {
+	if res.Error {
+		x.losses.Add(exportcore.Transformed, exportcore.WhatErrorFlag, 1, "results",
+			"a Codex call output has no error flag; the result's text, which says what failed, is carried as it is")
+	}
+	var parts []codex.ContentItem
+	for _, p := range res.Parts {
+		switch {
+		case p.Kind == session.KindText:
+			parts = append(parts, codex.ContentItem{Type: "input_text", Text: session.Ptr(p.Text)})
+		case p.Kind == session.KindFile && isImage(p.File.MediaType):
+			url, err := x.dataURL(p.File)
+			if err == nil {
+				parts = append(parts, codex.ContentItem{Type: "input_image", ImageURL: url})
+				continue
+			}
+			fallthrough
+		case p.Kind == session.KindFile:
+			x.losses.AddDetail(exportcore.Dropped, exportcore.WhatResultPart, p.File.MediaType, "parts",
+				"a Codex call output holds text and images; the store keeps the file")
+		default:
+			x.losses.AddDetail(exportcore.Dropped, exportcore.WhatResultPart, "unknown part", "parts",
+				"a part of a tool result that scribe does not model has no equivalent in a Codex call output")
+		}
+	}
+	var out json.RawMessage
+	switch {
+	case len(parts) == 0:
+		out = mustJSON("")
+	case len(parts) == 1 && parts[0].Type == "input_text":
+		out = mustJSON(*parts[0].Text)
+	default:
+		out = mustJSON(parts)
+	}
+	x.line(res.Time, "response_item", codex.ResponseItem{Type: "function_call_output", CallID: callID, Output: out})
+}
+
+// compaction writes a compaction as Codex writes its own: a compacted line
+// holding the message the conversation continues from.
+func (x *converter) compaction(it *session.Item, b *session.Block) {
+	x.losses.Add(exportcore.Transformed, exportcore.WhatCompaction, 1, "",
+		"carried as Codex's own compaction (a compacted line with the summary), put before the messages Claude Code kept verbatim after its summary (its preserved segment): Codex resumes from the earlier prompts, the summary and what follows it; the compaction's chain fields are not carried")
+	time := it.Time
+	if b.Time != "" {
+		time = b.Time
+	}
+	x.line(time, "compacted", codex.Compacted{Message: session.Ptr(b.Text)})
+}
+
+// dropBlock counts a block the export does not carry.
+func (x *converter) dropBlock(b *session.Block) {
+	switch b.Kind {
+	case session.KindThinking:
+		x.losses.Add(exportcore.Dropped, exportcore.WhatThinking, 1, "blocks",
+			"Claude's thinking is signed by Anthropic for Claude; OpenAI's API takes back only reasoning it encrypted itself and refuses other reasoning items, so thinking is not carried (the store keeps it)")
+	case session.KindReminder:
+		x.losses.AddDetail(exportcore.Dropped, exportcore.WhatReminder, b.Label, "blocks",
+			"context the source client gave its model (system reminders, hook output, attachments); Codex gives its own on resume")
+	case session.KindToolUse:
+		x.losses.AddDetail(exportcore.Dropped, exportcore.WhatRaw, "a tool call outside a reply", "blocks", "Codex keeps tool calls among the model's output only")
+	default:
+		label := b.Label
+		if label == "" {
+			label = string(b.Kind)
+		}
+		x.losses.AddDetail(exportcore.Dropped, exportcore.WhatRaw, label, "blocks",
+			"content scribe does not model is shown in the document as recorded, and has no equivalent in a rollout")
+	}
+}
+
+func isImage(mediaType string) bool { return strings.HasPrefix(mediaType, "image/") }
+
+// dataURL is a file as Codex holds an image: a data URL.
+func (x *converter) dataURL(f *session.File) (string, error) {
+	data, err := exportcore.FileBytes(x.md, f)
+	if err != nil {
+		return "", err
+	}
+	return "data:" + f.MediaType + ";base64," + base64.StdEncoding.EncodeToString(data), nil
+}

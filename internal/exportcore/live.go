@@ -1,0 +1,221 @@
+package exportcore
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/inscribe/document"
+	"github.com/scribe-archive/scribe/session"
+)
+
+// Conversation is the live conversation of a document: the items a client
+// resuming the session continues, in order, read from the markdown (which
+// is the authority for content: a person's edits are in them), with what
+// the document holds beyond them.
+type Conversation struct {
+	Doc  string // the document
+	Meta *session.Meta
+	// Items are the live branch, root first: from the leaf (frontmatter
+	// leaf) back through each item's parent (the item above it, unless it
+	// names another). An inherited history (a fork's) comes first.
+	Items []session.Item
+	// Losses lists what the document holds outside the live branch:
+	// abandoned branches, subagent transcripts, files the client kept
+	// beside the session, the source lines it does not show.
+	Losses Losses
+}
+
+// Live reads the live conversation of a session document. A sidechain
+// document is not a session of its own: Live refuses it.
+//
+// A fork (forked_from) that does not hold the history it shares with its
+// origin (its first item is not in the origin) inherits it: the origin's
+// live items from before the fork's first one come first, read from the
+// origin's document beside it in the store.
+func Live(md string) (*Conversation, error) {
+	c, err := live(md, 0)
+	if err != nil {
+		return nil, err
+	}
+	if c.Meta.SidechainOf != nil {
+		return nil, fmt.Errorf("%s is a sidechain: export its session, %s", md, c.Meta.SidechainOf.SessionID)
+	}
+	return c, nil
+}
+
+func live(md string, depth int) (*Conversation, error) {
+	r, err := document.OpenItems(md)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	c := &Conversation{Doc: md, Meta: r.Meta}
+	var all []session.Item
+	for {
+		it, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, *it)
+	}
+	c.Items = liveBranch(c.Meta, all, &c.Losses)
+	if err := c.outside(); err != nil {
+		return nil, err
+	}
+	if err := c.inherit(depth); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// liveBranch returns the items on the path from the leaf to the root, in
+// order, and counts the others as abandoned.
+func liveBranch(m *session.Meta, all []session.Item, losses *Losses) []session.Item {
+	if len(all) == 0 {
+		return nil
+	}
+	index := make(map[string]int, len(all))
+	for i, it := range all {
+		if len(it.IDs) > 0 {
+			if _, dup := index[it.IDs[0]]; !dup {
+				index[it.IDs[0]] = i
+			}
+		}
+	}
+	parent := func(i int) int {
+		it := &all[i]
+		switch {
+		case it.Parent == "root" || it.ParentMissing:
+			return -1
+		case it.Parent != "":
+			if p, ok := index[it.Parent]; ok && p != i {
+				return p
+			}
+			return -1
+		}
+		return i - 1
+	}
+	leaf := len(all) - 1
+	if m.Leaf != nil {
+		if i, ok := index[*m.Leaf]; ok {
+			leaf = i
+		}
+	}
+	on := make([]bool, len(all))
+	n := 0
+	for i := leaf; i >= 0 && !on[i]; i = parent(i) {
+		on[i] = true
+		n++
+	}
+	out := make([]session.Item, 0, n)
+	abandoned := 0
+	for i := range all {
+		if on[i] {
+			out = append(out, all[i])
+		} else {
+			abandoned++
+		}
+	}
+	if abandoned > 0 {
+		why := "a rewind left them off the live branch; the export carries the live branch only (frontmatter leaf and branches), and the document keeps them"
+		if len(m.Branches) == 0 {
+			why = "they are not on the path from the live leaf to its root; the export carries that path only, and the document keeps them"
+		}
+		losses.Add(Dropped, WhatBranch, abandoned, "messages", why)
+	}
+	return out
+}
+
+// outside counts what the document's folder holds that no export carries:
+// subagent transcripts and the files the client kept beside the session.
+func (c *Conversation) outside() error {
+	folder := inscribe.Folder(c.Doc)
+	subs, _ := filepath.Glob(filepath.Join(folder, "agent-*.md"))
+	for _, sc := range subs {
+		m, err := document.ReadMeta(sc)
+		if err != nil {
+			return err
+		}
+		if m.SidechainOf == nil {
+			continue
+		}
+		c.Losses.AddDetail(Dropped, WhatSubagent, fmt.Sprintf("agent-%s: %d messages", m.SidechainOf.AgentID, m.Messages), "",
+			"a subagent's transcript is a conversation of its own, which the target cannot attach to a call; its call and final report are carried, and the transcript stays in the store")
+	}
+	kept := filepath.Join(folder, inscribe.SourceFilesDir)
+	err := filepath.WalkDir(kept, func(p string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(kept, p)
+		c.Losses.AddDetail(Dropped, WhatSideFiles, filepath.ToSlash(rel), "files",
+			"files the source client kept beside the session (a large tool output in full); the results carried refer to them by their path, and the store keeps them")
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	lines := 0
+	rounds, _ := inscribe.RoundNumbers(inscribe.RoundsDir(folder))
+	if len(rounds) > 0 {
+		last, err := inscribe.ReadRoundHeader(filepath.Join(inscribe.RoundsDir(folder), fmt.Sprintf("%03d.json", rounds[len(rounds)-1])))
+		if err == nil {
+			lines = last.Lines[1]
+		}
+	}
+	if lines > 0 {
+		c.Losses.Note(Dropped, WhatBookkeeping, fmt.Sprintf("what only the source's %d lines hold", lines),
+			"the export is written from what the document shows; the source's lines stay in the round files, and what only they hold is not carried: the client's bookkeeping (token counts, events, settings), encrypted reasoning, compaction internals, identities and exact bytes")
+	}
+	return nil
+}
+
+// inherit puts, before a fork's items, the history it shares with its
+// origin when it does not hold it itself.
+func (c *Conversation) inherit(depth int) error {
+	if c.Meta.ForkedFrom == nil || len(c.Items) == 0 || depth > 16 {
+		return nil
+	}
+	origin := *c.Meta.ForkedFrom
+	p := filepath.Join(filepath.Dir(c.Doc), origin+".md")
+	if strings.ContainsAny(origin, `/\`) {
+		p = ""
+	}
+	if _, err := os.Stat(p); p == "" || err != nil {
+		c.Losses.Note(Dropped, WhatForkHistory, "forked from "+origin,
+			"the document of the session it was forked from is not beside this one: when the fork does not hold the history it shares with it, that history is not carried")
+		return nil
+	}
+	oc, err := live(p, depth+1)
+	if err != nil {
+		return err
+	}
+	c.Losses.Add(Transformed, WhatFork, 1, "",
+		fmt.Sprintf("forked from %s: the conversion holds the whole conversation, the history the fork shares with it included, and is not linked to it", origin))
+	first := c.Items[0]
+	for _, it := range oc.Items {
+		if it.Time == first.Time && equalStrings(it.IDs, first.IDs) {
+			return nil // the fork holds its history
+		}
+	}
+	var prefix []session.Item
+	for _, it := range oc.Items {
+		if it.Time != "" && it.Time < first.Time {
+			prefix = append(prefix, it)
+		}
+	}
+	c.Items = append(prefix, c.Items...)
+	return nil
+}

@@ -1,0 +1,266 @@
+// Package exportcore is what the exporters (exportclaude, exportcodex) share
+// and no source format knows: the same-format export, which carries a
+// person's edits of a document back into the source lines it was
+// inscribed from; the writing of export files beside their targets; and,
+// for the cross-agent exports, the live conversation of a document read as
+// canonical items, the deterministic identities an export mints, and the
+// account of what an export could not carry ([Losses]).
+package exportcore
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/inscribe/document"
+	"github.com/scribe-archive/scribe/internal/jsonpatch"
+	"github.com/scribe-archive/scribe/session"
+	"github.com/scribe-archive/scribe/session/source"
+)
+
+// Warning is an edit in a document that the export could not carry.
+type Warning struct {
+	Doc  string // the document
+	Item string // the item's identity, when the edit is in one
+	Msg  string
+}
+
+func (w *Warning) Error() string {
+	if w.Item != "" {
+		return fmt.Sprintf("%s: message %s: %s", w.Doc, w.Item, w.Msg)
+	}
+	return fmt.Sprintf("%s: %s", w.Doc, w.Msg)
+}
+
+// InputEncoder encodes a person's edit of a tool call's input (compact
+// JSON, as the document shows it) as the value that replaces the input's
+// source value, at d.Origin; where that value is and how it is written
+// depend on the format. It returns "" and a warning when the edit cannot be
+// carried.
+type InputEncoder func(d *session.Block, edited string) (value []byte, warning string)
+
+// Transcript writes the source file of one document (a session, or a
+// sidechain) to w, as its round files keep it, with the document's edits
+// carried into the values they came from. src is the adapter of the format
+// the document was inscribed from (its source_format): it groups the kept
+// entries into the document's items again, to find the person's edits.
+// input encodes an edited tool input.
+//
+// The document is read a message at a time, alongside the round files, so
+// neither is ever whole in memory.
+func Transcript(md string, src source.Adapter, w io.Writer, input InputEncoder) ([]error, error) {
+	items, err := document.OpenItems(md)
+	if err != nil {
+		return nil, err
+	}
+	defer items.Close()
+	folder := inscribe.Folder(md)
+	rounds, err := inscribe.RoundNumbers(inscribe.RoundsDir(folder))
+	if err == nil && len(rounds) == 0 {
+		if _, ierr := items.Next(); ierr != io.EOF {
+			err = errors.New("the folder holds none")
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: no round files: %w: the backing store is damaged", md, err)
+	}
+	x := &exporter{md: md, items: items, bw: bufio.NewWriterSize(w, 1<<16), input: input}
+	base := strings.TrimSuffix(filepath.Base(md), ".md")
+	b, err := src.NewBuilder(source.Config{File: md, DocBase: base, Sidechain: items.Meta.SidechainOf != nil}, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	for want, n := range rounds {
+		if n != want+1 {
+			return x.warnings, fmt.Errorf("%s: round %d is missing (found round %d): the backing store is damaged", folder, want+1, n)
+		}
+		rf, err := inscribe.ReadRound(filepath.Join(inscribe.RoundsDir(folder), fmt.Sprintf("%03d.json", n)))
+		if err != nil {
+			return x.warnings, err
+		}
+		for _, re := range rf.Entries {
+			raw, err := re.Bytes()
+			if err != nil {
+				return x.warnings, fmt.Errorf("%s: round %d: %w", folder, n, err)
+			}
+			e := session.Entry{Line: re.Line, Raw: raw, NoNewline: re.NoNewline}
+			if r := b.AddEntry(e); r != nil {
+				if err := x.flush(r); err != nil {
+					return x.warnings, err
+				}
+			}
+			x.pending = append(x.pending, e)
+		}
+	}
+	if fin := b.Finish(); fin.Open != nil {
+		if err := x.flush(fin.Open); err != nil {
+			return x.warnings, err
+		}
+	}
+	extra := 0
+	for {
+		_, err := items.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return x.warnings, err
+		}
+		extra++
+	}
+	if extra > 0 {
+		what := "1 message at the end of the document has"
+		if extra > 1 {
+			what = fmt.Sprintf("%d messages at the end of the document have", extra)
+		}
+		x.warn("", what+" no source entries (added by hand?): not exported")
+	}
+	return x.warnings, x.bw.Flush()
+}
+
+type exporter struct {
+	md       string
+	items    *document.ItemReader // the document's items, from the next one to compare
+	bw       *bufio.Writer
+	input    InputEncoder
+	pending  []session.Entry // entries of the round being built
+	warnings []error
+}
+
+func (x *exporter) warn(item, msg string) {
+	x.warnings = append(x.warnings, &Warning{Doc: x.md, Item: item, Msg: msg})
+}
+
+// flush compares a round's items with the document's, patches its entries
+// with the document's edits, and writes them. The round's entries are those
+// pending, except the one that opened the next round (still being added).
+func (x *exporter) flush(r *session.Round) error {
+	patches := map[int][]patch{}
+	for i := range r.Items {
+		derived := &r.Items[i]
+		edited, err := x.items.Next()
+		if err != nil && err != io.EOF {
+			return err
+		}
+		if edited == nil {
+			x.warn(derived.IDs[0], "missing from the document (deleted by hand?): exported from the round files")
+			continue
+		}
+		x.compare(derived, edited, patches)
+	}
+	n := len(r.Entries)
+	for _, e := range x.pending[:n] {
+		raw := e.Raw
+		for _, p := range patches[e.Line] {
+			out, err := jsonpatch.Patch(raw, p.path, p.value)
+			if err != nil {
+				x.warn(p.item, fmt.Sprintf("edit not carried: %v", err))
+				continue
+			}
+			raw = out
+		}
+		x.bw.Write(raw)
+		if !e.NoNewline {
+			x.bw.WriteByte('\n')
+		}
+	}
+	x.pending = append(x.pending[:0], x.pending[n:]...)
+	return nil
+}
+
+type patch struct {
+	item, path string
+	value      []byte
+}
+
+// compare finds the document's edits of one item and records them as
+// patches of the entries they came from.
+func (x *exporter) compare(derived, edited *session.Item, patches map[int][]patch) {
+	id := derived.IDs[0]
+	if !equalStrings(derived.IDs, edited.IDs) {
+		x.warn(id, fmt.Sprintf("the document has message %v here: messages were reordered or changed by hand; exported from the round files", edited.IDs))
+		return
+	}
+	if derived.Time != edited.Time || derived.Role != edited.Role || derived.Note != edited.Note || derived.Parent != edited.Parent || derived.Round != edited.Round {
+		x.warn(id, "its heading or identity was edited: not carried (timestamps, roles and links come from the round files)")
+	}
+	if len(derived.Blocks) != len(edited.Blocks) {
+		x.warn(id, fmt.Sprintf("has %s in the round files and %d in the document: blocks added or removed by hand are not exported", Amount(len(derived.Blocks), "blocks"), len(edited.Blocks)))
+		return
+	}
+	for j := range derived.Blocks {
+		d, e := &derived.Blocks[j], &edited.Blocks[j]
+		if d.Kind != e.Kind {
+			x.warn(id, fmt.Sprintf("block %d is a %s in the round files and a %s in the document: not carried", j+1, d.Kind, e.Kind))
+			continue
+		}
+		x.compareText(id, d.Kind, d.Text, e.Text, d.Origin, patches)
+		if d.Kind == session.KindToolUse && d.Input != e.Input {
+			if d.Origin == nil {
+				x.warn(id, fmt.Sprintf("an edit of the input of tool call %s cannot be carried (it has no single source value)", d.ID))
+			} else if value, w := x.input(d, e.Input); w != "" {
+				x.warn(id, w)
+			} else {
+				x.add(id, d.Origin, value, patches)
+			}
+		}
+		if d.Label != e.Label || d.ID != e.ID || d.Entry != e.Entry || d.Time != e.Time || d.Sidechain != e.Sidechain {
+			x.warn(id, fmt.Sprintf("block %d: its name, identity or time was edited: not carried", j+1))
+		}
+		if (d.Result == nil) != (e.Result == nil) {
+			x.warn(id, fmt.Sprintf("block %d: a tool result was added or removed by hand: not carried", j+1))
+			continue
+		}
+		if d.Result != nil {
+			if len(d.Result.Parts) != len(e.Result.Parts) || d.Result.Error != e.Result.Error {
+				x.warn(id, fmt.Sprintf("block %d: the tool result's parts or error flag were edited: not carried", j+1))
+				continue
+			}
+			for k := range d.Result.Parts {
+				dp, ep := &d.Result.Parts[k], &e.Result.Parts[k]
+				x.compareText(id, dp.Kind, dp.Text, ep.Text, dp.Origin, patches)
+			}
+		}
+	}
+}
+
+// compareText records an edit of a text value.
+func (x *exporter) compareText(id string, kind session.BlockKind, derived, edited string, o *session.Origin, patches map[int][]patch) {
+	if derived == edited {
+		return
+	}
+	if o == nil {
+		x.warn(id, fmt.Sprintf("an edit of a %s block cannot be carried (it has no single source value)", kind))
+		return
+	}
+	value := jsonpatch.EncodeString(edited)
+	if kind == session.KindRaw {
+		// A raw block is JSON as recorded: the edit replaces it whole.
+		if !jsonValid(edited) {
+			x.warn(id, "an edited raw block is not valid JSON: not carried")
+			return
+		}
+		value = []byte(edited)
+	}
+	x.add(id, o, value, patches)
+}
+
+func (x *exporter) add(id string, o *session.Origin, value []byte, patches map[int][]patch) {
+	patches[o.Line] = append(patches[o.Line], patch{item: id, path: o.Path, value: value})
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

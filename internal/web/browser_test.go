@@ -1,0 +1,324 @@
+package web_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/scribe-archive/scribe/internal/web"
+)
+
+// chromium starts a headless Chromium with its DevTools endpoint on a free
+// loopback port and returns a connection to its page. It skips the test
+// when there is no Chromium, unless SCRIBE_REQUIRE_CHROMIUM=1.
+func chromium(t *testing.T) *cdp {
+	t.Helper()
+	bin := os.Getenv("SCRIBE_CHROMIUM")
+	if bin == "" {
+		for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+			if p, err := exec.LookPath(name); err == nil {
+				bin = p
+				break
+			}
+		}
+	}
+	if bin == "" {
+		msg := "no Chromium on PATH (install Debian's: apt-get install -y chromium; or set $SCRIBE_CHROMIUM)"
+		if os.Getenv("SCRIBE_REQUIRE_CHROMIUM") == "1" {
+			t.Fatal(msg + ", and SCRIBE_REQUIRE_CHROMIUM=1")
+		}
+		t.Skip(msg)
+	}
+	// Not t.TempDir: the browser's helper processes may still write to
+	// its profile for a moment after it exits.
+	profile, err := os.MkdirTemp("", "scribe-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-extensions",
+		"--user-data-dir="+profile, "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
+		"--window-size=1280,900", "about:blank")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		re := regexp.MustCompile(`DevTools listening on (ws://\S+)`)
+		for sc.Scan() {
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				found <- m[1]
+			}
+		}
+	}()
+	var browserWS string
+	select {
+	case browserWS = <-found:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("Chromium did not open its DevTools endpoint in 30 s")
+	}
+	t.Cleanup(func() {
+		// Close the browser as a person would, so that it stops its helper
+		// processes; kill it if it does not.
+		if b, err := dialCDP(browserWS); err == nil {
+			b.call("Browser.close", nil, nil)
+			b.close()
+		}
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-exited
+		}
+		for range 10 {
+			if os.RemoveAll(profile) == nil {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
+	// The page Chromium opened, from the endpoint's list of targets.
+	host := strings.TrimPrefix(browserWS, "ws://")
+	host = host[:strings.IndexByte(host, '/')]
+	resp, err := http.Get("http://" + host + "/json/list")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var targets []struct {
+		Type, WebSocketDebuggerURL string
+	}
+	json.NewDecoder(resp.Body).Decode(&targets)
+	resp.Body.Close()
+	var pageWS string
+	for _, tg := range targets {
+		if tg.Type == "page" {
+			pageWS = tg.WebSocketDebuggerURL
+		}
+	}
+	if pageWS == "" {
+		t.Fatalf("Chromium has no page: %+v", targets)
+	}
+	c, err := dialCDP(pageWS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.close)
+	for _, domain := range []string{"Page", "Runtime", "Log"} {
+		if err := c.call(domain+".enable", nil, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return c
+}
+
+// artifacts is where the browser test leaves its screenshots:
+// $SCRIBE_ARTIFACTS/web, else scribe-artifacts/web in the temporary
+// directory.
+func artifacts(t *testing.T) string {
+	dir := os.Getenv("SCRIBE_ARTIFACTS")
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "scribe-artifacts")
+	}
+	dir = filepath.Join(dir, "web")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestBrowser opens the archive in a real browser: pages load without a
+// console error, collapsed blocks open on a click, images load, a round on
+// another page is reached, and the hostile sessions run nothing.
+func TestBrowser(t *testing.T) {
+	c := chromium(t)
+	s, _ := sampleStore(t)
+	srv := serve(t, wire(t, s), web.Options{PageItems: 50})
+	shots := artifacts(t)
+	t.Logf("screenshots in %s", shots)
+
+	// load opens a page, fails on anything the page reported, and saves a
+	// screenshot.
+	load := func(t *testing.T, path, shot string) {
+		t.Helper()
+		m := c.mark()
+		if err := c.navigate(srv.URL + path); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		time.Sleep(100 * time.Millisecond) // let late reports (an image that fails) arrive
+		for _, p := range c.problems(m) {
+			t.Errorf("%s: %s", path, p)
+		}
+		if shot != "" {
+			png, err := c.screenshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(shots, shot), png, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	eval := func(t *testing.T, expr string, out any) {
+		t.Helper()
+		if err := c.eval(expr, out); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	t.Run("index", func(t *testing.T) {
+		load(t, "/", "index.png")
+		var rows int
+		eval(t, `document.querySelectorAll("table.sessions tbody tr").length`, &rows)
+		if rows != 23 {
+			t.Errorf("%d sessions listed, want 23", rows)
+		}
+	})
+
+	t.Run("every session", func(t *testing.T) {
+		// Every session of both clients, and every sidechain they link,
+		// loads without a complaint and runs nothing.
+		var links []string
+		eval(t, `[...document.querySelectorAll("table.sessions a")].map(a => a.href)`, &links)
+		if len(links) != 23 {
+			t.Fatalf("%d links", len(links))
+		}
+		seen := map[string]bool{}
+		for len(links) > 0 {
+			l := links[0]
+			links = links[1:]
+			if seen[l] {
+				continue
+			}
+			seen[l] = true
+			load(t, strings.TrimPrefix(l, srv.URL), "")
+			var more []string
+			eval(t, `[...document.querySelectorAll("p.sidechain a, ul.sidechains a")].map(a => a.href)`, &more)
+			links = append(links, more...)
+			var pwned bool
+			eval(t, `window.__pwned !== undefined || document.title == "pwned"`, &pwned)
+			if pwned {
+				t.Errorf("%s: a script ran", l)
+			}
+		}
+		if len(seen) < 24 {
+			t.Errorf("%d pages, want every session and a sidechain", len(seen))
+		}
+	})
+
+	t.Run("collapsed blocks open on a click", func(t *testing.T) {
+		load(t, "/s/"+toolsSession+"/", "session.png")
+		var state struct {
+			Details, Open int
+			Hidden        bool
+		}
+		eval(t, `({Details: document.querySelectorAll("details").length, Open: document.querySelectorAll("details[open]").length,
+			Hidden: !document.querySelector("details.tool .input pre").checkVisibility()})`, &state)
+		if state.Details < 5 || state.Open != 0 || !state.Hidden {
+			t.Fatalf("before the click: %+v, want every details block closed, its input hidden", state)
+		}
+		if err := c.click("details.tool > summary"); err != nil {
+			t.Fatal(err)
+		}
+		eval(t, `({Details: document.querySelectorAll("details").length, Open: document.querySelectorAll("details[open]").length,
+			Hidden: !document.querySelector("details.tool .input pre").checkVisibility()})`, &state)
+		if state.Open != 1 || state.Hidden {
+			t.Errorf("after a click on the tool call: %+v, want it open and its input shown", state)
+		}
+		var opened bool
+		eval(t, `document.querySelector("details.tool").open`, &opened)
+		if !opened {
+			t.Error("the tool call did not open")
+		}
+		png, _ := c.screenshot()
+		os.WriteFile(filepath.Join(shots, "session-tool-open.png"), png, 0o644)
+	})
+
+	t.Run("images load", func(t *testing.T) {
+		load(t, "/s/"+imageSession+"/", "image.png")
+		var ok bool
+		eval(t, `(() => { const i = document.querySelector("figure.file img"); return !!i && i.complete && i.naturalWidth > 0; })()`, &ok)
+		if !ok {
+			t.Error("the session's image did not load")
+		}
+	})
+
+	t.Run("a round on another page", func(t *testing.T) {
+		load(t, "/s/"+longSession+"/page-3.html", "")
+		var id string
+		eval(t, `document.querySelector("article.item").id`, &id)
+		load(t, "/s/"+longSession+"/m/"+strings.TrimPrefix(id, "m-"), "")
+		var loc struct{ Path, Hash, Target string }
+		eval(t, `({Path: location.pathname, Hash: location.hash, Target: (document.querySelector(":target") || {}).id || ""})`, &loc)
+		if !strings.HasSuffix(loc.Path, "/page-3.html") || loc.Hash != "#"+id || loc.Target != id {
+			t.Errorf("at %+v, want page 3 with %s the target", loc, id)
+		}
+	})
+
+	t.Run("search", func(t *testing.T) {
+		load(t, "/search?q=question", "search.png")
+		var marks int
+		eval(t, `document.querySelectorAll("ol.hits mark").length`, &marks)
+		if marks == 0 {
+			t.Error("no highlighted word")
+		}
+	})
+
+	for _, id := range []string{hostileID, sampleHostile} {
+		t.Run("hostile "+id, func(t *testing.T) {
+			load(t, "/s/"+id+"/", "hostile-"+id[:8]+".png")
+			// Open every block, and hover everything, so that any handler
+			// that made it into the page would have run.
+			eval(t, `document.querySelectorAll("details").forEach(d => d.open = true)`, nil)
+			if err := c.call("Input.dispatchMouseEvent", map[string]any{"type": "mouseMoved", "x": 300, "y": 300}, nil); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(200 * time.Millisecond)
+			var r struct {
+				Pwned   bool
+				Title   string
+				Markup  int
+				Text    string
+				JSLinks int
+			}
+			eval(t, `({Pwned: window.__pwned !== undefined, Title: document.title,
+				Markup: document.querySelectorAll("main script, main iframe, main svg, main style, main img:not(figure.file img), main [onerror], main [onload], main [onmouseover]").length,
+				JSLinks: [...document.querySelectorAll("a[href]")].filter(a => !/^(https?|mailto):$/.test(a.protocol)).length,
+				Text: document.querySelector("main").innerText})`, &r)
+			if r.Pwned || r.Title == "pwned" {
+				t.Errorf("a script ran: window.__pwned set %v, title %q", r.Pwned, r.Title)
+			}
+			if r.Markup != 0 || r.JSLinks != 0 {
+				t.Errorf("%d elements from the session's markup, %d links that are not http(s) or mailto", r.Markup, r.JSLinks)
+			}
+			want := "<script>alert(1)</script>"
+			if id == hostileID {
+				want = "<script>window.__pwned=1;document.title='pwned'</script>"
+			}
+			if !strings.Contains(r.Text, want) {
+				t.Errorf("the page does not show %q as text", want)
+			}
+			for _, p := range c.problems(0) {
+				if strings.Contains(p, "Content Security Policy") {
+					t.Errorf("the policy had to block something: %s", p)
+				}
+			}
+			png, _ := c.screenshot()
+			os.WriteFile(filepath.Join(shots, "hostile-"+id[:8]+"-open.png"), png, 0o644)
+		})
+	}
+}

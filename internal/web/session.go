@@ -1,0 +1,437 @@
+package web
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/scribe-archive/scribe/inscribe/document"
+	"github.com/scribe-archive/scribe/session"
+)
+
+// docRef is a document of the store, found through the store.
+type docRef struct {
+	key string // sid, or sid/agent-aid
+	sid string
+	aid string // the subagent's id, for a sidechain document
+	md  string
+}
+
+// folder is the document's folder: its path without .md.
+func (r docRef) folder() string { return strings.TrimSuffix(r.md, ".md") }
+
+// dirRel is the document's directory relative to its agent's folder,
+// where the paths in it start from.
+func (r docRef) dirRel() string {
+	if r.aid == "" {
+		return ""
+	}
+	return r.sid
+}
+
+// fileBase is how a download of the document is named.
+func (r docRef) fileBase() string {
+	if r.aid == "" {
+		return r.sid
+	}
+	return r.sid + "-agent-" + r.aid
+}
+
+// findDoc finds a document by its session id and, for a sidechain, its
+// subagent's id. Both are checked before the store is asked.
+func (s *Server) findDoc(sid, aid string) (docRef, bool) {
+	// index.md beside the documents is the agent's catalog, not a
+	// document (docs/FORMAT.md 10.1).
+	if !validID(sid) || sid == "index" || aid != "" && !validID(aid) {
+		return docRef{}, false
+	}
+	md, ok := s.store.Find(sid)
+	if !ok {
+		return docRef{}, false
+	}
+	ref := docRef{key: sid, sid: sid, md: md}
+	if aid != "" {
+		ref.aid = aid
+		ref.key = sid + "/agent-" + aid
+		ref.md = filepath.Join(strings.TrimSuffix(md, ".md"), "agent-"+aid+".md")
+	}
+	if fi, err := os.Stat(ref.md); err != nil || !fi.Mode().IsRegular() {
+		return docRef{}, false
+	}
+	return ref, true
+}
+
+// handleDoc serves everything under /s/: a document's pages, the
+// redirects to a round or a message, its files and its downloads.
+func (s *Server) handleDoc(w http.ResponseWriter, r *http.Request) {
+	segs := strings.Split(r.PathValue("path"), "/")
+	sid, rest := segs[0], segs[1:]
+	aid := ""
+	if len(rest) > 0 && strings.HasPrefix(rest[0], "agent-") {
+		aid, rest = strings.TrimPrefix(rest[0], "agent-"), rest[1:]
+	}
+	ref, ok := s.findDoc(sid, aid)
+	if !ok {
+		s.notFound(w, r, "There is no such session in the store.")
+		return
+	}
+	if len(rest) == 0 { // the folder of pages, without its slash
+		last := segs[len(segs)-1]
+		relRedirect(w, url.PathEscape(last)+"/", http.StatusMovedPermanently)
+		return
+	}
+	switch {
+	case len(rest) == 1 && (rest[0] == "" || rest[0] == "index.html"):
+		s.serveDocPage(w, r, ref, 1)
+	case len(rest) == 1 && strings.HasPrefix(rest[0], "page-") && strings.HasSuffix(rest[0], ".html"):
+		n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(rest[0], "page-"), ".html"))
+		if err != nil || n < 2 {
+			s.notFound(w, r, "There is no such page.")
+			return
+		}
+		s.serveDocPage(w, r, ref, n)
+	case len(rest) == 2 && rest[0] == "round":
+		n, err := strconv.Atoi(rest[1])
+		if err != nil || n < 1 {
+			s.notFound(w, r, "There is no such round.")
+			return
+		}
+		s.redirectTo(w, r, ref, func(it *session.Item) bool { return it.Round == n }, document.RoundAnchor(n))
+	case len(rest) == 2 && rest[0] == "m":
+		id := rest[1]
+		s.redirectTo(w, r, ref, func(it *session.Item) bool { return len(it.IDs) > 0 && it.IDs[0] == id }, "m-"+id)
+	case len(rest) == 2 && rest[0] == "files":
+		s.serveFile(w, r, ref, rest[1])
+	case len(rest) == 1 && rest[0] == "document.md":
+		s.serveMarkdown(w, r, ref)
+	case len(rest) == 1 && rest[0] == "transcript.jsonl" && s.store.Transcript != nil:
+		s.serveTranscript(w, r, ref)
+	default:
+		s.notFound(w, r, "There is no such page.")
+	}
+}
+
+// docPage is a page of a document.
+type docPage struct {
+	chrome
+	Key        string
+	Meta       *session.Meta
+	Heading    string // the document's own heading (Claude · 2026-11-22)
+	Summary    template.HTML
+	Items      template.HTML
+	First      int // the number of the first message shown, from 1
+	Last       int
+	Pager      pager
+	Parent     *navLink // the session a sidechain belongs to
+	Forked     *navLink // the session this one was forked from
+	Sidechains []navLink
+	Markdown   string
+	Transcript string // "" when there is no export
+}
+
+type navLink struct {
+	Label, URL, Note string
+}
+
+func (s *Server) serveDocPage(w http.ResponseWriter, r *http.Request, ref docRef, page int) {
+	c := s.chrome(r, "")
+	v := &pageSet{}
+	p, err := s.docPage(c, ref, page, v)
+	if errors.Is(err, errNoPage) {
+		s.notFound(w, r, "The document has no such page.")
+		return
+	}
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	s.render(w, r, "doc.html", p)
+}
+
+// errNoPage is a page past a document's last.
+var errNoPage = errors.New("no such page")
+
+// pageSet says on which page of a document each message is, for links to
+// messages on other pages. The server leaves it empty and links through
+// its redirects (m/<id>); the static site fills it first.
+type pageSet struct {
+	page map[string]int // first id -> page
+}
+
+// docPage reads and renders one page of a document: it reads the
+// messages before the page only to skip them, and none after it but one.
+func (s *Server) docPage(c chrome, ref docRef, page int, ps *pageSet) (*docPage, error) {
+	rd, err := document.OpenItems(ref.md)
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Close()
+	src := &itemSource{rd: rd}
+	if err := src.skip((page - 1) * s.opts.PageItems); err != nil {
+		return nil, err
+	}
+	return s.renderDocPage(c, ref, page, ps, src)
+}
+
+// itemSource reads a document's messages, with one read ahead: a page
+// knows whether another follows.
+type itemSource struct {
+	rd     *document.ItemReader
+	peeked *session.Item
+}
+
+func (src *itemSource) next() (*session.Item, error) {
+	if it := src.peeked; it != nil {
+		src.peeked = nil
+		return it, nil
+	}
+	return src.rd.Next()
+}
+
+// skip reads past n messages; errNoPage when there are fewer.
+func (src *itemSource) skip(n int) error {
+	for i := 0; i < n; i++ {
+		if _, err := src.next(); err == io.EOF {
+			return errNoPage
+		} else if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// take reads up to n messages, and reports whether more follow.
+func (src *itemSource) take(n int) ([]*session.Item, bool, error) {
+	var items []*session.Item
+	for {
+		it, err := src.next()
+		if err == io.EOF {
+			return items, false, nil
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		if len(items) == n {
+			src.peeked = it
+			return items, true, nil
+		}
+		items = append(items, it)
+	}
+}
+
+// renderDocPage renders the page of a document whose messages src reads
+// next.
+func (s *Server) renderDocPage(c chrome, ref docRef, page int, ps *pageSet, src *itemSource) (*docPage, error) {
+	n := s.opts.PageItems
+	items, more, err := src.take(n)
+	if err != nil {
+		return nil, err
+	}
+	if len(items) == 0 && page > 1 {
+		return nil, errNoPage
+	}
+	rd := src.rd
+	m := rd.Meta
+	pages := max((m.Messages+n-1)/n, page)
+	if more {
+		pages = max(pages, page+1)
+	} else {
+		pages = page
+	}
+	title := displayTitle(m, rd.Summary, ref.key)
+	c.Title = title
+	p := &docPage{chrome: c, Key: ref.key, Meta: m, Heading: document.Title(m),
+		First: (page-1)*n + 1, Last: (page-1)*n + len(items),
+		Markdown: c.L.DocFile(ref.key, "document.md")}
+	if s.store.Transcript != nil {
+		p.Transcript = c.L.DocFile(ref.key, "transcript.jsonl")
+	}
+	p.Pager = newPager(page, pages, func(i int) string { return c.L.Doc(ref.key, i) })
+	if page == 1 {
+		var sb bytes.Buffer
+		if err := document.MarkdownHTML(&sb, rd.Summary); err != nil {
+			return nil, err
+		}
+		p.Summary = template.HTML(sb.String())
+	}
+	if so := m.SidechainOf; so != nil && validID(so.SessionID) {
+		p.Parent = &navLink{Label: so.SessionID, URL: c.L.Doc(so.SessionID, 1)}
+	}
+	if m.ForkedFrom != nil && validID(*m.ForkedFrom) {
+		p.Forked = &navLink{Label: *m.ForkedFrom, URL: c.L.Doc(*m.ForkedFrom, 1)}
+	}
+	v := newDocView(ref, c.L, m)
+	for _, sc := range m.Sidechains {
+		nl := navLink{Label: sc.Path, Note: sc.Description}
+		if key, ok := v.sidechainKey(sc.Path); ok {
+			nl.URL = c.L.Doc(key, 1)
+		}
+		p.Sidechains = append(p.Sidechains, nl)
+	}
+	if ps.page != nil {
+		v.elsewhere = func(id string) string {
+			if pg, ok := ps.page[id]; ok {
+				return c.L.Doc(ref.key, pg) + "#" + fragment("m-"+id)
+			}
+			return ""
+		}
+	} else {
+		v.elsewhere = func(id string) string {
+			if !validID(id) {
+				return ""
+			}
+			return c.L.DocFile(ref.key, "m/"+url.PathEscape(id))
+		}
+	}
+	var buf bytes.Buffer
+	v.renderItems(&buf, items)
+	p.Items = template.HTML(buf.String())
+	return p, nil
+}
+
+// displayTitle is what lists show for a session (inscribe.DisplayTitle):
+// its title, else the first line of its summary (the first prompt, while
+// the summary is scribe's placeholder), else its key.
+func displayTitle(m *session.Meta, summary, key string) string {
+	if t := session.Str(m.Title); strings.TrimSpace(t) != "" {
+		return t
+	}
+	line := strings.TrimSpace(summary)
+	if i := strings.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
+	}
+	if prompt, ok := document.PlaceholderPrompt(line); ok {
+		line = prompt
+	}
+	if line == "" || line == document.NoSummary {
+		return key
+	}
+	return line
+}
+
+// redirectTo sends the visitor to the page that holds the first message
+// match accepts, at anchor.
+func (s *Server) redirectTo(w http.ResponseWriter, r *http.Request, ref docRef, match func(*session.Item) bool, anchor string) {
+	rd, err := document.OpenItems(ref.md)
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	defer rd.Close()
+	for i := 0; ; i++ {
+		it, err := rd.Next()
+		if err == io.EOF {
+			s.notFound(w, r, "The document has no such message.")
+			return
+		}
+		if err != nil {
+			s.serverError(w, r, err)
+			return
+		}
+		if match(it) {
+			page := i/s.opts.PageItems + 1
+			// From …/<key>/round/<n> back to the document's folder of pages.
+			relRedirect(w, "../"+linker{}.docPage(page)+"#"+fragment(anchor), http.StatusFound)
+			return
+		}
+	}
+}
+
+// relRedirect redirects to a location relative to the request's URL, as
+// every link of the archive is (http.Redirect would make it absolute).
+func relRedirect(w http.ResponseWriter, to string, status int) {
+	w.Header().Set("Location", to)
+	w.WriteHeader(status)
+}
+
+// serveFile serves an image or document from the document's files/
+// folder, opened through an os.Root so that nothing outside it can be.
+func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, ref docRef, name string) {
+	if !validName(name) {
+		s.notFound(w, r, "There is no such file.")
+		return
+	}
+	root, err := os.OpenRoot(filepath.Join(ref.folder(), "files"))
+	if err != nil {
+		s.notFound(w, r, "There is no such file.")
+		return
+	}
+	defer root.Close()
+	f, err := root.Open(name)
+	if err != nil {
+		s.notFound(w, r, "There is no such file.")
+		return
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		s.notFound(w, r, "There is no such file.")
+		return
+	}
+	ct := contentType(name)
+	w.Header().Set("Content-Type", ct)
+	if ct == "application/octet-stream" {
+		w.Header().Set("Content-Disposition", "attachment")
+	}
+	http.ServeContent(w, r, "", fi.ModTime(), f)
+}
+
+// serveMarkdown serves the document as it is on disk.
+func (s *Server) serveMarkdown(w http.ResponseWriter, r *http.Request, ref docRef) {
+	f, err := os.Open(ref.md)
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/markdown; charset=utf-8")
+	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", ref.fileBase()+".md"))
+	http.ServeContent(w, r, "", fi.ModTime(), f)
+}
+
+// serveTranscript streams the session exported to its source format. An
+// export that fails after it started writing aborts the response, so a
+// client never takes a cut transcript for a whole one.
+func (s *Server) serveTranscript(w http.ResponseWriter, r *http.Request, ref docRef) {
+	h := w.Header()
+	h.Set("Content-Type", "application/x-ndjson; charset=utf-8")
+	h.Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", ref.fileBase()+".jsonl"))
+	cw := &countingWriter{w: w}
+	warnings, err := s.store.Transcript(ref.md, cw)
+	for _, wn := range warnings {
+		s.opts.Logf("web: export %s: %v", ref.md, wn)
+	}
+	if err != nil {
+		if cw.n == 0 {
+			h.Del("Content-Disposition")
+			s.serverError(w, r, err)
+			return
+		}
+		s.opts.Logf("web: export %s: %v (response cut off)", ref.md, err)
+		panic(http.ErrAbortHandler)
+	}
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}

@@ -1,0 +1,361 @@
+// Package web is scribe's browsable archive: the HTTP handlers of
+// `scribe serve` and the static site of `scribe html`, over a store read
+// live.
+//
+// # Pages
+//
+//	/                                  agents and sessions, newest first (?agent= &project= &page=)
+//	/search?q=…                        full-text search, as scribe search (server only)
+//	/s/<session>/                      a document, PageItems messages a page
+//	/s/<session>/page-<n>.html         its later pages
+//	/s/<session>/round/<n>             redirect to the page that holds round n (#round-<n>)
+//	/s/<session>/m/<id>                redirect to the page that holds message <id> (#m-<id>)
+//	/s/<session>/files/<name>          an image or document the session showed (its files/ folder)
+//	/s/<session>/document.md           the document, byte for byte
+//	/s/<session>/transcript.jsonl      the session exported back to its source format
+//	/s/<session>/agent-<id>/…          a sidechain (subagent) document, with the same pages
+//	/static/…                          the style sheet and icon, embedded
+//
+// Every link a page holds is relative, so the static site works from any
+// folder (GitHub Pages serves it under /<repository>/).
+//
+// # Safety
+//
+// Message text is markdown rendered inert (document.MarkdownHTML: raw
+// HTML shown as text, links with schemes that could run script unlinked,
+// images shown as links), or preformatted text; everything else is escaped
+// by html/template or by the item renderer. Every response carries a
+// Content-Security-Policy that allows no script at all, no object, no
+// frame and nothing from another origin, and X-Content-Type-Options:
+// nosniff; pages carry the same policy in a meta element, so the static
+// site has it too. No JavaScript is used: collapsed blocks are <details>.
+// A path in a URL names a document only through the store (session ids
+// and file names are checked against the store's rules, and files are
+// opened through an os.Root on the document's files/ folder), so no URL
+// reaches outside the store.
+package web
+
+import (
+	"context"
+	"embed"
+	"html/template"
+	"io"
+	"io/fs"
+	"log"
+	"net/http"
+	"strings"
+)
+
+// Store is how the server reads the store: plain values, so that the
+// command that starts it decides which code reads the indexes and the
+// documents. Every function is called when a page is asked for, and must
+// say what the store holds then: a session appended since shows on the
+// next reload.
+type Store struct {
+	// Dir is the store's sessions folder: documents are read beneath it.
+	Dir string
+	// Sessions returns the sessions (not sidechains) q selects, newest
+	// first, and how many it selects in all.
+	Sessions func(ctx context.Context, q ListQuery) ([]Session, int, error)
+	// Counts returns how many sessions each agent and each project has.
+	Counts func(ctx context.Context) (agents, projects []Count, err error)
+	// Find returns the document of a session (not a sidechain) by its id.
+	// The id has been checked to be one the store can hold.
+	// A session's pages are named after its document's file name, which
+	// is its id unless the transcript was a copy under another name.
+	Find func(id string) (md string, ok bool)
+	// Search runs a search as scribe search runs it. A query the user
+	// got wrong is reported as a *QueryError. Nil: no search page.
+	Search func(ctx context.Context, q SearchQuery) ([]Hit, error)
+	// Transcript writes a document's session in its source format (the
+	// export chosen by the document's source format). Nil: no download.
+	Transcript func(md string, w io.Writer) (warnings []error, err error)
+}
+
+// ListQuery selects sessions, as index.ListQuery.
+type ListQuery struct {
+	Agent, Project string
+	Offset, Limit  int
+}
+
+// Session is one row of the sessions list.
+type Session struct {
+	Key     string // the session id (the frontmatter's)
+	Agent   string
+	Title   string // the display title: the title, else the first prompt
+	Project string
+	Started string
+	Ended   string
+	Doc     string // the document, relative to Dir, with slashes: <agent>/<name>.md
+}
+
+// Count is how many sessions have one agent or one project.
+type Count struct {
+	Value string
+	N     int
+}
+
+// SearchQuery is a search as a person writes it: the query and the
+// filters of scribe search, as typed.
+type SearchQuery struct {
+	Text, Agent, Project, Since, Until, Engagement string
+	Raw                                            bool // Text is FTS5 syntax (scribe search --fts)
+	Limit                                          int
+}
+
+// Hit is one round a search found.
+type Hit struct {
+	Key        string // the document's key: a session id, or <session>/agent-<id>
+	Doc        string // the document, relative to Dir, with slashes
+	Agent      string
+	Title      string
+	Project    string
+	Round      int
+	Started    string
+	Engagement string
+	// Snippet has the matched words between HighlightStart and
+	// HighlightEnd (index.HighlightStart and index.HighlightEnd).
+	Snippet string
+}
+
+// The marks around matched words in Hit.Snippet, as package index sets
+// them.
+const (
+	HighlightStart = "\x02"
+	HighlightEnd   = "\x03"
+)
+
+// QueryError is a search query the user needs to correct.
+type QueryError struct{ Msg string }
+
+func (e *QueryError) Error() string { return e.Msg }
+
+// Options tunes a server.
+type Options struct {
+	// PageItems is how many messages a document page shows (default 200).
+	PageItems int
+	// PageSessions is how many sessions a list page shows (default 50).
+	PageSessions int
+	// Logf reports what a visitor is not told: server errors, export
+	// warnings (default: the log package).
+	Logf func(format string, args ...any)
+}
+
+func (o Options) withDefaults() Options {
+	if o.PageItems <= 0 {
+		o.PageItems = 200
+	}
+	if o.PageSessions <= 0 {
+		o.PageSessions = 50
+	}
+	if o.Logf == nil {
+		o.Logf = log.Printf
+	}
+	return o
+}
+
+// CSP is the Content-Security-Policy of every response: no script, no
+// plugin, no frame, nothing from elsewhere; style sheets and images only
+// from the archive itself.
+const CSP = metaCSP + "; frame-ancestors 'none'"
+
+// metaCSP is the policy pages repeat in a meta element, for the static
+// site, where no header carries it: all of it that a meta element can
+// carry (not frame-ancestors).
+const metaCSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'"
+
+//go:embed templates/*.html static/*
+var assets embed.FS
+
+var pages = template.Must(template.New("").Funcs(funcs).ParseFS(assets, "templates/*.html"))
+
+// Server serves a store.
+type Server struct {
+	store Store
+	opts  Options
+	mux   *http.ServeMux
+}
+
+// New returns a server of the store.
+func New(store Store, opts Options) *Server {
+	s := &Server{store: store, opts: opts.withDefaults(), mux: http.NewServeMux()}
+	s.mux.HandleFunc("GET /{$}", s.handleList)
+	s.mux.HandleFunc("GET /index.html", s.handleList)
+	s.mux.HandleFunc("GET /search", s.handleSearch)
+	s.mux.HandleFunc("GET /static/{name}", s.handleStatic)
+	s.mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "static/favicon.svg", http.StatusMovedPermanently)
+	})
+	s.mux.HandleFunc("GET /s/{path...}", s.handleDoc)
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		s.notFound(w, r, "There is no such page.")
+	})
+	return s
+}
+
+// ServeHTTP serves a request, with the security headers on every
+// response.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", CSP)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Cache-Control", "no-cache") // the store changes under us: always revalidate
+	s.mux.ServeHTTP(w, r)
+}
+
+func (s *Server) handleStatic(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	if !validName(name) {
+		s.notFound(w, r, "There is no such file.")
+		return
+	}
+	data, err := fs.ReadFile(assets, "static/"+name)
+	if err != nil {
+		s.notFound(w, r, "There is no such file.")
+		return
+	}
+	w.Header().Set("Content-Type", contentType(name))
+	w.Write(data)
+}
+
+// errorPage is what a page says when it cannot show what was asked.
+type errorPage struct {
+	chrome
+	Status  int
+	Message string
+}
+
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request, msg string) {
+	s.errorPage(w, r, http.StatusNotFound, msg)
+}
+
+func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, status int, msg string) {
+	p := errorPage{chrome: s.chrome(r, ""), Status: status, Message: msg}
+	p.Title = http.StatusText(status)
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	if err := pages.ExecuteTemplate(w, "error.html", p); err != nil {
+		s.opts.Logf("web: %s: %v", r.URL.Path, err)
+	}
+}
+
+// serverError logs err and tells the visitor that something went wrong.
+func (s *Server) serverError(w http.ResponseWriter, r *http.Request, err error) {
+	s.opts.Logf("web: %s: %v", r.URL.Path, err)
+	s.errorPage(w, r, http.StatusInternalServerError, "The store could not be read: "+err.Error())
+}
+
+// render executes a page template into a buffer first, so that a failure
+// is an error page rather than half a page.
+func (s *Server) render(w http.ResponseWriter, r *http.Request, name string, data any) {
+	s.renderStatus(w, r, http.StatusOK, name, data)
+}
+
+func (s *Server) renderStatus(w http.ResponseWriter, r *http.Request, status int, name string, data any) {
+	var sb strings.Builder
+	if err := pages.ExecuteTemplate(&sb, name, data); err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	io.WriteString(w, sb.String())
+}
+
+// chrome is what every page shows around its content.
+type chrome struct {
+	Title  string
+	L      linker
+	CSP    string
+	Search bool   // the server has a search page
+	Query  string // the search box's text
+}
+
+// chrome returns the frame of a page whose URL path (below the root)
+// is rel.
+func (s *Server) chrome(r *http.Request, title string) chrome {
+	return chrome{Title: title, L: linker{base: baseOf(r.URL.Path)}, CSP: metaCSP, Search: s.store.Search != nil}
+}
+
+// baseOf is the way from a page's URL path back to the root: "" for
+// /search, "../../" for /s/<id>/page-2.html.
+func baseOf(p string) string {
+	n := strings.Count(strings.TrimPrefix(p, "/"), "/")
+	return strings.Repeat("../", n)
+}
+
+var funcs = template.FuncMap{
+	"add": func(a, b int) int { return a + b },
+	"day": day,
+}
+
+// day is the date of an ISO 8601 time.
+func day(ts string) string {
+	if len(ts) >= 10 {
+		return ts[:10]
+	}
+	if ts == "" {
+		return "—"
+	}
+	return ts
+}
+
+func contentType(name string) string {
+	ext := name[strings.LastIndexByte(name, '.')+1:]
+	switch strings.ToLower(ext) {
+	case "css":
+		return "text/css; charset=utf-8"
+	case "svg":
+		return "image/svg+xml"
+	case "png":
+		return "image/png"
+	case "jpg", "jpeg":
+		return "image/jpeg"
+	case "gif":
+		return "image/gif"
+	case "webp":
+		return "image/webp"
+	case "pdf":
+		return "application/pdf"
+	case "txt":
+		return "text/plain; charset=utf-8"
+	}
+	return "application/octet-stream"
+}
+
+// validID reports whether s can be a session or agent id of the store
+// (docs/FORMAT.md section 2): 1 to 200 characters from A-Z a-z 0-9 . _ -,
+// and not . or .. (claude.ValidID).
+func validID(s string) bool {
+	if s == "" || len(s) > 200 || s == "." || s == ".." {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// docKey is the key a document's pages are found by, from its path below
+// the sessions folder: <name> for <agent>/<name>.md, <session>/agent-<id>
+// for a sidechain, <agent>/<session>/agent-<id>.md.
+func docKey(doc string) (string, bool) {
+	parts := strings.Split(strings.TrimSuffix(doc, ".md"), "/")
+	switch {
+	case !strings.HasSuffix(doc, ".md"):
+	case len(parts) == 2 && validID(parts[1]):
+		return parts[1], true
+	case len(parts) == 3 && validID(parts[1]) && strings.HasPrefix(parts[2], "agent-") && validID(strings.TrimPrefix(parts[2], "agent-")):
+		return parts[1] + "/" + parts[2], true
+	}
+	return "", false
+}
+
+// validName reports whether s can be the name of a file in a files/
+// folder: a plain name, no path.
+func validName(s string) bool { return validID(s) && !strings.HasPrefix(s, ".") }
