@@ -101,8 +101,8 @@ func plantedSession(t *testing.T, dir string) string {
 	return p
 }
 
-// scribeRun runs scribe in this process and returns its status and output.
-func scribeRun(t *testing.T, args ...string) (int, string, string) {
+// runScribe runs scribe in this process and returns its status and output.
+func runScribe(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	code := run(args, strings.NewReader(""), &stdout, &stderr)
@@ -141,7 +141,7 @@ func TestSecretsStayOut(t *testing.T) {
 	dir := t.TempDir()
 	src := plantedSession(t, dir)
 	root := filepath.Join(dir, "store")
-	if code, out, errOut := scribeRun(t, "--root", root, "inscribe", src); code != 0 {
+	if code, out, errOut := runScribe(t, "--root", root, "inscribe", src); code != 0 {
 		t.Fatalf("inscribe: %d\n%s%s", code, out, errOut)
 	}
 	if _, err := os.Stat(filepath.Join(root, "redact.toml")); err != nil {
@@ -152,7 +152,7 @@ func TestSecretsStayOut(t *testing.T) {
 	}
 	// scan lists every planted secret in the source, and none in the
 	// store.
-	code, out, errOut := scribeRun(t, "--root", root, "scan", "--json", src)
+	code, out, errOut := runScribe(t, "--root", root, "scan", "--json", src)
 	if code != 1 {
 		t.Errorf("scan of the source: status %d, want 1", code)
 	}
@@ -172,18 +172,18 @@ func TestSecretsStayOut(t *testing.T) {
 			t.Errorf("scan prints a secret: %s…", s[:8])
 		}
 	}
-	if code, out, errOut := scribeRun(t, "--root", root, "scan", "--store"); code != 0 {
+	if code, out, errOut := runScribe(t, "--root", root, "scan", "--store"); code != 0 {
 		t.Errorf("scan --store of a redacting store: status %d\n%s%s", code, out, errOut)
 	}
 
 	// Appending again changes nothing.
-	if _, out, _ := scribeRun(t, "--root", root, "append", src); !strings.Contains(out, "0 inscribed, 0 appended, 1 unchanged") {
+	if _, out, _ := runScribe(t, "--root", root, "append", src); !strings.Contains(out, "0 inscribed, 0 appended, 1 unchanged") {
 		t.Errorf("append after inscribe: %s", out)
 	}
 
 	// check --store: every line that held a secret is reported redacted,
 	// and nothing else differs.
-	code, out, errOut = scribeRun(t, "--root", root, "check", "--store", "--json")
+	code, out, errOut = runScribe(t, "--root", root, "check", "--store", "--json")
 	if code != 0 {
 		t.Fatalf("check --store: %d\n%s%s", code, out, errOut)
 	}
@@ -221,7 +221,7 @@ func TestSecretsStayOut(t *testing.T) {
 
 	// The export resumes in the real client, without the secrets.
 	exp := filepath.Join(dir, "export")
-	if code, out, errOut := scribeRun(t, "--root", root, "export-claude", "1111", "--out", exp); code != 0 {
+	if code, out, errOut := runScribe(t, "--root", root, "export-claude", "1111", "--out", exp); code != 0 {
 		t.Fatalf("export: %d\n%s%s", code, out, errOut)
 	}
 	exported := filepath.Join(exp, "11111111-1111-4111-8111-111111111111.jsonl")
@@ -261,7 +261,7 @@ func TestNoRedact(t *testing.T) {
 	dir := t.TempDir()
 	src := plantedSession(t, dir)
 	root := filepath.Join(dir, "store")
-	if code, out, errOut := scribeRun(t, "--root", root, "inscribe", "--no-redact", src); code != 0 {
+	if code, out, errOut := runScribe(t, "--root", root, "inscribe", "--no-redact", src); code != 0 {
 		t.Fatalf("inscribe: %d\n%s%s", code, out, errOut)
 	}
 	if _, err := os.Stat(filepath.Join(root, "redact.toml")); err == nil {
@@ -272,14 +272,14 @@ func TestNoRedact(t *testing.T) {
 		t.Error("--no-redact replaced a secret")
 	}
 	// Later appends do the same: the store records no redaction.
-	if code, _, _ := scribeRun(t, "--root", root, "append", src); code != 0 {
+	if code, _, _ := runScribe(t, "--root", root, "append", src); code != 0 {
 		t.Fatal("append")
 	}
 	if _, err := os.Stat(filepath.Join(root, "redact.toml")); err == nil {
 		t.Error("append wrote redact.toml in a store without it")
 	}
 	// The gate: scan --store finds what the store holds.
-	if code, out, _ := scribeRun(t, "--root", root, "scan", "--store"); code != 1 || !strings.Contains(out, "aws-access-token") {
+	if code, out, _ := runScribe(t, "--root", root, "scan", "--store"); code != 1 || !strings.Contains(out, "aws-access-token") {
 		t.Errorf("scan --store of a store holding secrets: status %d\n%s", code, out)
 	}
 	// A person deletes the key from the document by hand: check finds the
@@ -291,7 +291,7 @@ func TestNoRedact(t *testing.T) {
 		t.Fatal("the key is not in the document's first message")
 	}
 	os.WriteFile(md, edited, 0o644)
-	code, out, _ := scribeRun(t, "--root", root, "check", "--store")
+	code, out, _ := runScribe(t, "--root", root, "check", "--store")
 	if code != 1 || !strings.Contains(out, "scribe forget --secret VALUE 11111111-1111-4111-8111-111111111111") {
 		t.Errorf("check --store after a hand edit: status %d\n%s", code, out)
 	}
@@ -322,14 +322,14 @@ func TestForget(t *testing.T) {
 	dir := t.TempDir()
 	src := plantedSession(t, dir)
 	root := filepath.Join(dir, "store")
-	if code, out, errOut := scribeRun(t, "--root", root, "inscribe", src); code != 0 {
+	if code, out, errOut := runScribe(t, "--root", root, "inscribe", src); code != 0 {
 		t.Fatalf("inscribe: %d\n%s%s", code, out, errOut)
 	}
 	const phrase = "missing.txt"
-	if _, out, _ := scribeRun(t, "--root", root, "search", "missing.txt"); strings.Contains(out, "no rounds match") {
+	if _, out, _ := runScribe(t, "--root", root, "search", "missing.txt"); strings.Contains(out, "no rounds match") {
 		t.Fatalf("search does not find the phrase before forget:\n%s", out)
 	}
-	code, out, errOut := scribeRun(t, "--root", root, "forget", "--secret", phrase)
+	code, out, errOut := runScribe(t, "--root", root, "forget", "--secret", phrase)
 	if code != 0 || !strings.Contains(out, "forgot ") || strings.Contains(out, "forgot 0 ") {
 		t.Fatalf("forget: %d\n%s%s", code, out, errOut)
 	}
@@ -339,14 +339,14 @@ func TestForget(t *testing.T) {
 	if hits := grepTree(t, root, []string{phrase}); len(hits) > 0 {
 		t.Errorf("the phrase is left in the store:\n%s", strings.Join(hits, "\n"))
 	}
-	if _, out, _ := scribeRun(t, "--root", root, "search", "missing.txt"); !strings.Contains(out, "no rounds match") {
+	if _, out, _ := runScribe(t, "--root", root, "search", "missing.txt"); !strings.Contains(out, "no rounds match") {
 		t.Errorf("search still finds it:\n%s", out)
 	}
-	if code, out, errOut := scribeRun(t, "--root", root, "check", "--store"); code != 0 {
+	if code, out, errOut := runScribe(t, "--root", root, "check", "--store"); code != 0 {
 		t.Errorf("check --store after forget: %d\n%s%s", code, out, errOut)
 	}
 	before := treeBytes(t, root)
-	code, out, _ = scribeRun(t, "--root", root, "forget", "--secret", phrase)
+	code, out, _ = runScribe(t, "--root", root, "forget", "--secret", phrase)
 	if code != 0 || !strings.Contains(out, "forgot 0 occurrences in 0 sessions") {
 		t.Errorf("a second forget: %d\n%s", code, out)
 	}
@@ -357,17 +357,17 @@ func TestForget(t *testing.T) {
 		}
 	}
 	// An append of the unchanged source changes nothing either.
-	if _, out, _ := scribeRun(t, "--root", root, "append", src); !strings.Contains(out, "1 unchanged") {
+	if _, out, _ := runScribe(t, "--root", root, "append", src); !strings.Contains(out, "1 unchanged") {
 		t.Errorf("append after forget: %s", out)
 	}
 	// A pattern.
-	if code, out, _ := scribeRun(t, "--root", root, "forget", `hello\.py`); code != 0 || strings.Contains(out, "forgot 0 ") {
+	if code, out, _ := runScribe(t, "--root", root, "forget", `hello\.py`); code != 0 || strings.Contains(out, "forgot 0 ") {
 		t.Errorf("forget PATTERN: %d\n%s", code, out)
 	}
 	if hits := grepTree(t, root, []string{"hello.py"}); len(hits) > 0 {
 		t.Errorf("hello.py is left in the store:\n%s", strings.Join(hits, "\n"))
 	}
-	if code, _, _ := scribeRun(t, "--root", root, "forget", "x*"); code != 2 {
+	if code, _, _ := runScribe(t, "--root", root, "forget", "x*"); code != 2 {
 		t.Errorf("a pattern that matches the empty text is refused, status %d", code)
 	}
 }
@@ -416,12 +416,12 @@ func TestNoFalsePositives(t *testing.T) {
 	shared := testenv.Shared(t)
 	root := filepath.Join(t.TempDir(), "nostore")
 	for _, dir := range []string{"corpus/claude-code-2.1.328/projects", "corpus/codex-0.169.0/sessions"} {
-		code, out, errOut := scribeRun(t, "--root", root, "scan", filepath.Join(shared, dir))
+		code, out, errOut := runScribe(t, "--root", root, "scan", filepath.Join(shared, dir))
 		if code != 0 {
 			t.Errorf("scan %s: status %d (false positives):\n%s%s", dir, code, out, errOut)
 		}
 	}
-	code, out, errOut := scribeRun(t, "--root", root, "scan", filepath.Join(shared, "corpus/public"))
+	code, out, errOut := runScribe(t, "--root", root, "scan", filepath.Join(shared, "corpus/public"))
 	if code == 2 {
 		t.Fatalf("scan the public corpus: %s", errOut)
 	}
