@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -426,4 +427,64 @@ func TestNoFalsePositives(t *testing.T) {
 		t.Fatalf("scan the public corpus: %s", errOut)
 	}
 	t.Logf("public corpus:\n%s", out)
+}
+
+// TestRedactPrefixThenAppend: with redaction, inscribing a prefix of a
+// session and appending the rest gives the store that inscribing the whole
+// gives, byte for byte (with the same key), at every cut.
+func TestRedactPrefixThenAppend(t *testing.T) {
+	dir := t.TempDir()
+	src := plantedSession(t, dir)
+	whole, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := filepath.Join(dir, "ref")
+	if code, out, errOut := runScribe(t, "--root", ref, "inscribe", src); code != 0 {
+		t.Fatalf("inscribe: %d\n%s%s", code, out, errOut)
+	}
+	key, err := os.ReadFile(filepath.Join(ref, "redact.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := storeFilesOf(t, ref)
+	lines := bytes.SplitAfter(whole, []byte("\n"))
+	for _, cut := range []int{3, 20, 25, 47, 53} {
+		root := filepath.Join(dir, fmt.Sprintf("cut%d", cut))
+		os.MkdirAll(root, 0o700)
+		os.WriteFile(filepath.Join(root, "redact.toml"), key, 0o600)
+		os.WriteFile(src, bytes.Join(lines[:cut], nil), 0o644)
+		if code, out, errOut := runScribe(t, "--root", root, "inscribe", src); code != 0 {
+			t.Fatalf("cut %d: inscribe: %d\n%s%s", cut, code, out, errOut)
+		}
+		os.WriteFile(src, whole, 0o644)
+		if code, out, errOut := runScribe(t, "--root", root, "append", src); code != 0 {
+			t.Fatalf("cut %d: append: %d\n%s%s", cut, code, out, errOut)
+		}
+		got := storeFilesOf(t, root)
+		for n, w := range want {
+			if !bytes.Equal(got[n], w) {
+				t.Errorf("cut %d: %s differs from a whole inscription", cut, n)
+			}
+		}
+		if len(got) != len(want) {
+			t.Errorf("cut %d: %d files, want %d", cut, len(got), len(want))
+		}
+	}
+}
+
+// storeFilesOf reads a store's files but its local bookkeeping (dot
+// files) and its indexes (compared by their dumps elsewhere).
+func storeFilesOf(t *testing.T, root string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasPrefix(d.Name(), ".") || strings.Contains(d.Name(), ".db") {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		out[rel], _ = os.ReadFile(p)
+		return nil
+	})
+	return out
 }
