@@ -488,3 +488,29 @@ func storeFilesOf(t *testing.T, root string) map[string][]byte {
 	})
 	return out
 }
+
+// TestRepairRedacted: repair mends a redacting store's damaged round file
+// from the source, redacted, and the store holds no secret after it.
+func TestRepairRedacted(t *testing.T) {
+	dir := t.TempDir()
+	src := plantedSession(t, dir)
+	root := filepath.Join(dir, "store")
+	if code, out, errOut := runScribe(t, "--root", root, "inscribe", src); code != 0 {
+		t.Fatalf("inscribe: %d\n%s%s", code, out, errOut)
+	}
+	rf := filepath.Join(root, "sessions", "claude", "11111111-1111-4111-8111-111111111111", "rounds", "001.json")
+	want, _ := os.ReadFile(rf)
+	os.Remove(rf)
+	if code, out, errOut := runScribe(t, "--root", root, "repair"); code != 0 {
+		t.Fatalf("repair: %d\n%s%s", code, out, errOut)
+	}
+	if got, _ := os.ReadFile(rf); !bytes.Equal(got, want) {
+		t.Error("the repaired round file is not the one inscribed")
+	}
+	if hits := grepTree(t, root, secretStrings); len(hits) > 0 {
+		t.Errorf("secrets in the store after repair:\n%s", strings.Join(hits, "\n"))
+	}
+	if code, out, errOut := runScribe(t, "--root", root, "check", "--store"); code != 0 {
+		t.Errorf("check --store after repair: %d\n%s%s", code, out, errOut)
+	}
+}
