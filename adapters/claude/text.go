@@ -3,7 +3,7 @@ package claude
 import (
 	"bytes"
 	"strings"
-	"sync"
+	"sync/atomic"
 
 	"github.com/scribe-archive/scribe/internal/jsonpatch"
 	"github.com/scribe-archive/scribe/session/source"
@@ -65,20 +65,45 @@ func notText(path []string) bool {
 	if len(path) >= 2 && k == "data" && path[len(path)-2] == "source" {
 		return true // an image's or a document's bytes
 	}
-	if v, ok := keyKinds.Load(k); ok {
-		return v.(bool)
+	if m := keyKinds.Load(); m != nil {
+		if v, ok := (*m)[k]; ok {
+			return v
+		}
 	}
 	v := identityKey(k)
-	if len(k) <= 32 {
-		keyKinds.Store(k, v)
+	if len(k) <= 32 && nameLike(k) {
+		for {
+			old := keyKinds.Load()
+			next := map[string]bool{k: v}
+			if old != nil && len(*old) < 1<<12 {
+				for key, val := range *old {
+					next[key] = val
+				}
+			}
+			if keyKinds.CompareAndSwap(old, &next) {
+				break
+			}
+		}
 	}
 	return v
 }
 
+// nameLike reports whether a key is a name (a client's own key) rather
+// than data (a file's path, a question).
+func nameLike(k string) bool {
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
 // keyKinds remembers identityKey's answer for the short keys seen (a
 // client's own keys are a few hundred; keys that are data, file paths, are
-// longer).
-var keyKinds sync.Map
+// longer). It is copied on write, so that reading it takes no lock.
+var keyKinds atomic.Pointer[map[string]bool]
 
 func isIndex(k string) bool {
 	if k == "" {

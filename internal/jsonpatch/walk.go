@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -227,30 +227,60 @@ func hex4(b []byte) (rune, int) {
 	return r, 4
 }
 
-// keys holds the object keys seen, so that walking a line does not
-// allocate its keys again: a client writes a few hundred.
-var keys struct {
-	sync.RWMutex
-	m map[string]string
-}
+// interned holds the object keys (and short paths) seen, so that walking
+// a line does not allocate them again: a client writes a few hundred. It
+// is copied on write, so that reading it (every key of every line, from
+// every worker) takes no lock.
+var interned atomic.Pointer[map[string]string]
 
 func intern(b []byte) string {
-	keys.RLock()
-	s, ok := keys.m[string(b)]
-	keys.RUnlock()
-	if ok {
+	if m := interned.Load(); m != nil {
+		if s, ok := (*m)[string(b)]; ok {
+			return s
+		}
+	}
+	s := string(b)
+	if !internable(b) {
 		return s
 	}
-	s = string(b)
-	if len(b) <= 64 {
-		keys.Lock()
-		if keys.m == nil || len(keys.m) >= 1<<14 {
-			keys.m = make(map[string]string)
+	for {
+		old := interned.Load()
+		var next map[string]string
+		if old == nil || len(*old) >= 1<<12 {
+			next = map[string]string{s: s}
+		} else {
+			next = make(map[string]string, len(*old)+1)
+			for k, v := range *old {
+				next[k] = v
+			}
+			next[s] = s
 		}
-		keys.m[s] = s
-		keys.Unlock()
+		if interned.CompareAndSwap(old, &next) {
+			return s
+		}
 	}
-	return s
+}
+
+// internable reports whether a key or path is worth keeping: short, a
+// name rather than data (a file's path), with small indexes.
+func internable(b []byte) bool {
+	if len(b) > 48 {
+		return false
+	}
+	digits := 0
+	for _, c := range b {
+		switch {
+		case c >= '0' && c <= '9':
+			if digits++; digits > 1 {
+				return false // message.content.12: indexes past 9 vary too much
+			}
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '-' || c == '.' || c == '$':
+			digits = 0
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // JoinPath joins a path with dots, as Patch and Locate take it; a short

@@ -58,10 +58,16 @@ type Detector struct {
 	// test finds their shape; each runs alone, after its test.
 	hot []hotRule
 
-	mu    sync.Mutex
-	cache map[uint64][]Finding
-	seed  maphash.Seed
+	// cache holds the findings of chunks scanned, by their hash, in shards
+	// so that workers seldom wait for one another.
+	cache [cacheShards]struct {
+		sync.Mutex
+		m map[uint64][]Finding
+	}
+	seed maphash.Seed
 }
+
+const cacheShards = 32
 
 var (
 	defaultOnce sync.Once
@@ -92,7 +98,10 @@ func NewDetector(extra []byte) (*Detector, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Detector{cache: make(map[uint64][]Finding), seed: maphash.MakeSeed()}
+	d := &Detector{seed: maphash.MakeSeed()}
+	for i := range d.cache {
+		d.cache[i].m = make(map[uint64][]Finding)
+	}
 	for _, h := range hotRules {
 		r, ok := cfg.Rules[h.id]
 		if !ok || !sameRegex(r, h.regex) {
@@ -230,19 +239,20 @@ func (d *Detector) Find(text string) []Finding {
 // a prompt three times), else by scanning it.
 func (d *Detector) chunk(c string) []Finding {
 	h := maphash.String(d.seed, c)
-	d.mu.Lock()
-	fs, ok := d.cache[h]
-	d.mu.Unlock()
+	shard := &d.cache[h%cacheShards]
+	shard.Lock()
+	fs, ok := shard.m[h]
+	shard.Unlock()
 	if ok {
 		return fs
 	}
 	fs = d.scan(c)
-	d.mu.Lock()
-	if len(d.cache) >= cacheSize {
-		clear(d.cache)
+	shard.Lock()
+	if len(shard.m) >= cacheSize/cacheShards {
+		clear(shard.m)
 	}
-	d.cache[h] = fs
-	d.mu.Unlock()
+	shard.m[h] = fs
+	shard.Unlock()
 	return fs
 }
 
