@@ -516,22 +516,45 @@ func locateOpen(md string, note *docState) error {
 }
 
 // sameMessages reports whether a document parses and holds the messages
-// the fresh one does, in the same order.
+// the fresh one does, in the same order. A document written before the
+// client's bookkeeping became notes (docs/FORMAT.md §12.3) holds such an
+// entry as a message of its own: that message is passed over.
 func sameMessages(old, fresh []byte, md string) bool {
 	d, err := document.Parse(old, md)
 	if err != nil {
 		return false
 	}
 	want := itemChunks(fresh)
-	if len(d.Items) != len(want) {
-		return false
+	var notes map[string]bool
+	if len(d.Items) > len(want) {
+		if f, err := document.Parse(fresh, md); err == nil {
+			notes = noteEntries(f.Items)
+		}
 	}
-	for i, it := range d.Items {
-		if !equalIDs(it.IDs, want[i].ids) {
+	i := 0
+	for _, it := range d.Items {
+		if i < len(want) && equalIDs(it.IDs, want[i].ids) {
+			i++
+			continue
+		}
+		if len(it.IDs) == 0 || !notes[it.IDs[0]] {
 			return false
 		}
 	}
-	return true
+	return i == len(want)
+}
+
+// noteEntries returns the entries the items show as notes.
+func noteEntries(items []session.Item) map[string]bool {
+	m := map[string]bool{}
+	for _, it := range items {
+		for _, b := range it.Blocks {
+			if b.Kind == session.KindNote && b.Entry != "" {
+				m[b.Entry] = true
+			}
+		}
+	}
+	return m
 }
 
 // chunk is one message of a document, by its bytes.

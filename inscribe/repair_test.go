@@ -8,6 +8,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/scribe-archive/scribe/inscribe/document"
+	"github.com/scribe-archive/scribe/session"
 )
 
 // edit makes a person's edits to the five-round sample's document: the
@@ -187,4 +190,30 @@ func TestRepairSourceChanged(t *testing.T) {
 		t.Fatalf("%s %v %v", r.Outcome, r.Err, r.Warnings)
 	}
 	sameSnapshot(t, "rebuilt from the round files", l.snapshot(), want)
+}
+
+// TestSameMessagesBeforeNotes: a document written before the client's
+// bookkeeping became notes holds such an entry as a message of its own; a
+// repair takes it for the same messages, and leaves it as it is.
+func TestSameMessagesBeforeNotes(t *testing.T) {
+	note := session.Block{Kind: session.KindNote, Label: "turn_duration", Entry: "s1", Time: "t2", Text: "turn took 3 s"}
+	reply := session.Item{Time: "t1", Role: "assistant", IDs: []string{"a1"}, Blocks: []session.Block{{Kind: session.KindText, Text: "hi"}}}
+	prompt := session.Item{Round: 1, Time: "t0", Role: "user", IDs: []string{"u1"}, Blocks: []session.Block{{Kind: session.KindText, Text: "hello"}}}
+	meta := session.Meta{Format: session.FormatVersion, SessionID: "s", AgentID: "claude"}
+	withNote := reply
+	withNote.Blocks = append(append([]session.Block(nil), reply.Blocks...), note)
+	fresh := document.Render(&session.Document{Meta: meta, Summary: "s", Items: []session.Item{prompt, withNote}})
+	system := session.Item{Time: "t2", Role: "system", Note: "turn_duration", IDs: []string{"s1"}, Blocks: []session.Block{{Kind: session.KindRaw, Label: "system", Text: `{"type":"system"}`}}}
+	old := document.Render(&session.Document{Meta: meta, Summary: "s", Items: []session.Item{prompt, reply, system}})
+	if !sameMessages(old, fresh, "doc.md") {
+		t.Error("a document written before notes does not hold the same messages")
+	}
+	other := system
+	other.IDs = []string{"x1"}
+	if sameMessages(document.Render(&session.Document{Meta: meta, Summary: "s", Items: []session.Item{prompt, reply, other}}), fresh, "doc.md") {
+		t.Error("a message the fresh document has nowhere is taken for the same messages")
+	}
+	if sameMessages(document.Render(&session.Document{Meta: meta, Summary: "s", Items: []session.Item{prompt}}), fresh, "doc.md") {
+		t.Error("a document short of a message is taken for the same messages")
+	}
 }
