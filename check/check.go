@@ -155,22 +155,43 @@ func Session(t source.Session, f Format) ([]*Report, error) {
 		return nil, nil
 	}
 	main := results[len(results)-1]
-	if main.Err != nil || t.Path == "" {
+	md := main.Doc
+	if t.Path == "" || main.Outcome == inscribe.Skipped {
+		// Only the session's sidechains have documents (its file is gone,
+		// or holds no entry yet, which has nothing to lose): they export
+		// from its folder all the same.
+		t.Path, md = "", sessionOf(results)
+	}
+	if main.Err != nil || md == "" {
 		return reports, nil
 	}
 	out := filepath.Join(tmp, "export")
-	if err := f.Export(main.Doc, out); err != nil {
-		reports[len(reports)-1].add(Finding{Kind: Error, File: main.Doc, Msg: "export: " + err.Error()})
+	if err := f.Export(md, out); err != nil {
+		reports[len(reports)-1].add(Finding{Kind: Error, File: md, Msg: "export: " + err.Error()})
 		return reports, nil
 	}
 	return reports, compareAll(t, f, out, filepath.Join(tmp, "second"), reports)
+}
+
+// sessionOf returns the path of the session document whose sidechains the
+// results inscribed ("" when they inscribed none): a sidechain's document
+// lies in its session's folder.
+func sessionOf(results []inscribe.Result) string {
+	for _, r := range results {
+		if r.Err == nil && r.Doc != "" && r.Outcome != inscribe.Skipped {
+			return filepath.Dir(r.Doc) + ".md"
+		}
+	}
+	return ""
 }
 
 // compareAll compares each source of t with its export in out, then
 // inscribes the export and compares the documents.
 func compareAll(t source.Session, f Format, out, secondRoot string, reports []*Report) error {
 	exported := map[string]string{} // source path -> exported path
-	exported[t.Path] = filepath.Join(out, t.Rel)
+	if t.Path != "" {
+		exported[t.Path] = filepath.Join(out, t.Rel)
+	}
 	for _, sc := range t.Sidechains {
 		exported[sc.Path] = filepath.Join(out, sc.Rel)
 	}

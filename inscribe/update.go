@@ -123,6 +123,10 @@ func (s *Store) Update(src source.Session, opts Options) []Result {
 	agent, role := s.agentFor(src, opts)
 	md := s.DocPath(agent, src.ID)
 	folder := Folder(md)
+	skip, skipped := s.skipNew(src, md)
+	if skipped {
+		src.Path = "" // its sidechains, if any, are inscribed
+	}
 
 	// Sidechains first, so the parent can list them.
 	var sidechains []session.Sidechain
@@ -143,8 +147,12 @@ func (s *Store) Update(src source.Session, opts Options) []Result {
 				}
 			}
 		}
+		if skipped {
+			results = append(results, skip)
+		}
 		return results
 	}
+	sidechains = adopt(md, sidechains)
 	spec := docSpec{
 		md:      md,
 		key:     src.ID,

@@ -213,7 +213,7 @@ func repairSource(store *views.Views, md string) (source.Session, error) {
 	}
 	var t source.Session
 	if path != "" {
-		if ts, err := discover(path); err == nil {
+		if ts, _, err := discover(path); err == nil {
 			for _, x := range ts {
 				if x.ID == id && x.Path != "" {
 					t = x
@@ -423,7 +423,10 @@ func walkErrors(err error, f func(error)) {
 // be wrong, or stop halfway. A lost read note is a warning: the files cannot
 // be checked, but they may be whole.
 func checkStored(e *env, md string) error {
-	docs := []string{md}
+	var docs []string
+	if _, err := os.Stat(md); err == nil { // else only sidechains were inscribed (lone.go)
+		docs = append(docs, md)
+	}
 	subs, _ := filepath.Glob(filepath.Join(inscribe.Folder(md), "agent-*.md"))
 	var errs []error
 	for _, d := range append(docs, subs...) {

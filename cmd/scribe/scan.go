@@ -116,7 +116,10 @@ func runScan(e *env, o scanOptions) error {
 			}
 		}
 		for _, src := range sources {
-			ts, err := discover(src)
+			ts, skipped, err := discover(src)
+			for _, sk := range skipped {
+				fmt.Fprintf(e.stderr, "scribe: warning: %v\n", sk)
+			}
 			if err != nil {
 				return describeOpenError(src, err)
 			}

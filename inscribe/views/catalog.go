@@ -268,9 +268,11 @@ func (s *Views) topIndex(agents []string) []byte {
 		if kind, js, ok := document.ParseMarker(firstLine(data)); ok && kind == "index" {
 			json.Unmarshal(js, &sum)
 		}
-		role := sum.Role
-		if role == "" {
-			role = "—"
+		// A role's name is text, escaped as the agent's own index escapes
+		// it: roles.yaml may hold anything.
+		role := "—"
+		if sum.Role != "" {
+			role = document.EscapeInline(sum.Role)
 		}
 		fmt.Fprintf(&buf, "| [%s](%s/index.md) | %s | %d | %s | %s |\n", cell(a), a, cell(role), sum.Sessions, day(sum.First), day(sum.Last))
 	}

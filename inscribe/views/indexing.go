@@ -226,7 +226,10 @@ func (s *Views) Docs() ([]string, error) {
 			out = append(out, subs...)
 		}
 	}
-	return out, nil
+	// Subagents' documents whose session has none (inscribe.LoneSidechains)
+	// are indexed, and searched, all the same.
+	lone, err := s.LoneSidechains()
+	return append(out, lone...), err
 }
 
 // docRows reads a document's round files from round `from` on and derives

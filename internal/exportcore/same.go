@@ -216,7 +216,7 @@ func (x *exporter) compare(derived, edited *session.Item, patches map[int][]patc
 			continue
 		}
 		x.compareText(id, d.Kind, d.Text, e.Text, d.Origin, patches)
-		if d.Kind == session.KindToolUse && d.Input != e.Input {
+		if d.Kind == session.KindToolUse && document.Shown(d.Input) != e.Input {
 			if d.Origin == nil {
 				x.warn(id, fmt.Sprintf("an edit of the input of tool call %s cannot be carried (it has no single source value)", d.ID))
 			} else if value, w := x.input(d, e.Input); w != "" {
@@ -247,7 +247,9 @@ func (x *exporter) compare(derived, edited *session.Item, patches map[int][]patc
 
 // compareText records an edit of a text value.
 func (x *exporter) compareText(id string, kind session.BlockKind, derived, edited string, o *session.Origin, patches map[int][]patch) {
-	if derived == edited {
+	if document.Shown(derived) == edited {
+		// Unedited: invalid UTF-8 in the source shows as U+FFFD in the
+		// document, and is exported from the round files as it was.
 		return
 	}
 	if o == nil {
