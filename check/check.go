@@ -51,6 +51,9 @@ const (
 	// conversion's transformations are Transformed with What set. Both are
 	// known losses, reported by the conversion itself (see [Cross]).
 	Dropped Kind = "dropped"
+	// Redacted is a transformed entry whose only differences are secrets
+	// the store replaced with markers (redacted.go).
+	Redacted Kind = "redacted"
 )
 
 // Finding is one difference.
@@ -66,6 +69,11 @@ type Finding struct {
 	Semantic bool   `json:"semantic,omitempty"`
 	Diff     string `json:"diff,omitempty"`
 	Msg      string `json:"msg"`
+	// Removed is set on a transformed entry whose export lacks text the
+	// source holds (a person deleted it from the document): that text,
+	// masked. If it was a secret, scribe forget removes it from the round
+	// files too.
+	Removed string `json:"removed,omitempty"`
 	// What, Count, Unit and Detail describe a known loss of a conversion
 	// to another client: what kind of content, how much, and a breakdown.
 	What   string `json:"what,omitempty"`
@@ -76,7 +84,7 @@ type Finding struct {
 
 // Explained reports whether the finding is expected rather than a loss.
 func (f Finding) Explained() bool {
-	return f.Kind == Torn || f.Kind == Gone || f.What != "" && (f.Kind == Dropped || f.Kind == Transformed)
+	return f.Kind == Torn || f.Kind == Gone || f.Kind == Redacted || f.What != "" && (f.Kind == Dropped || f.Kind == Transformed)
 }
 
 // Report is the check of one transcript (a session or a sidechain).
@@ -109,6 +117,9 @@ type Format struct {
 	// Transcript writes one document's file (a session's or a sidechain's)
 	// to w.
 	Transcript func(md string, w io.Writer) ([]error, error)
+	// Redact is the redactor of the stores check inscribes into (nil: no
+	// redaction), as the store checked against redacts.
+	Redact inscribe.Redactor
 }
 
 // Session checks the round trip of a session and its sidechains: one
@@ -123,6 +134,7 @@ func Session(t source.Session, f Format) ([]*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	store.Redact = f.Redact
 	var reports []*Report
 	results := store.Update(t, inscribe.Options{Agent: f.Source.Agent(), Verify: true})
 	for _, res := range results {
@@ -194,6 +206,7 @@ func compareAll(t source.Session, f Format, out, secondRoot string, reports []*R
 	if err != nil {
 		return err
 	}
+	second.Redact = f.Redact
 	ets, err := f.Source.Discover(out)
 	if err != nil {
 		return err
@@ -414,9 +427,17 @@ func transformed(file string, line int, id string, a, b []byte, sumA, sumB strin
 			}
 			return f
 		}
+		if fields, markers, ok := redactedOnly(va, vb, ""); ok {
+			return redactedFinding(f, fields, markers)
+		}
 		path, x, y := firstDifference(va, vb, "")
 		f.Field = path
 		f.Diff = textDiff(render(x), render(y))
+		if raw, masked := removedText(x, y); raw != "" {
+			// What a person deleted may be a secret: never show it.
+			f.Removed = masked
+			f.Diff = strings.ReplaceAll(f.Diff, raw, masked)
+		}
 		f.Msg = "the entry's " + path + " differs"
 		return f
 	}
@@ -635,7 +656,7 @@ func Stored(store *inscribe.Store, md string, f Format) (*Report, error) {
 	if err := compareFiles(rep, rep.Source, exp); err != nil {
 		return nil, err
 	}
-	return rep, compareStoredDoc(rep, md, exp, m, f.Source, filepath.Join(tmp, "second"))
+	return rep, compareStoredDoc(rep, md, exp, m, f.Source, f.Redact, filepath.Join(tmp, "second"))
 }
 
 // tornTail reports whether a file ends in an unterminated line that is not
@@ -654,11 +675,12 @@ func tornTail(p string) (int, bool) {
 
 // compareStoredDoc inscribes an export and compares the result with the
 // stored document.
-func compareStoredDoc(rep *Report, md, exp string, m *session.Meta, a source.Adapter, root string) error {
+func compareStoredDoc(rep *Report, md, exp string, m *session.Meta, a source.Adapter, red inscribe.Redactor, root string) error {
 	second, err := inscribe.OpenStore(root)
 	if err != nil {
 		return err
 	}
+	second.Redact = red
 	id := m.SessionID
 	if m.SidechainOf != nil {
 		id = "agent-" + m.SidechainOf.AgentID

@@ -255,33 +255,58 @@ func (x *DB) Put(ctx context.Context, s Session, rows []Row) (err error) {
 // index (write-ahead log) see none of it until Commit, and never wait for
 // it: a rebuild in a batch is how the index is replaced under a search.
 type Batch struct {
-	x  *DB
-	tx *sql.Tx
+	x    *DB
+	conn *sql.Conn
+	done bool
 }
 
-// Begin starts a batch.
+// Begin starts a batch. It takes the write lock at once (BEGIN
+// IMMEDIATE), waiting for another writer as long as the busy timeout
+// says: a transaction that read first and wrote later could find its
+// snapshot stale under a concurrent writer and fail (SQLITE_BUSY_SNAPSHOT).
 func (x *DB) Begin(ctx context.Context) (_ *Batch, err error) {
 	defer x.damaged(&err)
-	tx, err := x.db.BeginTx(ctx, nil)
+	conn, err := x.db.Conn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &Batch{x: x, tx: tx}, nil
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("%s: %w", x.path, err)
+	}
+	return &Batch{x: x, conn: conn}, nil
 }
 
 // Commit makes the batch's writes visible; Rollback drops them (a no-op
 // after Commit).
 func (b *Batch) Commit() (err error) {
 	defer b.x.damaged(&err)
-	return b.tx.Commit()
+	if b.done {
+		return nil
+	}
+	b.done = true
+	defer b.conn.Close()
+	if _, err := b.conn.ExecContext(context.Background(), "COMMIT"); err != nil {
+		b.conn.ExecContext(context.Background(), "ROLLBACK")
+		return fmt.Errorf("%s: %w", b.x.path, err)
+	}
+	return nil
 }
-func (b *Batch) Rollback() { b.tx.Rollback() }
+
+func (b *Batch) Rollback() {
+	if b.done {
+		return
+	}
+	b.done = true
+	b.conn.ExecContext(context.Background(), "ROLLBACK")
+	b.conn.Close()
+}
 
 // Clear deletes every session and round.
 func (b *Batch) Clear(ctx context.Context) (err error) {
 	defer b.x.damaged(&err)
 	for _, q := range []string{`DELETE FROM rounds`, `DELETE FROM sessions`} {
-		if _, err := b.tx.ExecContext(ctx, q); err != nil {
+		if _, err := b.conn.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("%s: %w", b.x.path, err)
 		}
 	}
@@ -290,7 +315,7 @@ func (b *Batch) Clear(ctx context.Context) (err error) {
 
 // Put records a session and some of its rounds.
 func (b *Batch) Put(ctx context.Context, s Session, rows []Row) (err error) {
-	x, tx := b.x, b.tx
+	x, tx := b.x, b.conn
 	defer x.damaged(&err)
 	if _, err := tx.ExecContext(ctx, `INSERT INTO sessions(session_id, agent_id, title, project, started, ended, doc, seen)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)

@@ -255,7 +255,11 @@ func (u *update) writeFiles() error {
 	}
 	u.files = nil
 	for _, c := range u.spec.files {
-		changed, err := copyIfChanged(&u.batch, c.from, c.to)
+		copyFile := copyIfChanged
+		if red := u.store.Redact; red != nil {
+			copyFile = func(b *atomicfile.Batch, from, to string) (bool, error) { return copyRedacted(b, red, from, to) }
+		}
+		changed, err := copyFile(&u.batch, c.from, c.to)
 		if err != nil {
 			u.res.Warnings = append(u.res.Warnings, fmt.Errorf("%s: not kept: %w", c.from, err))
 			continue

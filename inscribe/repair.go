@@ -70,7 +70,9 @@ func (u *update) repair() error {
 	}
 
 	// Inscribed afresh.
-	fresh := &Store{Root: filepath.Join(scratch, "store")}
+	// With the store's redactor: a redacting store's files hold the
+	// redacted lines.
+	fresh := &Store{Root: filepath.Join(scratch, "store"), Redact: u.store.Redact}
 	spec := u.spec
 	spec.md = filepath.Join(fresh.Root, filepath.Base(md))
 	spec.source = src

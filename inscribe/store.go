@@ -23,6 +23,10 @@ type Store struct {
 	// Indexer, when set, keeps the store's derived views (indexes,
 	// catalogs) current: every update of a document ends with it.
 	Indexer Indexer
+
+	// Redact, when set, replaces secrets in what the store inscribes
+	// (redact.go).
+	Redact Redactor
 }
 
 // An Indexer keeps a store's derived views current. The store calls

@@ -170,9 +170,13 @@ func (s *Store) Update(src source.Session, opts Options) []Result {
 		forkOf: func() string { return a.ForkOrigin(src) },
 	}
 	for _, rel := range src.Files {
+		to := rel
+		if s.Redact != nil {
+			to = s.Redact.RedactName(rel)
+		}
 		spec.files = append(spec.files, fileCopy{
 			from: filepath.Join(src.FilesDir, filepath.FromSlash(rel)),
-			to:   filepath.Join(folder, SourceFilesDir, filepath.FromSlash(rel)),
+			to:   filepath.Join(folder, SourceFilesDir, filepath.FromSlash(to)),
 		})
 	}
 	r := s.updateDoc(spec, opts)
@@ -349,6 +353,9 @@ type update struct {
 	// rounds are the headers of the round files written, so that the
 	// indexer need not read them back.
 	rounds map[int]*RoundFile
+	// redacted holds the lines of the rounds not yet written whose
+	// secrets the store's Redactor replaced, by line number.
+	redacted map[int]redactedLine
 	// sums are the sizes and hashes of the round files written.
 	sums map[int]roundSum
 }
@@ -593,6 +600,7 @@ func (u *update) build() error {
 			break
 		}
 		next.Seen = l.End()
+		u.redactLine(&l)
 		if r := b.Add(l); r != nil {
 			if err := u.closeRound(r, &renderBuf, bw); err != nil {
 				return err
@@ -615,6 +623,7 @@ func (u *update) build() error {
 	closedLen := u.bodySize()
 	next.OpenFirstID = ""
 	if open != nil {
+		u.unredact(open)
 		if err := u.writeRound(open); err != nil {
 			return err
 		}
@@ -717,6 +726,7 @@ func (u *update) build() error {
 
 // closeRound writes a round that closed: its file, its files, its items.
 func (u *update) closeRound(r *session.Round, buf *bytes.Buffer, w io.Writer) error {
+	u.unredact(r)
 	if err := u.writeRound(r); err != nil {
 		return err
 	}

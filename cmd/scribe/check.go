@@ -20,6 +20,7 @@ type checkOptions struct {
 	sources []string
 	store   bool
 	to      string
+	redact  redactFlags
 }
 
 func newCheckCmd(e *env) *cobra.Command {
@@ -46,8 +47,13 @@ folder and folders that cannot be read are skipped with a warning.
 Findings: lost (in the source, not in the export), added (in the export,
 not in the source), transformed (the same entry in other bytes, with the
 field that differs), document (re-inscribing the export gives another
-document). A torn last line, which is never inscribed, and a source that is
-gone are reported but are not failures.
+document), redacted (the same entry, but secrets replaced by markers in a
+redacting store). A torn last line, which is never inscribed, a source that
+is gone and a redacted entry are reported but are not failures.
+
+A SOURCE is inscribed as scribe inscribe would inscribe it into the store:
+redacted when the store redacts (or, where there is no store yet, as a new
+store would), unless --no-redact.
 
 With --to codex or --to claude, check the conversion of each SESSION (a
 session id, a unique prefix of one, a document, or a source to inscribe
@@ -70,6 +76,7 @@ EXIT STATUS
 	cmd.Flags().BoolVar(&o.store, "store", false, "check the sessions in the store against their sources")
 	cmd.Flags().BoolVar(&e.json, "json", false, "print the reports as JSON")
 	cmd.Flags().StringVar(&o.to, "to", "", "check the conversion of each SESSION to this client (codex, claude)")
+	o.redact.add(cmd, "in the scratch stores check inscribes into")
 	return cmd
 }
 
@@ -99,6 +106,9 @@ func runCheck(e *env, o checkOptions) (err error) {
 		if err != nil {
 			return err
 		}
+		if _, err := setRedaction(store.Root, store.Store, o.redact, false); err != nil {
+			return err
+		}
 		checkDoc := func(md string) error {
 			m, err := document.ReadMeta(md)
 			if err != nil {
@@ -117,7 +127,9 @@ func runCheck(e *env, o checkOptions) (err error) {
 			if err != nil {
 				return p.add(&check.Report{Doc: md, Findings: []check.Finding{{Kind: check.Error, File: md, Msg: err.Error()}}})
 			}
-			rep, err := check.Stored(store.Store, md, f.checkFormat())
+			cf := f.checkFormat()
+			cf.Redact = store.Redact
+			rep, err := check.Stored(store.Store, md, cf)
 			if err != nil {
 				return err
 			}
@@ -158,6 +170,14 @@ func runCheck(e *env, o checkOptions) (err error) {
 		}
 		return nil
 	}
+	root, _, err := e.storeRoot()
+	if err != nil {
+		return err
+	}
+	scratch := &inscribe.Store{}
+	if _, err := setRedaction(root, scratch, o.redact, false); err != nil {
+		return err
+	}
 	sources := o.sources
 	if len(sources) == 0 {
 		var samples bool
@@ -177,7 +197,9 @@ func runCheck(e *env, o checkOptions) (err error) {
 			return describeOpenError(src, err)
 		}
 		for _, t := range ts {
-			rs, err := check.Session(t, formatFor(t.Adapter).checkFormat())
+			cf := formatFor(t.Adapter).checkFormat()
+			cf.Redact = scratch.Redact
+			rs, err := check.Session(t, cf)
 			if err != nil {
 				return err
 			}
@@ -340,6 +362,9 @@ func (p *reportPrinter) add(r *check.Report) error {
 				fmt.Fprintf(e.stdout, "         %s\n", l)
 			}
 		}
+		if f.Removed != "" {
+			fmt.Fprintf(e.stdout, "         hint: the document no longer holds %s, which the round files keep; if it is a secret, scribe forget --secret VALUE %s removes it from every file of the store\n", f.Removed, sessionOf(r.Doc))
+		}
 	}
 	return nil
 }
@@ -386,4 +411,23 @@ func runEnd(fs []check.Finding, i int) int {
 		j++
 	}
 	return j
+}
+
+// sessionOf names a document's session for a command line: its id, or
+// the document's path when its head does not read.
+func sessionOf(md string) string {
+	if m, err := document.ReadMeta(md); err == nil {
+		return m.SessionID
+	}
+	return md
+}
+
+// storedDocs lists every document of a store, as eachStoredDoc walks them.
+func storedDocs(store *views.Views) ([]string, error) {
+	var docs []string
+	err := eachStoredDoc(store, func(md string) error {
+		docs = append(docs, md)
+		return nil
+	})
+	return docs, err
 }

@@ -34,6 +34,7 @@ type updateOptions struct {
 	force   bool
 	rebuild bool
 	verbose bool
+	redact  redactFlags
 }
 
 func newInscribeCmd(e *env) *cobra.Command {
@@ -59,6 +60,7 @@ and brought up to date: inscribing twice changes nothing.` + updateJSONHelp,
 	cmd.Flags().StringVar(&o.agent, "agent", "", "file the sessions under this agent id (a role slug)")
 	cmd.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "list every document, unchanged ones too")
 	cmd.Flags().BoolVar(&o.rebuild, "rebuild", false, "rebuild documents whose read note (state.json) is lost, from their sources")
+	o.redact.add(cmd, "in what is inscribed")
 	cmd.Flags().BoolVar(&e.json, "json", false, "print the report as JSON")
 	return cmd
 }
@@ -98,6 +100,7 @@ It never blocks the session:
 	cmd.Flags().BoolVar(&o.hook, "hook", false, "read the transcript path from Claude Code hook input on stdin")
 	cmd.Flags().BoolVar(&o.force, "force", false, "replace a provisional last round that was edited by hand")
 	cmd.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "list every document, unchanged ones too")
+	o.redact.add(cmd, "in what is appended")
 	cmd.Flags().BoolVar(&e.json, "json", false, "print the report as JSON")
 	return cmd
 }
@@ -149,6 +152,9 @@ func runUpdate(ctx context.Context, e *env, o updateOptions) error {
 	}
 	store, err := openStore(root)
 	if err != nil {
+		return err
+	}
+	if _, err := setRedaction(root, store.Store, o.redact, true); err != nil {
 		return err
 	}
 	opts := inscribe.Options{Agent: o.agent, Verify: o.verify, Force: o.force, Rebuild: o.rebuild}

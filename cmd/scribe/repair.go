@@ -67,6 +67,10 @@ func runRepair(ctx context.Context, e *env, refs []string, verbose bool) error {
 	if err != nil {
 		return err
 	}
+	// A redacting store's files are mended redacted.
+	if _, err := setRedaction(store.Root, store.Store, redactFlags{}, false); err != nil {
+		return err
+	}
 	docs, err := repairTargets(store, refs)
 	if err != nil {
 		return err
