@@ -612,8 +612,8 @@ const (
 	HighlightEnd   = "\x03"
 )
 
-// stampLayout is how a time is compared with a round's start: what
-// SQLite's strftime('%Y-%m-%dT%H:%M:%fZ') makes of the stamp.
+// stampLayout is how a time is written in messages: as a round's start,
+// to the millisecond.
 const stampLayout = "2006-01-02T15:04:05.000Z"
 
 // unknownFilter returns a *FilterError for the first filter of q that

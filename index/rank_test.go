@@ -441,3 +441,13 @@ func TestSearchCrowdedSecond(t *testing.T) {
 		}
 	}
 }
+
+func TestHasOR(t *testing.T) {
+	for q, want := range map[string]bool{
+		"a OR b": true, "(a)OR(b)": true, "a or b": false, "ORB": false, "a \"OR\" b": false, "FOR x": false, "x_OR": false, "OR": true,
+	} {
+		if got := hasOR(q); got != want {
+			t.Errorf("hasOR(%q) = %v, want %v", q, got, want)
+		}
+	}
+}

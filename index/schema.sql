@@ -3,11 +3,11 @@
 -- what was said, not only the 120-character previews), and the sessions
 -- table (what search shows and filters on).
 --
--- A round's rowid orders rounds by time: its start in Unix milliseconds
--- times 2^20, plus a sequence number for rounds that start in the same
--- millisecond; a round whose start is unknown has a negative rowid (Put
--- assigns them, timeKey in index.go). So a full-text query reads the
--- newest rounds first, and --since and --until are rowid ranges.
+-- A round's rowid orders rounds by time: the second it starts in (Unix
+-- time) times 4, plus a sequence number; a round whose start is unknown
+-- has a negative rowid (Put assigns them; seqBits in index.go). So a
+-- full-text query reads the newest rounds first, and --since and --until
+-- are a rowid range.
 CREATE TABLE rounds (
 	session_id TEXT,
 	round INTEGER,

@@ -118,16 +118,23 @@ func (x *DB) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if err != nil {
 		return nil, s.searchError(q, err)
 	}
-	// An OR (or NOT) of --fts may have a rare phrase whose rounds are all
-	// older than the window: every round with a phrase of the query is a
-	// candidate, up to k of each.
-	if q.Raw && len(phrases) > 1 && len(ids) == k {
+	if len(ids) == 0 {
+		return nil, unknownFilter(ctx, tx, q)
+	}
+	sc, err := s.scorer(q, phrases, parts)
+	if err != nil {
+		return nil, err
+	}
+	// An OR of --fts may have a rare phrase whose rounds are all older
+	// than the window: every round with a rare phrase of the query is a
+	// candidate too, up to k of each.
+	if q.Raw && len(ids) == k && hasOR(q.Text) {
 		seen := map[int64]bool{}
 		for _, id := range ids {
 			seen[id] = true
 		}
-		for _, m := range parts {
-			if m == "" {
+		for i, m := range parts {
+			if m == "" || sc.hits[i] > float64(k) {
 				continue
 			}
 			more, err := s.candidates("{body} : ("+q.Text+") AND {body} : ("+m+")"+filters, k)
@@ -141,14 +148,6 @@ func (x *DB) Search(ctx context.Context, q Query) ([]Hit, error) {
 				}
 			}
 		}
-	}
-	if len(ids) == 0 {
-		return nil, unknownFilter(ctx, tx, q)
-	}
-
-	sc, err := s.scorer(q, phrases, parts)
-	if err != nil {
-		return nil, err
 	}
 	ranked, err := s.rank(ids, sc)
 	if err != nil {
@@ -397,12 +396,31 @@ func (s *searcher) filterMatch(q Query) (m string, ok bool, err error) {
 	return m, true, nil
 }
 
+// hasOR reports whether an FTS5 query has the operator OR.
+func hasOR(q string) bool {
+	quoted := false
+	for i := 0; i < len(q); i++ {
+		switch c := q[i]; {
+		case c == '"':
+			quoted = !quoted
+		case !quoted && c == 'O' && strings.HasPrefix(q[i:], "OR") &&
+			(i == 0 || !isBareword(q[i-1])) && (i+2 == len(q) || !isBareword(q[i+2])):
+			return true
+		}
+	}
+	return false
+}
+
+// isBareword reports whether c can be part of an FTS5 bareword.
+func isBareword(c byte) bool { return c >= utf8.RuneSelf || isTokenByte(c) || c == '_' || c == 0x1a }
+
 // scorer ranks rounds as FTS5's bm25 does, from estimates where FTS5
 // would read every match: how often each phrase is found is counted among
 // the newest idfSample rounds.
 type scorer struct {
 	phrases []phrase
 	idf     []float64
+	hits    []float64 // in how many rounds each phrase is, estimated (with two phrases or more)
 	avgdl   float64
 	all     bool // every phrase is in every match (a literal query)
 }
@@ -410,6 +428,7 @@ type scorer struct {
 func (s *searcher) scorer(q Query, phrases []phrase, parts []string) (*scorer, error) {
 	sc := &scorer{phrases: phrases, all: !q.Raw, avgdl: 1}
 	sc.idf = make([]float64, len(phrases))
+	sc.hits = make([]float64, len(phrases))
 	for i := range sc.idf {
 		sc.idf[i] = 1
 	}
@@ -446,6 +465,7 @@ func (s *searcher) scorer(q Query, phrases []phrase, parts []string) (*scorer, e
 			}
 		}
 		hits := float64(c) * float64(n) / sample
+		sc.hits[i] = hits
 		sc.idf[i] = math.Log((float64(n) - hits + 0.5) / (hits + 0.5))
 		if sc.idf[i] <= 0 {
 			sc.idf[i] = 1e-6 // as FTS5's
