@@ -451,3 +451,45 @@ func TestHasOR(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchManyProjects: a project filter that selects more projects than
+// the match holds tokens for checks the rounds FTS5 finds.
+func TestSearchManyProjects(t *testing.T) {
+	c := newCorpus(t)
+	n := filterProjects + 6
+	for i := 0; i < n; i++ {
+		id := fmt.Sprintf("s%03d", i)
+		c.put(t, Session{SessionID: id, AgentID: "claude", Project: fmt.Sprintf("/src/proj%03d", i), Doc: "x/" + id + ".md"}, []Row{
+			{SessionID: id, Round: 1, Started: stamp(i), Body: "word"},
+			{SessionID: id, Round: 2, Started: stamp(i), Body: "other"},
+		})
+	}
+	c.put(t, Session{SessionID: "t", AgentID: "claude", Project: "/elsewhere", Doc: "x/t.md"}, []Row{{SessionID: "t", Round: 1, Started: stamp(0), Body: "word"}})
+	for _, q := range []Query{
+		{Text: "word", Project: "proj", Limit: 1000},
+		{Text: "word", Project: "proj", Limit: 5},
+		{Text: "word", Project: "proj0", Limit: 1000},
+		{Text: "word", Project: "/", Limit: 1000, Since: time.Date(2026, 11, 22, 0, 30, 0, 0, time.UTC)},
+	} {
+		want := c.want(q)
+		hits, err := c.db.Search(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := found(hits)
+		if q.Limit < len(want) {
+			if len(got) != q.Limit {
+				t.Errorf("%+v: %d hits, want %d", q, len(got), q.Limit)
+			}
+			for _, g := range got {
+				if !slices.Contains(want, g) {
+					t.Errorf("%+v: %s is not of the project", q, g)
+				}
+			}
+			continue
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%+v: %v, want %v", q, got, want)
+		}
+	}
+}

@@ -22,13 +22,13 @@ import (
 // ranks a window of candidates: the newest rankWindow rounds that match
 // (rowids order rounds by time, and FTS5 reads a match's rounds newest
 // first, stopping when it has enough). A query that matches no more
-// rounds than that is ranked whole: its hits are exactly those of a full
-// bm25 search, scored the same way up to the estimates below.
+// rounds than that is ranked whole: every round it matches is a candidate.
 //
 // The filters are in the match too, so that FTS5 skips the rounds they
 // exclude instead of the search reading them: --since and --until are a
 // rowid range; an agent, project or engagement is a token of text_fts's
-// filters column.
+// filters column (a project filter is as many as the projects it selects,
+// up to filterProjects; past that, the rounds FTS5 finds are checked).
 //
 // A prefix of up to three characters is read from FTS5's prefix indexes; a
 // longer one is replaced by the words it starts (at most expandWords, found
@@ -39,6 +39,8 @@ const (
 	expandWords = 32      // words a long prefix is replaced by, at most
 	idfSample   = 8192    // newest rounds in which a word's frequency is estimated
 	scoreBytes  = 1 << 18 // longest body whose matches are counted
+
+	filterProjects = 64 // projects a project filter is a match of, at most
 )
 
 // bm25's parameters, FTS5's.
@@ -169,6 +171,7 @@ type searcher struct {
 	// and the bounds (nil: none).
 	lo, hi       int64
 	since, until *time.Time
+	project      string // a project filter the match does not have
 }
 
 func (s *searcher) close() {
@@ -177,8 +180,8 @@ func (s *searcher) close() {
 	}
 }
 
-// candidates returns the rowids of the newest k rounds that match and
-// start within the time bounds, newest first.
+// candidates returns the rowids of the newest k rounds that match, start
+// within the time bounds and are of the project, newest first.
 func (s *searcher) candidates(match string, k int) ([]int64, error) {
 	var out []int64
 	for hi := s.hi; ; {
@@ -186,7 +189,7 @@ func (s *searcher) candidates(match string, k int) ([]int64, error) {
 		if err != nil {
 			return nil, err
 		}
-		if s.since == nil && s.until == nil {
+		if s.since == nil && s.until == nil && s.project == "" {
 			return ids, nil
 		}
 		if len(ids) == 0 {
@@ -194,7 +197,7 @@ func (s *searcher) candidates(match string, k int) ([]int64, error) {
 		}
 		// The rowids bound a round's start to within spillMax seconds.
 		n, last := len(ids), ids[len(ids)-1]
-		if ids, err = s.inTime(ids); err != nil {
+		if ids, err = s.exact(ids); err != nil {
 			return nil, err
 		}
 		out = append(out, ids...)
@@ -225,15 +228,15 @@ func (s *searcher) rowids(match string, lo, hi int64, k int) ([]int64, error) {
 	return ids, rows.Err()
 }
 
-// inTime returns the rounds of ids that start within the time bounds, in
-// order.
-func (s *searcher) inTime(ids []int64) ([]int64, error) {
+// exact returns the rounds of ids that start within the time bounds and
+// are of the project, in order.
+func (s *searcher) exact(ids []int64) ([]int64, error) {
 	list, err := json.Marshal(ids)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.tx.QueryContext(s.ctx, `SELECT r.rowid, `+startMillis("r.started")+`
-		FROM json_each(?) j JOIN rounds r ON r.rowid = j.value`, list)
+	rows, err := s.tx.QueryContext(s.ctx, `SELECT r.rowid, `+startMillis("r.started")+`, coalesce(s.project, '')
+		FROM json_each(?) j JOIN rounds r ON r.rowid = j.value LEFT JOIN sessions s ON s.session_id = r.session_id`, list)
 	if err != nil {
 		return nil, err
 	}
@@ -242,10 +245,13 @@ func (s *searcher) inTime(ids []int64) ([]int64, error) {
 	for rows.Next() {
 		var id int64
 		var ms sql.NullInt64
-		if err := rows.Scan(&id, &ms); err != nil {
+		var project string
+		if err := rows.Scan(&id, &ms, &project); err != nil {
 			return nil, err
 		}
-		ok[id] = ms.Valid && (s.since == nil || ms.Int64 >= s.since.UnixMilli()) && (s.until == nil || ms.Int64 < s.until.UnixMilli())
+		timed := s.since != nil || s.until != nil
+		ok[id] = (!timed || ms.Valid && (s.since == nil || ms.Int64 >= s.since.UnixMilli()) && (s.until == nil || ms.Int64 < s.until.UnixMilli())) &&
+			strings.Contains(project, s.project)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
@@ -384,11 +390,17 @@ func (s *searcher) filterMatch(q Query) (m string, ok bool, err error) {
 		if err != nil || len(projects) == 0 {
 			return "", false, err
 		}
+		if len(projects) > filterProjects {
+			s.project = q.Project
+			projects = nil
+		}
 		var toks []string
 		for _, p := range projects {
 			toks = append(toks, filterToken('p', p))
 		}
-		m += " AND {filters} : (" + strings.Join(toks, " OR ") + ")"
+		if toks != nil {
+			m += " AND {filters} : (" + strings.Join(toks, " OR ") + ")"
+		}
 	}
 	if q.Engagement != "" {
 		m += " AND {filters} : " + filterToken('e', q.Engagement)
