@@ -27,15 +27,19 @@ var policy = map[string][]string{
 	"session":             {},
 	"session/source":      {"session"},
 	"adapters/claude":     {"session", "session/source", "internal/jsonpatch"},
-	"adapters/codex":      {"session", "session/source"},
+	"adapters/codex":      {"session", "session/source", "internal/jsonpatch"},
 	"internal/atomicfile": {},
 	"internal/jsonpatch":  {},
 	// What the exporters share; it knows no source format.
 	"internal/exportcore": {"session", "session/source", "inscribe", "inscribe/document", "internal/atomicfile", "internal/jsonpatch"},
 	"index":               {"modernc.org/sqlite"},
 	"inscribe/document":   {"session", "github.com/yuin/goldmark", "gopkg.in/yaml.v3"},
-	"inscribe":            {"session", "session/source", "inscribe/document", "internal/atomicfile", "golang.org/x/sys/windows"},
+	"inscribe":            {"session", "session/source", "inscribe/document", "internal/atomicfile", "internal/jsonpatch", "golang.org/x/sys/windows"},
 	"inscribe/views":      {"session", "index", "inscribe", "inscribe/document", "internal/atomicfile"},
+	// Secrets: gitleaks (and viper, zerolog, through which it is
+	// configured and logs) are imported here and nowhere else.
+	"internal/redact": {"session/source", "internal/jsonpatch", "internal/atomicfile",
+		"github.com/zricethezav/gitleaks/v8", "github.com/spf13/viper", "github.com/rs/zerolog"},
 	// Exporters may import the wire types of the format they write.
 	"exportclaude": {"session", "session/source", "adapters/claude", "inscribe", "inscribe/document", "internal/exportcore", "internal/jsonpatch"},
 	"exportcodex":  {"session", "session/source", "adapters/codex", "inscribe", "inscribe/document", "internal/exportcore", "internal/jsonpatch"},
@@ -43,7 +47,7 @@ var policy = map[string][]string{
 	// The web archive reads documents; the command gives it the store.
 	"internal/web": {"session", "inscribe/document"},
 	// The command is the one place that names the concrete adapters.
-	"cmd/scribe": {"session", "session/source", "adapters/", "inscribe", "inscribe/document", "inscribe/views", "index", "exportclaude", "exportcodex", "check", "internal/web", "internal/exportcore",
+	"cmd/scribe": {"session", "session/source", "adapters/", "inscribe", "inscribe/document", "inscribe/views", "index", "exportclaude", "exportcodex", "check", "internal/web", "internal/exportcore", "internal/redact",
 		"github.com/spf13/cobra", "github.com/vbauerster/mpb/v8", "golang.org/x/term"},
 	// Test helpers.
 	"internal/testenv":    {},

@@ -46,10 +46,14 @@ const (
 	Error       Kind = "error"       // the check could not go on
 	Torn        Kind = "torn"        // the source ends in a torn line, which is never inscribed
 	Gone        Kind = "gone"        // the source no longer exists: the archive holds the only copy
+	Damaged     Kind = "damaged"     // a file of the store is missing or not what scribe wrote
 	// Dropped is what a conversion to another client does not carry; a
 	// conversion's transformations are Transformed with What set. Both are
 	// known losses, reported by the conversion itself (see [Cross]).
 	Dropped Kind = "dropped"
+	// Redacted is a transformed entry whose only differences are secrets
+	// the store replaced with markers (redacted.go).
+	Redacted Kind = "redacted"
 )
 
 // Finding is one difference.
@@ -65,6 +69,11 @@ type Finding struct {
 	Semantic bool   `json:"semantic,omitempty"`
 	Diff     string `json:"diff,omitempty"`
 	Msg      string `json:"msg"`
+	// Removed is set on a transformed entry whose export lacks text the
+	// source holds (a person deleted it from the document): that text,
+	// masked. If it was a secret, scribe forget removes it from the round
+	// files too.
+	Removed string `json:"removed,omitempty"`
 	// What, Count, Unit and Detail describe a known loss of a conversion
 	// to another client: what kind of content, how much, and a breakdown.
 	What   string `json:"what,omitempty"`
@@ -75,7 +84,7 @@ type Finding struct {
 
 // Explained reports whether the finding is expected rather than a loss.
 func (f Finding) Explained() bool {
-	return f.Kind == Torn || f.Kind == Gone || f.What != "" && (f.Kind == Dropped || f.Kind == Transformed)
+	return f.Kind == Torn || f.Kind == Gone || f.Kind == Redacted || f.What != "" && (f.Kind == Dropped || f.Kind == Transformed)
 }
 
 // Report is the check of one transcript (a session or a sidechain).
@@ -108,6 +117,9 @@ type Format struct {
 	// Transcript writes one document's file (a session's or a sidechain's)
 	// to w.
 	Transcript func(md string, w io.Writer) ([]error, error)
+	// Redact is the redactor of the stores check inscribes into (nil: no
+	// redaction), as the store checked against redacts.
+	Redact inscribe.Redactor
 }
 
 // Session checks the round trip of a session and its sidechains: one
@@ -122,6 +134,7 @@ func Session(t source.Session, f Format) ([]*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	store.Redact = f.Redact
 	var reports []*Report
 	results := store.Update(t, inscribe.Options{Agent: f.Source.Agent(), Verify: true})
 	for _, res := range results {
@@ -142,22 +155,43 @@ func Session(t source.Session, f Format) ([]*Report, error) {
 		return nil, nil
 	}
 	main := results[len(results)-1]
-	if main.Err != nil || t.Path == "" {
+	md := main.Doc
+	if t.Path == "" || main.Outcome == inscribe.Skipped {
+		// Only the session's sidechains have documents (its file is gone,
+		// or holds no entry yet, which has nothing to lose): they export
+		// from its folder all the same.
+		t.Path, md = "", sessionOf(results)
+	}
+	if main.Err != nil || md == "" {
 		return reports, nil
 	}
 	out := filepath.Join(tmp, "export")
-	if err := f.Export(main.Doc, out); err != nil {
-		reports[len(reports)-1].add(Finding{Kind: Error, File: main.Doc, Msg: "export: " + err.Error()})
+	if err := f.Export(md, out); err != nil {
+		reports[len(reports)-1].add(Finding{Kind: Error, File: md, Msg: "export: " + err.Error()})
 		return reports, nil
 	}
 	return reports, compareAll(t, f, out, filepath.Join(tmp, "second"), reports)
+}
+
+// sessionOf returns the path of the session document whose sidechains the
+// results inscribed ("" when they inscribed none): a sidechain's document
+// lies in its session's folder.
+func sessionOf(results []inscribe.Result) string {
+	for _, r := range results {
+		if r.Err == nil && r.Doc != "" && r.Outcome != inscribe.Skipped {
+			return filepath.Dir(r.Doc) + ".md"
+		}
+	}
+	return ""
 }
 
 // compareAll compares each source of t with its export in out, then
 // inscribes the export and compares the documents.
 func compareAll(t source.Session, f Format, out, secondRoot string, reports []*Report) error {
 	exported := map[string]string{} // source path -> exported path
-	exported[t.Path] = filepath.Join(out, t.Rel)
+	if t.Path != "" {
+		exported[t.Path] = filepath.Join(out, t.Rel)
+	}
 	for _, sc := range t.Sidechains {
 		exported[sc.Path] = filepath.Join(out, sc.Rel)
 	}
@@ -172,6 +206,7 @@ func compareAll(t source.Session, f Format, out, secondRoot string, reports []*R
 	if err != nil {
 		return err
 	}
+	second.Redact = f.Redact
 	ets, err := f.Source.Discover(out)
 	if err != nil {
 		return err
@@ -392,9 +427,17 @@ func transformed(file string, line int, id string, a, b []byte, sumA, sumB strin
 			}
 			return f
 		}
+		if fields, markers, ok := redactedOnly(va, vb, ""); ok {
+			return redactedFinding(f, fields, markers)
+		}
 		path, x, y := firstDifference(va, vb, "")
 		f.Field = path
 		f.Diff = textDiff(render(x), render(y))
+		if raw, masked := removedText(x, y); raw != "" {
+			// What a person deleted may be a secret: never show it.
+			f.Removed = masked
+			f.Diff = strings.ReplaceAll(f.Diff, raw, masked)
+		}
 		f.Msg = "the entry's " + path + " differs"
 		return f
 	}
@@ -577,6 +620,12 @@ func Stored(store *inscribe.Store, md string, f Format) (*Report, error) {
 		return &Report{Doc: md, Findings: []Finding{{Kind: Error, File: md, Msg: err.Error()}}}, nil
 	}
 	rep := &Report{Doc: md, Source: store.ResolveSource(m.Source)}
+	// What scribe wrote is checked against what it recorded: damage is
+	// reported as such, with what mends it, and then what it does to the
+	// export.
+	for _, err := range inscribe.VerifyDoc(md, f.Source, rep.Source) {
+		rep.add(DamageFinding(err))
+	}
 	if _, err := os.Stat(rep.Source); errors.Is(err, fs.ErrNotExist) {
 		rep.add(Finding{Kind: Gone, File: rep.Source, Msg: "the source is gone: the archive holds the only copy"})
 		return rep, nil
@@ -596,7 +645,9 @@ func Stored(store *inscribe.Store, md string, f Format) (*Report, error) {
 	bw.Flush()
 	out.Close()
 	if xerr != nil {
-		rep.add(Finding{Kind: Error, File: md, Msg: "export: " + xerr.Error()})
+		if len(rep.Findings) == 0 { // else the damage found says why
+			rep.add(Finding{Kind: Error, File: md, Msg: "export: " + xerr.Error()})
+		}
 		return rep, nil
 	}
 	if last, ok := tornTail(rep.Source); ok {
@@ -605,7 +656,7 @@ func Stored(store *inscribe.Store, md string, f Format) (*Report, error) {
 	if err := compareFiles(rep, rep.Source, exp); err != nil {
 		return nil, err
 	}
-	return rep, compareStoredDoc(rep, md, exp, m, f.Source, filepath.Join(tmp, "second"))
+	return rep, compareStoredDoc(rep, md, exp, m, f.Source, f.Redact, filepath.Join(tmp, "second"))
 }
 
 // tornTail reports whether a file ends in an unterminated line that is not
@@ -624,11 +675,12 @@ func tornTail(p string) (int, bool) {
 
 // compareStoredDoc inscribes an export and compares the result with the
 // stored document.
-func compareStoredDoc(rep *Report, md, exp string, m *session.Meta, a source.Adapter, root string) error {
+func compareStoredDoc(rep *Report, md, exp string, m *session.Meta, a source.Adapter, red inscribe.Redactor, root string) error {
 	second, err := inscribe.OpenStore(root)
 	if err != nil {
 		return err
 	}
+	second.Redact = red
 	id := m.SessionID
 	if m.SidechainOf != nil {
 		id = "agent-" + m.SidechainOf.AgentID
@@ -674,6 +726,33 @@ func compareStoredDoc(rep *Report, md, exp string, m *session.Meta, a source.Ada
 		}
 	}
 	return nil
+}
+
+// DamageFinding is a finding of damage to the store (an
+// *inscribe.DamageError, an *inscribe.MissingNoteError), saying what
+// mends it.
+func DamageFinding(err error) Finding {
+	var de *inscribe.DamageError
+	var mn *inscribe.MissingNoteError
+	switch {
+	case errors.As(err, &de):
+		return Finding{Kind: Damaged, File: de.File, Msg: de.Why + "; " + RepairAdvice(de.Session)}
+	case errors.As(err, &mn):
+		return Finding{Kind: Damaged, File: mn.Note, Msg: "the read note is missing or unreadable; " + RepairAdvice(mn.Session)}
+	}
+	return Finding{Kind: Error, Msg: err.Error()}
+}
+
+// RepairAdvice says how to mend the damage of a session's files ("" for the
+// store's own).
+func RepairAdvice(session string) string {
+	switch {
+	case session == "":
+		return "run scribe repair"
+	case strings.HasPrefix(session, "-"):
+		return "run scribe repair -- " + session
+	}
+	return "run scribe repair " + session
 }
 
 // CrossFormat is a client as a cross-agent check needs it: its adapter,

@@ -101,18 +101,27 @@ func TestDamagedStore(t *testing.T) {
 		}
 	}
 	want := map[string]struct {
-		kind  check.Kind
-		line  int
-		field string
+		kind    check.Kind
+		line    int
+		field   string
+		damaged string // a round file named as damaged first, with what mends it
 	}{
-		"22222222-2222-4222-8222-222222222222.md": {check.Transformed, 28, "lastPrompt"},
-		"11111111-1111-4111-8111-111111111111.md": {check.Transformed, 41, "message.content.0.text"},
-		"99999999-9999-4999-8999-999999999999.md": {check.Error, 0, ""},
-		"88888888-8888-4888-8888-888888888888.md": {check.Gone, 0, ""},
-		"55555555-5555-4555-8555-555555555555.md": {check.Document, 0, ""},
+		"22222222-2222-4222-8222-222222222222.md": {check.Transformed, 28, "lastPrompt", "22222222-2222-4222-8222-222222222222/rounds/002.json"},
+		"11111111-1111-4111-8111-111111111111.md": {check.Transformed, 41, "message.content.0.text", ""},
+		"99999999-9999-4999-8999-999999999999.md": {check.Damaged, 0, "", ""}, // the export fails: the damage says why
+		"88888888-8888-4888-8888-888888888888.md": {check.Gone, 0, "", ""},
+		"55555555-5555-4555-8555-555555555555.md": {check.Document, 0, "", ""},
 	}
 	for doc, w := range want {
 		fs := got[doc]
+		if w.damaged != "" {
+			id := strings.TrimSuffix(doc, ".md")
+			if len(fs) == 0 || fs[0].Kind != check.Damaged || fs[0].File != filepath.Join(sess, w.damaged) || !strings.HasSuffix(fs[0].Msg, "; run scribe repair "+id) {
+				t.Errorf("%s: findings %+v, want %s damaged first", doc, fs, w.damaged)
+				continue
+			}
+			fs = fs[1:]
+		}
 		if len(fs) != 1 || fs[0].Kind != w.kind || fs[0].Line != w.line || fs[0].Field != w.field {
 			t.Errorf("%s: findings %+v, want one %s at line %d in %q", doc, fs, w.kind, w.line, w.field)
 		}

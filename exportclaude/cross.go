@@ -228,6 +228,9 @@ func (x *converter) dropBlock(b *session.Block) {
 	case session.KindReminder:
 		x.losses.AddDetail(exportcore.Dropped, exportcore.WhatReminder, b.Label, "blocks",
 			"context the source client gave its model (instructions, environment, notices); Claude Code gives its own on resume")
+	case session.KindNote:
+		x.losses.AddDetail(exportcore.Dropped, exportcore.WhatSystem, b.Label, "blocks",
+			"what the source client showed its user is not part of the conversation the model continues")
 	default:
 		label := b.Label
 		if label == "" {

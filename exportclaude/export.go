@@ -74,50 +74,33 @@ func ProjectDir(projects string, m *session.Meta) (string, error) {
 // Code kept beside it into project directory dir, laid out as Claude Code
 // lays them out: <id>.jsonl, <id>/subagents/agent-<agent>.jsonl (with its
 // .meta.json), <id>/tool-results/... An existing identical file is left
-// alone; a different one is an error unless opts.Force.
+// alone; a different one is an error unless opts.Force. A session that has
+// no document, only sidechain documents in its folder (its own transcript
+// was never found), exports those; so does one of them given as md.
 func Session(md string, src source.Adapter, dir string, opts Options) ([]File, []error, error) {
 	meta, err := document.ReadMeta(md)
+	if errors.Is(err, fs.ErrNotExist) && len(inscribe.FiledSidechains(md)) > 0 {
+		return lone(md, src, dir, opts)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
 	if meta.SidechainOf != nil {
+		parent := filepath.Dir(inscribe.Folder(md)) + ".md"
+		if _, err := os.Stat(parent); errors.Is(err, fs.ErrNotExist) {
+			return lone(parent, src, dir, opts)
+		}
 		return nil, nil, fmt.Errorf("%s is a sidechain: export its session, %s", md, meta.SidechainOf.SessionID)
 	}
-	var files []File
-	var warnings []error
-	put := func(rel string, gen func(io.Writer) ([]error, error)) error {
-		f, ws, err := exportcore.WriteFile(filepath.Join(dir, rel), opts, gen)
-		warnings = append(warnings, ws...)
-		if err != nil {
-			return err
-		}
-		files = append(files, f)
-		return nil
-	}
-	if err := put(meta.SessionID+".jsonl", func(w io.Writer) ([]error, error) { return Transcript(md, src, w) }); err != nil {
-		return files, warnings, err
+	w := &sessionWriter{dir: dir, opts: opts}
+	if err := w.put(meta.SessionID+".jsonl", func(out io.Writer) ([]error, error) { return Transcript(md, src, out) }); err != nil {
+		return w.files, w.warnings, err
 	}
 	folder := inscribe.Folder(md)
 	sidechains, _ := filepath.Glob(filepath.Join(folder, "agent-*.md"))
 	for _, sc := range sidechains {
-		sm, err := document.ReadMeta(sc)
-		if err != nil {
-			return files, warnings, err
-		}
-		if sm.SidechainOf == nil {
-			continue
-		}
-		rel := sm.SidechainOf.File
-		if rel == "" || !local(rel) {
-			rel = filepath.Join(meta.SessionID, "subagents", "agent-"+sm.SidechainOf.AgentID+".jsonl")
-		}
-		if err := put(rel, func(w io.Writer) ([]error, error) { return Transcript(sc, src, w) }); err != nil {
-			return files, warnings, err
-		}
-		if m := filepath.Join(inscribe.Folder(sc), inscribe.SidechainMetaFile); fileExists(m) {
-			if err := put(strings.TrimSuffix(rel, ".jsonl")+".meta.json", copyFrom(m)); err != nil {
-				return files, warnings, err
-			}
+		if err := w.sidechain(sc, meta.SessionID, src); err != nil {
+			return w.files, w.warnings, err
 		}
 	}
 	kept := filepath.Join(folder, inscribe.SourceFilesDir)
@@ -129,9 +112,51 @@ func Session(md string, src source.Adapter, dir string, opts Options) ([]File, [
 			return err
 		}
 		rel, _ := filepath.Rel(kept, p)
-		return put(filepath.Join(meta.SessionID, rel), copyFrom(p))
+		return w.put(filepath.Join(meta.SessionID, rel), copyFrom(p))
 	})
-	return files, warnings, err
+	return w.files, w.warnings, err
+}
+
+// sessionWriter writes the files of a session's export into dir.
+type sessionWriter struct {
+	dir      string
+	opts     Options
+	files    []File
+	warnings []error
+}
+
+// put writes the file at rel in the export.
+func (w *sessionWriter) put(rel string, gen func(io.Writer) ([]error, error)) error {
+	f, ws, err := exportcore.WriteFile(filepath.Join(w.dir, rel), w.opts, gen)
+	w.warnings = append(w.warnings, ws...)
+	if err != nil {
+		return err
+	}
+	w.files = append(w.files, f)
+	return nil
+}
+
+// sidechain writes the transcript of the sidechain document sc of session
+// sessionID where the client kept it, with its .meta.json.
+func (w *sessionWriter) sidechain(sc, sessionID string, src source.Adapter) error {
+	sm, err := document.ReadMeta(sc)
+	if err != nil {
+		return err
+	}
+	if sm.SidechainOf == nil {
+		return nil
+	}
+	rel := sm.SidechainOf.File
+	if rel == "" || !local(rel) {
+		rel = filepath.Join(sessionID, "subagents", "agent-"+sm.SidechainOf.AgentID+".jsonl")
+	}
+	if err := w.put(rel, func(out io.Writer) ([]error, error) { return Transcript(sc, src, out) }); err != nil {
+		return err
+	}
+	if m := filepath.Join(inscribe.Folder(sc), inscribe.SidechainMetaFile); fileExists(m) {
+		return w.put(strings.TrimSuffix(rel, ".jsonl")+".meta.json", copyFrom(m))
+	}
+	return nil
 }
 
 // local reports whether a recorded relative path stays inside its directory.

@@ -13,6 +13,7 @@ import (
 	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/storetest"
 	"github.com/scribe-archive/scribe/internal/testenv"
+	"github.com/scribe-archive/scribe/session"
 )
 
 // sourceBytes returns what a lossless export must give: the source, less a
@@ -116,7 +117,7 @@ func TestExportCarriesEdits(t *testing.T) {
 		{"\ncreate hello.py please\n", "\ncreate hello.py please [redacted]\n"},                                       // a prompt (string content)
 		{"\nDone. I created `hello.py`.\n", "\nDone. I created `hello.py`, with \"quotes\".\n"},                       // an assistant text
 		{"\nBoth failed as expected.\n", "\nBoth failed, as expected.\n"},                                             // thinking
-		{"\"command\": \"ls -la\",", "\"command\": \"ls -l\","},                                                       // a tool input
+		{"scribe:field command\nls -la\n", "scribe:field command\nls -l\n"},                                           // a tool input (a shell command)
 		{"drwxr-xr-x 3 root root 4096 Nov 22 09:26 ..\n", "drwxr-xr-x 3 root root 4096 Nov 22 09:26 ..\n(trimmed)\n"}, // a tool result
 	}
 	edited := string(doc)
@@ -258,4 +259,96 @@ func TestExportWarnsOnAddedMessages(t *testing.T) {
 			t.Errorf("with %d added: warnings = %v, want one saying %q", c.copies, warnings, c.want)
 		}
 	}
+}
+
+// TestExportDocumentBeforeNotes: a document written before the client's
+// bookkeeping became notes holds a turn_duration entry as a message of its
+// own. The export still gives the source back, with the person's edits,
+// and warns of nothing.
+func TestExportDocumentBeforeNotes(t *testing.T) {
+	const id = "11111111-1111-4111-8111-111111111111"
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join(testenv.Projects(t), "-home-dev-src-tools-thinking", id+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const after = `"content":[{"type":"text","text":"Done. I created ` + "`hello.py`" + `."}]`
+	lines := strings.SplitAfter(string(src), "\n")
+	var with []string
+	for _, l := range lines {
+		with = append(with, l)
+		if strings.Contains(l, after) {
+			with = append(with, `{"parentUuid":"0d6a2e72-c02b-4d00-b80d-c06f6f6d971f","isSidechain":false,"type":"system","subtype":"turn_duration","durationMs":228000,"messageCount":9,"timestamp":"2026-11-22T09:26:17.400Z","uuid":"5d5d5d5d-0000-4000-8000-000000000001","isMeta":false,"userType":"external","cwd":"/home/dev/src/tools-thinking","sessionId":"`+id+`","version":"2.1.328","gitBranch":"HEAD"}`+"\n")
+		}
+	}
+	if len(with) != len(lines)+1 {
+		t.Fatal("the transcript no longer holds the reply the test adds to")
+	}
+	p := filepath.Join(dir, id+".jsonl")
+	os.WriteFile(p, []byte(strings.Join(with, "")), 0o644)
+	s, err := inscribe.OpenStore(filepath.Join(dir, "data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md string
+	for _, r := range s.Update(storetest.ClaudeAt(p, id, dir), inscribe.Options{}) {
+		if r.Err != nil {
+			t.Fatal(r.Err)
+		}
+		md = r.Doc
+	}
+	data, _ := os.ReadFile(md)
+	d, err := document.Parse(data, md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The document as scribe wrote it before: the entry a message of its
+	// own, shown as recorded.
+	var items []session.Item
+	notes := 0
+	for _, it := range d.Items {
+		var kept []session.Block
+		var own []session.Item
+		for _, b := range it.Blocks {
+			if b.Kind != session.KindNote {
+				kept = append(kept, b)
+				continue
+			}
+			notes++
+			line := with[indexOf(with, "5d5d5d5d")]
+			own = append(own, session.Item{Time: b.Time, Role: "system", Note: b.Label, IDs: []string{b.Entry},
+				Blocks: []session.Block{{Kind: session.KindRaw, Label: "system", Text: strings.TrimSuffix(line, "\n")}}})
+		}
+		it.Blocks = kept
+		items = append(append(items, it), own...)
+	}
+	if notes != 1 {
+		t.Fatalf("%d notes, want 1", notes)
+	}
+	d.Items = items
+	old := string(document.Render(d))
+	old = strings.Replace(old, "\nBoth failed as expected.\n", "\nBoth failed, as expected.\n", 1)
+	os.WriteFile(md, []byte(old), 0o644)
+
+	var buf bytes.Buffer
+	warnings, err := exportclaude.Transcript(md, storetest.Claude, &buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) > 0 {
+		t.Errorf("warnings: %v", warnings)
+	}
+	want := strings.Replace(strings.Join(with, ""), `"thinking":"Both failed as expected."`, `"thinking":"Both failed, as expected."`, 1)
+	if buf.String() != want {
+		t.Errorf("the export is not the source with the edit")
+	}
+}
+
+func indexOf(lines []string, sub string) int {
+	for i, l := range lines {
+		if strings.Contains(l, sub) {
+			return i
+		}
+	}
+	return -1
 }

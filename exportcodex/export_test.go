@@ -339,8 +339,8 @@ func TestEditCarried(t *testing.T) {
 		{"\ncreate hello.py please\n", "\ncreate hello.py please, \"quoted\"\ttab\n", `"text":"create hello.py please, \"quoted\"\ttab"`},
 		{"\nLet me check the directory.\n", "\nLet me check the folder ✓.\n", `"text":"Let me check the folder ✓."`},
 		{"The user wants a script. Let me list", "The user wants a file. Let me list", `The user wants a file. Let me list`},
-		{`  "cmd": "ls -la"`, `  "cmd": "ls -l"`, `"arguments":"{\"cmd\":\"ls -l\"}"`},
-		{`"*** Begin Patch\n*** Add File: hello.py\n+print('hello')\n*** End Patch\n"`, `"*** Begin Patch\n*** Add File: hello.py\n+print('hi')\n*** End Patch\n"`, `"input":"*** Begin Patch\n*** Add File: hello.py\n+print('hi')\n*** End Patch\n"`},
+		{"scribe:field cmd\nls -la\n", "scribe:field cmd\nls -l\n", `"arguments":"{\"cmd\":\"ls -l\"}"`},
+		{"*** Add File: hello.py\n+print('hello')\n", "*** Add File: hello.py\n+print('hi')\n", `"input":"*** Begin Patch\n*** Add File: hello.py\n+print('hi')\n*** End Patch\n"`},
 		{"drwxr-xr-x 2 root root 4096 Nov 23 16:52 .\n", "drwxr-xr-x 2 root root 4096 Nov 23 16:52 [redacted]\n", `16:52 [redacted]\n`},
 	}
 	for _, e := range edits {

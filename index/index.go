@@ -48,6 +48,12 @@ type DB struct {
 type StaleError struct {
 	Path string
 	Why  string
+	// Damaged says the file is damaged (SQLite found its pages malformed,
+	// or it is not a database at all), rather than of another version or
+	// shape: it may be worth keeping aside for a look.
+	Damaged bool
+
+	db *DB // the database that found it damaged, when open (From)
 }
 
 func (e *StaleError) Error() string { return fmt.Sprintf("%s: %s", e.Path, e.Why) }
@@ -102,14 +108,17 @@ func open(path string, shared bool) (*DB, error) {
 	var v int
 	if err := db.QueryRow("PRAGMA user_version").Scan(&v); err != nil {
 		db.Close()
-		return nil, &StaleError{Path: path, Why: "not a readable SQLite database (" + err.Error() + ")"}
+		return nil, &StaleError{Path: path, Why: "not a readable SQLite database (" + err.Error() + ")", Damaged: true}
 	}
 	if v != Version {
 		db.Close()
 		return nil, &StaleError{Path: path, Why: fmt.Sprintf("written by another version of scribe (schema %d, this one uses %d)", v, Version)}
 	}
 	var n int
-	if err := db.QueryRow("SELECT count(*) FROM sqlite_master WHERE name IN ('rounds','rounds_fts','text_fts','sessions')").Scan(&n); err != nil || n != 4 {
+	if err := db.QueryRow("SELECT count(*) FROM sqlite_master WHERE name IN ('rounds','rounds_fts','text_fts','sessions')").Scan(&n); err != nil {
+		db.Close()
+		return nil, &StaleError{Path: path, Why: "not a readable SQLite database (" + err.Error() + ")", Damaged: IsDamaged(err)}
+	} else if n != 4 {
 		db.Close()
 		return nil, &StaleError{Path: path, Why: "tables are missing"}
 	}
@@ -234,12 +243,85 @@ type Session struct {
 
 // Put writes a session and some of its rounds, in one transaction. Rounds
 // already in the index are replaced (the rows carry their engagement tags).
-func (x *DB) Put(ctx context.Context, s Session, rows []Row) error {
-	tx, err := x.db.BeginTx(ctx, nil)
+func (x *DB) Put(ctx context.Context, s Session, rows []Row) (err error) {
+	defer x.damaged(&err)
+	b, err := x.Begin(ctx)
 	if err != nil {
 		return err
 	}
-	defer tx.Rollback()
+	defer b.Rollback()
+	if err := b.Put(ctx, s, rows); err != nil {
+		return err
+	}
+	return b.Commit()
+}
+
+// A Batch is one write transaction on an index. Readers of the store's
+// index (write-ahead log) see none of it until Commit, and never wait for
+// it: a rebuild in a batch is how the index is replaced under a search.
+type Batch struct {
+	x    *DB
+	conn *sql.Conn
+	done bool
+}
+
+// Begin starts a batch. It takes the write lock at once (BEGIN
+// IMMEDIATE), waiting for another writer as long as the busy timeout
+// says: a transaction that read first and wrote later could find its
+// snapshot stale under a concurrent writer and fail (SQLITE_BUSY_SNAPSHOT).
+func (x *DB) Begin(ctx context.Context) (_ *Batch, err error) {
+	defer x.damaged(&err)
+	conn, err := x.db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("%s: %w", x.path, err)
+	}
+	return &Batch{x: x, conn: conn}, nil
+}
+
+// Commit makes the batch's writes visible; Rollback drops them (a no-op
+// after Commit).
+func (b *Batch) Commit() (err error) {
+	defer b.x.damaged(&err)
+	if b.done {
+		return nil
+	}
+	b.done = true
+	defer b.conn.Close()
+	if _, err := b.conn.ExecContext(context.Background(), "COMMIT"); err != nil {
+		b.conn.ExecContext(context.Background(), "ROLLBACK")
+		return fmt.Errorf("%s: %w", b.x.path, err)
+	}
+	return nil
+}
+
+func (b *Batch) Rollback() {
+	if b.done {
+		return
+	}
+	b.done = true
+	b.conn.ExecContext(context.Background(), "ROLLBACK")
+	b.conn.Close()
+}
+
+// Clear deletes every session and round.
+func (b *Batch) Clear(ctx context.Context) (err error) {
+	defer b.x.damaged(&err)
+	for _, q := range []string{`DELETE FROM rounds`, `DELETE FROM sessions`} {
+		if _, err := b.conn.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("%s: %w", b.x.path, err)
+		}
+	}
+	return nil
+}
+
+// Put records a session and some of its rounds.
+func (b *Batch) Put(ctx context.Context, s Session, rows []Row) (err error) {
+	x, tx := b.x, b.conn
+	defer x.damaged(&err)
 	if _, err := tx.ExecContext(ctx, `INSERT INTO sessions(session_id, agent_id, title, project, started, ended, doc, seen)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT(session_id) DO UPDATE SET agent_id=excluded.agent_id, title=excluded.title, project=excluded.project,
@@ -248,7 +330,7 @@ func (x *DB) Put(ctx context.Context, s Session, rows []Row) error {
 		return fmt.Errorf("%s: %w", x.path, err)
 	}
 	if len(rows) == 0 {
-		return tx.Commit()
+		return nil
 	}
 	have, err := x.rowids(ctx, tx, rows)
 	if err != nil {
@@ -303,7 +385,15 @@ func (x *DB) Put(ctx context.Context, s Session, rows []Row) error {
 			return fmt.Errorf("%s: round %d of %s: %w", x.path, r.Round, r.SessionID, err)
 		}
 	}
-	return tx.Commit()
+	return nil
+}
+
+// conn is a *sql.Conn or a *sql.Tx.
+type conn interface {
+	ExecContext(context.Context, string, ...any) (sql.Result, error)
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+	PrepareContext(context.Context, string) (*sql.Stmt, error)
 }
 
 // roundKey names a round in the index.
@@ -313,7 +403,7 @@ type roundKey struct {
 }
 
 // rowids returns the rowids of the rounds of rows already in the index.
-func (x *DB) rowids(ctx context.Context, tx *sql.Tx, rows []Row) (map[roundKey]int64, error) {
+func (x *DB) rowids(ctx context.Context, tx conn, rows []Row) (map[roundKey]int64, error) {
 	type span struct{ lo, hi int }
 	spans := map[string]span{}
 	for _, r := range rows {
@@ -413,7 +503,7 @@ type rowidAllocator struct {
 	millis1, free, unknown *sql.Stmt
 }
 
-func newRowidAllocator(ctx context.Context, tx *sql.Tx) (*rowidAllocator, error) {
+func newRowidAllocator(ctx context.Context, tx conn) (*rowidAllocator, error) {
 	a := &rowidAllocator{}
 	var err error
 	if a.millis1, err = tx.PrepareContext(ctx, `SELECT `+startMillis("?")); err != nil {
@@ -482,9 +572,10 @@ func (a *rowidAllocator) next(ctx context.Context, ms int64, known bool) (int64,
 }
 
 // SessionInfo returns what the index knows of a document, if anything.
-func (x *DB) SessionInfo(ctx context.Context, id string) (Session, bool, error) {
+func (x *DB) SessionInfo(ctx context.Context, id string) (_ Session, _ bool, err error) {
+	defer x.damaged(&err)
 	var s Session
-	err := x.db.QueryRowContext(ctx, `SELECT session_id, agent_id, title, project, started, ended, doc, seen FROM sessions WHERE session_id = ?`, id).
+	err = x.db.QueryRowContext(ctx, `SELECT session_id, agent_id, title, project, started, ended, doc, seen FROM sessions WHERE session_id = ?`, id).
 		Scan(&s.SessionID, &s.AgentID, &s.Title, &s.Project, &s.Started, &s.Ended, &s.Doc, &s.Seen)
 	if errors.Is(err, sql.ErrNoRows) {
 		return s, false, nil
@@ -493,21 +584,24 @@ func (x *DB) SessionInfo(ctx context.Context, id string) (Session, bool, error) 
 }
 
 // Sessions returns how many documents the index holds.
-func (x *DB) Sessions(ctx context.Context) (int, error) {
+func (x *DB) Sessions(ctx context.Context) (_ int, err error) {
+	defer x.damaged(&err)
 	var n int
-	err := x.db.QueryRowContext(ctx, `SELECT count(*) FROM sessions`).Scan(&n)
+	err = x.db.QueryRowContext(ctx, `SELECT count(*) FROM sessions`).Scan(&n)
 	return n, err
 }
 
 // MaxRound returns the highest round of a document in the index (0: none).
-func (x *DB) MaxRound(ctx context.Context, id string) (int, error) {
+func (x *DB) MaxRound(ctx context.Context, id string) (_ int, err error) {
+	defer x.damaged(&err)
 	var n sql.NullInt64
-	err := x.db.QueryRowContext(ctx, `SELECT max(round) FROM rounds WHERE session_id = ?`, id).Scan(&n)
+	err = x.db.QueryRowContext(ctx, `SELECT max(round) FROM rounds WHERE session_id = ?`, id).Scan(&n)
 	return int(n.Int64), err
 }
 
 // Rounds returns a document's rounds from round `from` on, in order.
-func (x *DB) Rounds(ctx context.Context, id string, from int) ([]Row, error) {
+func (x *DB) Rounds(ctx context.Context, id string, from int) (_ []Row, err error) {
+	defer x.damaged(&err)
 	rows, err := x.db.QueryContext(ctx, `SELECT session_id, round, started, engagement_id, user_preview, agent_preview,
 		tool_count, thinking_count, thinking_chars, token_count, round_file FROM rounds WHERE session_id = ? AND round >= ? ORDER BY round`, id, from)
 	if err != nil {
@@ -532,7 +626,8 @@ func (x *DB) Rounds(ctx context.Context, id string, from int) ([]Row, error) {
 
 // SetEngagement tags (or, with a nil engagement, untags) rounds of a
 // document. It returns how many rows it changed.
-func (x *DB) SetEngagement(ctx context.Context, id string, rounds []int, engagement *string) (int, error) {
+func (x *DB) SetEngagement(ctx context.Context, id string, rounds []int, engagement *string) (_ int, err error) {
+	defer x.damaged(&err)
 	tx, err := x.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, err
@@ -690,7 +785,8 @@ func column(ctx context.Context, db querier, query string, args ...any) ([]strin
 // Dump returns every row of the index in a canonical text form, and checks
 // that the full-text tables agree with the rounds table. Two indexes with
 // the same dump hold the same data.
-func (x *DB) Dump(ctx context.Context) (string, error) {
+func (x *DB) Dump(ctx context.Context) (_ string, err error) {
+	defer x.damaged(&err)
 	var sb strings.Builder
 	for _, t := range []string{"rounds_fts", "text_fts"} {
 		if _, err := x.db.ExecContext(ctx, `INSERT INTO `+t+`(`+t+`) VALUES('integrity-check')`); err != nil {

@@ -56,7 +56,8 @@ const (
 // snippet is about 16 tokens of the round's text around its first match.
 // A search that finds nothing because a filter names an agent, project or
 // engagement the index does not have is a *FilterError.
-func (x *DB) Search(ctx context.Context, q Query) ([]Hit, error) {
+func (x *DB) Search(ctx context.Context, q Query) (_ []Hit, err error) {
+	defer x.damaged(&err)
 	_, phrases, err := parseQuery(q)
 	if err != nil {
 		return nil, err

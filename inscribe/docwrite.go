@@ -50,7 +50,7 @@ func (u *update) keptRange() (from, to int64, err error) {
 			return 0, 0, err
 		}
 		if at < 0 {
-			return 0, 0, &document.FormatError{File: od.path, Msg: fmt.Sprintf("the open round's first message (%s) is gone from the document; restore it, or delete %s and run scribe inscribe --rebuild to rebuild the document from its source", st.OpenFirstID, filepath.Join(u.folder, stateFile))}
+			return 0, 0, &DamageError{Session: u.spec.id, File: od.path, Why: fmt.Sprintf("the open round's first message (%s) is gone from it (cut short or damaged?)", st.OpenFirstID)}
 		}
 	}
 	if !u.opts.Force {
@@ -151,7 +151,7 @@ func (u *update) writeDoc(head []byte, keepFrom, keepTo, bodyLen int64) (bool, e
 			return false, nil
 		}
 	}
-	p, err := u.batch.Create(u.spec.md, 0o644)
+	p, err := u.batch.CreateIn(u.folder, u.spec.md, FileMode) // in its folder: see removeTemps
 	if err != nil {
 		return false, err
 	}
@@ -174,7 +174,7 @@ func (u *update) writeDoc(head []byte, keepFrom, keepTo, bodyLen int64) (bool, e
 // may be replaced.
 func (u *update) writeRound(r *session.Round) error {
 	dir := RoundsDir(u.folder)
-	if err := atomicfile.MkdirAll(dir, 0o755); err != nil {
+	if err := atomicfile.MkdirAll(dir, DirMode); err != nil {
 		return err
 	}
 	if u.rounds == nil {
@@ -183,13 +183,15 @@ func (u *update) writeRound(r *session.Round) error {
 	rf := roundHeader(r)
 	u.rounds[r.N] = &rf
 	p := filepath.Join(dir, RoundName(r.N))
-	f, err := u.batch.Create(p, 0o644)
+	f, err := u.batch.CreateIn(u.folder, p, FileMode) // in its document's folder: see removeTemps
 	if err != nil {
 		return err
 	}
-	if err := writeRoundTo(f, rf, r, u.src); err != nil {
+	sw := newSumWriter(f)
+	if err := writeRoundTo(sw, rf, r, u.src); err != nil {
 		return err
 	}
+	u.recordSum(sw.sum(r.N))
 	if _, err := os.Stat(p); err == nil {
 		same, err := f.Same()
 		if err != nil {
@@ -231,7 +233,7 @@ func (u *update) collectFiles(r *session.Round) {
 }
 
 // writeFiles writes collected files (named by their content, so an existing
-// one is already right) and copies the files Claude Code kept beside the
+// one is already right) and copies the files the client kept beside the
 // transcript.
 func (u *update) writeFiles() error {
 	dir := filepath.Dir(u.spec.md)
@@ -243,17 +245,21 @@ func (u *update) writeFiles() error {
 		if _, err := os.Stat(p); err == nil {
 			continue
 		}
-		if err := atomicfile.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		if err := atomicfile.MkdirAll(filepath.Dir(p), DirMode); err != nil {
 			return err
 		}
-		if _, err := u.batch.WriteIfChanged(p, data, 0o644); err != nil {
+		if _, err := u.batch.WriteIfChanged(p, data, FileMode); err != nil {
 			return err
 		}
 		u.wrote = true
 	}
 	u.files = nil
 	for _, c := range u.spec.files {
-		changed, err := copyIfChanged(&u.batch, c.from, c.to)
+		copyFile := copyIfChanged
+		if red := u.store.Redact; red != nil {
+			copyFile = func(b *atomicfile.Batch, from, to string) (bool, error) { return copyRedacted(b, red, from, to) }
+		}
+		changed, err := copyFile(&u.batch, c.from, c.to)
 		if err != nil {
 			u.res.Warnings = append(u.res.Warnings, fmt.Errorf("%s: not kept: %w", c.from, err))
 			continue
@@ -285,10 +291,10 @@ func copyIfChanged(b *atomicfile.Batch, from, to string) (bool, error) {
 			return false, nil
 		}
 	}
-	if err := atomicfile.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+	if err := atomicfile.MkdirAll(filepath.Dir(to), DirMode); err != nil {
 		return false, err
 	}
-	p, err := b.Create(to, 0o644)
+	p, err := b.Create(to, FileMode)
 	if err != nil {
 		return false, err
 	}
@@ -342,7 +348,7 @@ func (s *Store) RewriteHead(md string, edit func(*session.Meta)) (bool, error) {
 	}
 	var b atomicfile.Batch
 	defer b.Abort()
-	p, err := b.Create(md, 0o644)
+	p, err := b.CreateIn(Folder(md), md, FileMode) // in its folder: see removeTemps
 	if err != nil {
 		return false, err
 	}

@@ -2,6 +2,7 @@ package inscribe
 
 import (
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"strings"
 )
@@ -20,6 +21,8 @@ import (
 //	    agent-<id>.md, agent-<id>/             sidechain documents and their folders (meta.json: the client's note on the subagent)
 //	    source-files/...                       files the client kept beside the session, byte for byte
 //	    state.json, graph.tsv                  the read note: where the source was read up to (for append)
+//	    rounds.tsv                             the size and hash of each closed round file (manifest.go)
+//	    .repair.tmp-*/                         a repair's scratch inscription (repair.go)
 //	    .lock                                  held while the document is updated
 //	    index.md, session.db, tags.tsv         the table of rounds, the document's index (derived), engagement tags
 //
@@ -37,9 +40,10 @@ const (
 	// keeps what the source client wrote about the subagent, byte for byte.
 	SidechainMetaFile = "meta.json"
 
-	stateFile = "state.json"
-	graphFile = "graph.tsv"
-	lockFile  = ".lock"
+	stateFile  = "state.json"
+	graphFile  = "graph.tsv"
+	roundsFile = "rounds.tsv"
+	lockFile   = ".lock"
 
 	// The derived views' files: one database per document in its folder,
 	// one for the whole store, a table of rounds per document in its folder,
@@ -52,6 +56,15 @@ const (
 	TagsFile    = "tags.tsv"
 	CatalogFile = "index.md"
 	StampFile   = ".index-stamp.json"
+)
+
+// FileMode and DirMode are the permissions of the files and folders the
+// store creates: its owner's alone, as Claude Code keeps its transcripts
+// (0600 files in 0700 folders). A store shared through git is unaffected:
+// git records only the executable bit.
+const (
+	FileMode fs.FileMode = 0o600
+	DirMode  fs.FileMode = 0o700
 )
 
 // SessionsDir is where the documents live.
@@ -72,4 +85,9 @@ func RoundsDir(folder string) string { return filepath.Join(folder, "rounds") }
 func RoundPath(folder string, n int) string { return filepath.Join(RoundsDir(folder), RoundName(n)) }
 
 // RoundName is the file name of round n: 001.json.
-func RoundName(n int) string { return fmt.Sprintf("%03d.json", n) }
+func RoundName(n int) string {
+	if n >= 0 && n < 1000 {
+		return string([]byte{byte('0' + n/100), byte('0' + n/10%10), byte('0' + n%10), '.', 'j', 's', 'o', 'n'})
+	}
+	return fmt.Sprintf("%03d.json", n)
+}

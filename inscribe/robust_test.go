@@ -88,7 +88,7 @@ func TestBadInput(t *testing.T) {
 		{name: "dangling-parent", input: line(prompt1) + line(strings.Replace(reply1, `"parentUuid":"u1"`, `"parentUuid":"nowhere"`, 1)), inDoc: "continues nowhere, which is not in this transcript"},
 		{name: "tool-use-without-result", input: line(prompt1) + line(`{"parentUuid":"u1","message":{"id":"msg_1","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"sleep 100"}}]},"type":"assistant","uuid":"a1","timestamp":"2026-01-01T00:00:01.000Z"}`),
 			inDoc: "No result recorded."},
-		{name: "empty-file", input: ""},
+		// An empty file makes no document: TestNoEntryYetIsSkipped.
 		{name: "blank-lines", input: line(prompt1) + "\n   \n" + line(reply1), inDoc: "hi there"},
 		{name: "no-final-newline", input: line(prompt1) + reply1, inDoc: "hi there"},
 		{name: "crlf-line-ends", input: prompt1 + "\r\n" + reply1 + "\r\n", warn: 0},
@@ -155,10 +155,19 @@ func TestUnreadableSource(t *testing.T) {
 	if err := os.Symlink(filepath.Join(l.root, "missing"), filepath.Join(l.projects, "-p", "gone.jsonl")); err != nil {
 		t.Fatal(err)
 	}
+	// Discovery leaves a link that leads nowhere out, saying so
+	// (source.Tree); a source that cannot be read once found still fails
+	// alone.
 	ts, err := claudeSrc.Discover(filepath.Join(l.projects, "-p"))
+	skips, err := source.Skips(err)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(skips) != 1 || filepath.Base(skips[0].Path) != "gone.jsonl" {
+		t.Errorf("skipped %v, want gone.jsonl", skips)
+	}
+	gone := filepath.Join(l.projects, "-p", "gone.jsonl")
+	ts = append(ts, claudeAt(gone, "gone", filepath.Dir(gone)))
 	s := l.store()
 	failed, ok := 0, 0
 	for _, tr := range ts {

@@ -111,7 +111,7 @@ func writeRoundTo(w io.Writer, rf RoundFile, r *session.Round, src io.ReaderAt) 
 	}
 	buf.WriteString("],\n  \"entries\": [")
 	// Lines without their bytes are read back from the source
-	// (claude.Config.RawInSource), in one pass: a round's lines are
+	// (source.Config.RawInSource), in one pass: a round's lines are
 	// contiguous there.
 	var lines *bufio.Reader
 	var pos int64

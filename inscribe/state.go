@@ -66,6 +66,12 @@ type docState struct {
 	// past it were appended by an update that did not finish, and are
 	// dropped before appending again.
 	GraphSize int64 `json:"graph_size"`
+	// RoundsSize is the size of rounds.tsv, the record of the closed round
+	// files, when this note was written: lines past it were appended by an
+	// update that did not finish. OpenRound is the size and hash of the
+	// open round's file. Notes from before them have neither (nil).
+	RoundsSize *int64    `json:"rounds_size,omitempty"`
+	OpenRound  *roundSum `json:"open_round,omitempty"`
 	// Next is set while an update commits: the note as it will be once the
 	// document is in place. A kill between the two leaves both, and the
 	// document itself says which one holds (see resolveState).
@@ -107,7 +113,7 @@ func writeState(b *atomicfile.Batch, folder string, st *docState) error {
 	if err != nil {
 		return err
 	}
-	_, err = b.WriteIfChanged(filepath.Join(folder, stateFile), append(data, '\n'), 0o644)
+	_, err = b.WriteIfChanged(filepath.Join(folder, stateFile), append(data, '\n'), FileMode)
 	return err
 }
 
@@ -225,7 +231,7 @@ func appendGraph(path string, size int64, nodes []source.Node) (int64, error) {
 		}
 		fmt.Fprintf(&sb, "%s\t%s\t%s\n", n.UUID, n.Anchor, n.Parent)
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, FileMode)
 	if err != nil {
 		return 0, err
 	}

@@ -23,6 +23,10 @@ type Store struct {
 	// Indexer, when set, keeps the store's derived views (indexes,
 	// catalogs) current: every update of a document ends with it.
 	Indexer Indexer
+
+	// Redact, when set, replaces secrets in what the store inscribes
+	// (redact.go).
+	Redact Redactor
 }
 
 // An Indexer keeps a store's derived views current. The store calls
@@ -41,22 +45,23 @@ type Update struct {
 	// Rounds are the round files this update wrote (their headers), by
 	// number; the others are unchanged on disk.
 	Rounds map[int]*RoundFile
+	// All says the document's views are to be rebuilt from every round
+	// file, as after a repair.
+	All bool
 }
 
 // Role is an entry of the roles registry: sessions that match it are filed
-// under its id instead of "claude".
+// under its id instead of their source's agent id ("claude", "codex").
 type Role struct {
 	ID   string `yaml:"id"`
 	Name string `yaml:"name"`
-	// AgentNames match Claude Code's agent name (set with claude -n).
+	// AgentNames match the name a person gave the agent, where the
+	// source records one (Claude Code: claude -n).
 	AgentNames []string `yaml:"agent_names"`
 	// Projects are path.Match patterns matched against the project
 	// directory (the session's working directory).
 	Projects []string `yaml:"projects"`
 }
-
-// DefaultAgent is the agent id of sessions no role claims.
-const DefaultAgent = "claude"
 
 // OpenStore opens the store at root, reading its roles registry. The
 // directory need not exist yet.
@@ -187,11 +192,11 @@ func lockWait(folder string, wait time.Duration) (unlock func(), err error) {
 	if wait <= 0 {
 		wait = lockTimeout
 	}
-	if err := os.MkdirAll(folder, 0o755); err != nil {
+	if err := os.MkdirAll(folder, DirMode); err != nil {
 		return nil, err
 	}
 	name := filepath.Join(folder, lockFile)
-	f, err := os.OpenFile(name, os.O_CREATE|os.O_RDWR, 0o644)
+	f, err := os.OpenFile(name, os.O_CREATE|os.O_RDWR, FileMode)
 	if err != nil {
 		return nil, err
 	}

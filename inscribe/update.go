@@ -36,6 +36,9 @@ type Options struct {
 	// Rebuild rebuilds a document whose read note is missing from its
 	// source, replacing edits a person made to its messages.
 	Rebuild bool
+	// Repair mends a document whose files are damaged, from what was
+	// inscribed (see repair.go), instead of bringing it up to date.
+	Repair bool
 	// LockWait is how long an update waits for another process that is
 	// updating the same document before it gives up on that document with
 	// a *LockError; zero waits the default (lockTimeout, 30 s).
@@ -53,6 +56,8 @@ const (
 	// Upgraded is a document brought forward to the current format, its
 	// source unchanged.
 	Upgraded Outcome = "upgraded"
+	// Repaired is a document a repair mended (Options.Repair).
+	Repaired Outcome = "repaired"
 	Failed   Outcome = "failed"
 )
 
@@ -87,7 +92,10 @@ func (e *ConflictError) Error() string {
 // MissingNoteError is a document without its read note: scribe cannot
 // tell which part of it came from which part of the source, so it will not
 // touch it unless told to rebuild it.
-type MissingNoteError struct{ Doc, Note string }
+type MissingNoteError struct {
+	Doc, Note string
+	Session   string // the session to repair (for a sidechain, its parent's)
+}
 
 func (e *MissingNoteError) Error() string {
 	return fmt.Sprintf("%s: its read note %s is missing or unreadable, so scribe cannot tell what is new", e.Doc, e.Note)
@@ -115,6 +123,10 @@ func (s *Store) Update(src source.Session, opts Options) []Result {
 	agent, role := s.agentFor(src, opts)
 	md := s.DocPath(agent, src.ID)
 	folder := Folder(md)
+	skip, skipped := s.skipNew(src, md)
+	if skipped {
+		src.Path = "" // its sidechains, if any, are inscribed
+	}
 
 	// Sidechains first, so the parent can list them.
 	var sidechains []session.Sidechain
@@ -135,8 +147,12 @@ func (s *Store) Update(src source.Session, opts Options) []Result {
 				}
 			}
 		}
+		if skipped {
+			results = append(results, skip)
+		}
 		return results
 	}
+	sidechains = adopt(md, sidechains)
 	spec := docSpec{
 		md:      md,
 		key:     src.ID,
@@ -154,9 +170,13 @@ func (s *Store) Update(src source.Session, opts Options) []Result {
 		forkOf: func() string { return a.ForkOrigin(src) },
 	}
 	for _, rel := range src.Files {
+		to := rel
+		if s.Redact != nil {
+			to = s.Redact.RedactName(rel)
+		}
 		spec.files = append(spec.files, fileCopy{
 			from: filepath.Join(src.FilesDir, filepath.FromSlash(rel)),
-			to:   filepath.Join(folder, SourceFilesDir, filepath.FromSlash(rel)),
+			to:   filepath.Join(folder, SourceFilesDir, filepath.FromSlash(to)),
 		})
 	}
 	r := s.updateDoc(spec, opts)
@@ -274,7 +294,7 @@ type fileCopy struct{ from, to string }
 func (s *Store) updateDoc(spec docSpec, opts Options) (res Result) {
 	res = Result{Source: spec.source, Doc: spec.md}
 	folder := Folder(spec.md)
-	if err := atomicfile.MkdirAll(folder, 0o755); err != nil {
+	if err := atomicfile.MkdirAll(folder, DirMode); err != nil {
 		res.Outcome, res.Err = Failed, err
 		return res
 	}
@@ -284,15 +304,20 @@ func (s *Store) updateDoc(spec docSpec, opts Options) (res Result) {
 		return res
 	}
 	defer unlock()
+	removeTemps(folder, opts.Verify || opts.Repair)
 	u := &update{store: s, spec: spec, opts: opts, folder: folder, res: &res, seen: -1}
 	defer u.batch.Abort()
-	if err := u.run(); err != nil {
+	run := u.run
+	if opts.Repair {
+		run = u.repair
+	}
+	if err := run(); err != nil {
 		res.Outcome, res.Err = Failed, err
 		return res
 	}
 	// The derived views follow the document (still under its lock).
 	if s.Indexer != nil {
-		ws, err := s.Indexer.Indexed(Update{Doc: spec.md, Key: spec.key, Seen: u.seen, Rounds: u.rounds})
+		ws, err := s.Indexer.Indexed(Update{Doc: spec.md, Key: spec.key, Seen: u.seen, Rounds: u.rounds, All: opts.Repair})
 		res.Warnings = append(res.Warnings, ws...)
 		if err != nil {
 			res.Outcome, res.Err = Failed, fmt.Errorf("index %s: %w", spec.md, err)
@@ -328,6 +353,11 @@ type update struct {
 	// rounds are the headers of the round files written, so that the
 	// indexer need not read them back.
 	rounds map[int]*RoundFile
+	// redacted holds the lines of the rounds not yet written whose
+	// secrets the store's Redactor replaced, by line number.
+	redacted map[int]redactedLine
+	// sums are the sizes and hashes of the round files written.
+	sums map[int]roundSum
 }
 
 // oldDoc is what an update keeps of the document it replaces.
@@ -352,7 +382,11 @@ func (u *update) run() error {
 	}
 	u.srcSize = fi.Size()
 
-	if _, err := os.Stat(u.spec.md); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(u.spec.md); errors.Is(err, fs.ErrNotExist) {
+		if err := u.docLost(); err != nil {
+			return err
+		}
+	} else {
 		st, err := readState(u.folder)
 		if err != nil {
 			return err
@@ -363,6 +397,9 @@ func (u *update) run() error {
 		settled := st != nil && st.Next == nil
 		if settled {
 			u.old = st
+			if err := u.checkRounds(); err != nil {
+				return err
+			}
 			if done, err := u.check(); err != nil || done {
 				return err
 			}
@@ -371,6 +408,9 @@ func (u *update) run() error {
 			return err
 		}
 		if !settled && u.old != nil {
+			if err := u.checkRounds(); err != nil {
+				return err
+			}
 			if done, err := u.check(); err != nil || done {
 				return err
 			}
@@ -383,7 +423,7 @@ func (u *update) run() error {
 func (u *update) loadOld(st *docState) error {
 	od, err := readOldDoc(u.spec.md)
 	if err != nil {
-		return err
+		return docDamage(u.spec.id, u.spec.md, err)
 	}
 	if od.meta.SessionID != u.spec.id {
 		return &ConflictError{Doc: u.spec.md, Have: od.meta.SessionID, Want: u.spec.id}
@@ -392,7 +432,7 @@ func (u *update) loadOld(st *docState) error {
 	u.notePending = st != nil && st.Next != nil
 	st = resolveState(st, u.spec.md)
 	if st == nil && !u.opts.Rebuild {
-		return &MissingNoteError{Doc: u.spec.md, Note: filepath.Join(u.folder, stateFile)}
+		return &MissingNoteError{Doc: u.spec.md, Note: filepath.Join(u.folder, stateFile), Session: u.spec.id}
 	}
 	// The note holds even when the source was given by another path (a hook
 	// passes it absolute, a person relative): the hashes check the content.
@@ -560,6 +600,7 @@ func (u *update) build() error {
 			break
 		}
 		next.Seen = l.End()
+		u.redactLine(&l)
 		if r := b.Add(l); r != nil {
 			if err := u.closeRound(r, &renderBuf, bw); err != nil {
 				return err
@@ -582,6 +623,7 @@ func (u *update) build() error {
 	closedLen := u.bodySize()
 	next.OpenFirstID = ""
 	if open != nil {
+		u.unredact(open)
 		if err := u.writeRound(open); err != nil {
 			return err
 		}
@@ -601,6 +643,9 @@ func (u *update) build() error {
 		return err
 	}
 	if next.GraphSize, err = appendGraph(filepath.Join(u.folder, graphFile), st.GraphSize, nodes); err != nil {
+		return err
+	}
+	if err := u.recordRounds(st, &next); err != nil {
 		return err
 	}
 
@@ -681,6 +726,7 @@ func (u *update) build() error {
 
 // closeRound writes a round that closed: its file, its files, its items.
 func (u *update) closeRound(r *session.Round, buf *bytes.Buffer, w io.Writer) error {
+	u.unredact(r)
 	if err := u.writeRound(r); err != nil {
 		return err
 	}

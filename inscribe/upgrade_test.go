@@ -62,8 +62,11 @@ func TestUpgradeFormat1(t *testing.T) {
 		}
 	}
 
-	// Every document of the fixture now reads as the repository's data/
-	// (the current format), the person's edits kept.
+	// Every document of the fixture now has the head the repository's
+	// data/ (the current format) has, the person's edits kept, and its
+	// body as it was: messages written before are not rewritten, so they
+	// keep the rendering of their time (the JSON form of a tool call's
+	// input, say). Read, they are the same messages as data/'s.
 	fixture := storeFiles(t, filepath.Join(repo, "testdata", "scribe1", "data"))
 	for rel := range fixture {
 		if !strings.HasSuffix(rel, ".md") || filepath.Base(rel) == "index.md" {
@@ -77,16 +80,32 @@ func TestUpgradeFormat1(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if strings.Contains(rel, id) {
-			want = edit(want)
-		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s after the upgrade differs from the current format's document:\n%s", rel, firstDiff(string(want), string(got)))
-		}
-		m, err := document.ParseMeta(got, rel)
+		before, err := os.ReadFile(fixture[rel])
 		if err != nil {
 			t.Fatal(err)
 		}
+		if strings.Contains(rel, id) {
+			want, before = edit(want), edit(before)
+		}
+		gotBody, wantBody, beforeBody := firstItem(got), firstItem(want), firstItem(before)
+		if !bytes.Equal(got[:len(got)-len(gotBody)], want[:len(want)-len(wantBody)]) {
+			t.Errorf("%s after the upgrade has another head than the current format's document:\n%s", rel, firstDiff(string(want), string(got)))
+		}
+		if !bytes.Equal(gotBody, beforeBody) {
+			t.Errorf("%s: the upgrade changed the messages:\n%s", rel, firstDiff(string(beforeBody), string(gotBody)))
+		}
+		gd, err := document.Parse(got, rel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wd, err := document.Parse(want, rel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !document.Equal(gd, wd) {
+			t.Errorf("%s after the upgrade does not read as the current format's document", rel)
+		}
+		m := &gd.Meta
 		if m.Format != session.FormatVersion || m.SourceFormat != claudeSrc.Format() || m.AgentName != "Claude" {
 			t.Errorf("%s: format %q, source_format %q, agent_name %q", rel, m.Format, m.SourceFormat, m.AgentName)
 		}
@@ -98,6 +117,14 @@ func TestUpgradeFormat1(t *testing.T) {
 			t.Errorf("second run: %s %s", r.Outcome, r.Doc)
 		}
 	}
+}
+
+// firstItem returns a document from its first message on.
+func firstItem(doc []byte) []byte {
+	if i := bytes.Index(doc, []byte("\n\n---\n\n### ")); i >= 0 {
+		return doc[i:]
+	}
+	return nil
 }
 
 // firstDiff shows the first line where two texts differ, with a little

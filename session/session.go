@@ -144,16 +144,20 @@ const (
 	KindReminder   BlockKind = "reminder"    // what the model was shown that no person typed
 	KindCompaction BlockKind = "compaction"
 	KindRaw        BlockKind = "raw" // a block or entry scribe does not model, shown as JSON
+	// KindNote is a one-line note of the client's bookkeeping (a turn's
+	// duration, hooks that ran, an API error retried): Text says it in
+	// words; the entry itself is kept in the round file.
+	KindNote BlockKind = "note"
 )
 
 // Block is one part of an item. Which fields are used depends on Kind.
 type Block struct {
 	Kind BlockKind
 	// Text is the text of a text, thinking or reminder block, the summary of
-	// a compaction, or the JSON of a raw block.
+	// a compaction, the JSON of a raw block, or the line of a note.
 	Text string
 	// Label qualifies the block: the tool name of a tool_use, the type of a
-	// reminder, raw block or entry.
+	// reminder, raw block, note or entry.
 	Label string
 	// ID is the tool_use id of a call or result; Entry and Time identify the
 	// source entry of a block folded into an item from another entry.

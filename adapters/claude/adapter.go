@@ -42,7 +42,8 @@ func (a *Adapter) DefaultDir() (string, error) { return DefaultProjectsDir() }
 // Detect reports whether path is a Claude Code transcript (a JSON-lines
 // file whose first entry is a Claude Code entry, or an empty .jsonl file,
 // which Claude Code creates before it writes), a project directory, or a
-// directory of projects.
+// directory of projects. Links in a directory are followed as
+// [source.Tree] says.
 func (a *Adapter) Detect(path string) bool {
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -51,15 +52,15 @@ func (a *Adapter) Detect(path string) bool {
 	if !fi.IsDir() {
 		return isTranscript(path, fi.Size())
 	}
-	if hasTranscripts(path) {
-		return true
-	}
-	ents, err := os.ReadDir(path)
+	t, err := source.NewTree(path)
 	if err != nil {
 		return false
 	}
-	for _, e := range ents {
-		if e.IsDir() && hasTranscripts(filepath.Join(path, e.Name())) {
+	if hasTranscripts(t, path) {
+		return true
+	}
+	for _, e := range t.ReadDir(path) {
+		if e.Dir && hasTranscripts(t, e.Path) {
 			return true
 		}
 	}
@@ -67,17 +68,16 @@ func (a *Adapter) Detect(path string) bool {
 }
 
 // hasTranscripts reports whether dir directly holds a Claude Code
-// transcript.
-func hasTranscripts(dir string) bool {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return false
-	}
-	for _, e := range ents {
-		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".jsonl") {
-			if fi, err := e.Info(); err == nil && isTranscript(filepath.Join(dir, e.Name()), fi.Size()) {
+// transcript, or the folder of a session with subagents.
+func hasTranscripts(t *source.Tree, dir string) bool {
+	for _, e := range t.ReadDir(dir) {
+		switch {
+		case e.Regular && strings.HasSuffix(e.Name, ".jsonl"):
+			if fi, err := os.Stat(e.Path); err == nil && isTranscript(e.Path, fi.Size()) {
 				return true
 			}
+		case e.Dir && hasSubagentsDir(t, e.Path):
+			return true
 		}
 	}
 	return false
@@ -197,6 +197,10 @@ func (a *Adapter) Identify(p string) source.Identity {
 	}
 }
 
+// forkDirs is how many project directories the fork cache holds at most:
+// more than the workers of one inscribe read at once.
+const forkDirs = 64
+
 // ForkOrigin returns the session a transcript was forked from: another
 // session of the same project that starts with the same message, and whose
 // file began earlier (a fork copies the history under a new id, after the
@@ -209,6 +213,11 @@ func (a *Adapter) ForkOrigin(s source.Session) string {
 	}
 	heads, ok := a.forks[s.Dir]
 	if !ok {
+		if len(a.forks) >= forkDirs {
+			// A long run over many folders (check's scratch exports) must
+			// not grow without end: start over.
+			clear(a.forks)
+		}
 		heads = make(map[string]Head)
 		paths, _ := filepath.Glob(filepath.Join(s.Dir, "*.jsonl"))
 		for _, p := range paths {

@@ -517,6 +517,8 @@ func (it *itemizer) entry(p parsed) {
 		it.attachment(p)
 	case IsBookkeeping(env.Type):
 		it.hide(p)
+	case noteTypes[env.Type]:
+		it.note(p, env.Type, entryNote(p.e.Raw, env.Type))
 	default:
 		// A type scribe does not know (or a message entry it cannot read):
 		// kept, and shown as JSON.
@@ -841,14 +843,27 @@ func (it *itemizer) system(p parsed) {
 		}
 		return
 	}
-	var text string
-	blk := session.Block{Kind: session.KindText}
-	if c := bytes.TrimSpace(env.Content); len(c) > 0 && c[0] == '"' && json.Unmarshal(c, &text) == nil {
-		blk.Text, blk.Origin = text, at(p, "content")
-	} else {
-		blk = session.Block{Kind: session.KindRaw, Label: "system", Text: validText(p.e.Raw), Origin: at(p, "")}
+	// The client's own notices (a turn's duration, hooks that ran, an API
+	// error retried, a recap): a line where they happened.
+	label := env.Subtype
+	if label == "" {
+		label = "system"
 	}
-	it.newItem(p, "system", env.Subtype, []session.Block{blk})
+	it.note(p, label, systemNote(p.e.Raw, env.Subtype, env.Content))
+}
+
+// note shows an entry of the client's bookkeeping as a one-line note in the
+// round's last item, or, when the round has none yet, as an item of its
+// own.
+func (it *itemizer) note(p parsed, label, text string) {
+	env := p.env
+	blk := session.Block{Kind: session.KindNote, Label: label, Text: validText([]byte(text)), Entry: env.UUID, Time: env.Timestamp}
+	if i := it.last(); i >= 0 {
+		it.fold(i, p, blk)
+		return
+	}
+	blk.Entry, blk.Time = "", ""
+	it.newItem(p, "system", label, []session.Block{blk})
 }
 
 func (it *itemizer) attachment(p parsed) {

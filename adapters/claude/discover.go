@@ -2,13 +2,11 @@ package claude
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/scribe-archive/scribe/session/source"
@@ -62,8 +60,11 @@ func ValidID(s string) bool { return isSafeName(s) }
 
 // Discover finds the transcripts at path: a session file, a subagent file, a
 // project directory, or a directory of projects. Subagent files are attached
-// to their session; one found without its session comes back as a
-// transcript of its own with no Path (its parent is not here).
+// to their session; those whose session file is not there (it was deleted,
+// or this is a partial copy) come back as a transcript of their own with no
+// Path. In a folder, links, unreadable folders and files that are not
+// transcripts follow the policy of [source.Tree]: what is left out is
+// returned in the error, as [source.SkipError]s joined, with what was found.
 func Discover(path string) ([]Transcript, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -75,32 +76,46 @@ func Discover(path string) ([]Transcript, error) {
 		}
 		return discoverFile(path)
 	}
-	ents, err := os.ReadDir(path)
+	t, err := source.NewTree(path)
 	if err != nil {
 		return nil, err
 	}
-	hasJSONL := false
-	for _, e := range ents {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), ".jsonl") {
-			hasJSONL = true
-			break
-		}
-	}
-	if hasJSONL {
-		return discoverProject(path)
-	}
+	t.Visit(path)
 	var out []Transcript
-	for _, e := range ents {
-		if !e.IsDir() {
-			continue
+	if isProject(t, path) {
+		out = discoverProject(t, path)
+	} else {
+		for _, e := range t.ReadDir(path) {
+			if e.Dir && t.Visit(e.Path) {
+				out = append(out, discoverProject(t, e.Path)...)
+			}
 		}
-		ts, err := discoverProject(filepath.Join(path, e.Name()))
-		if err != nil {
-			return out, err
-		}
-		out = append(out, ts...)
 	}
-	return out, nil
+	return out, t.Err()
+}
+
+// isProject reports whether dir is a project directory: it holds a .jsonl
+// file, or the folder of a session with subagents.
+func isProject(t *source.Tree, dir string) bool {
+	for _, e := range t.ReadDir(dir) {
+		if !e.Dir && strings.HasSuffix(e.Name, ".jsonl") {
+			return true
+		}
+		if e.Dir && hasSubagentsDir(t, e.Path) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasSubagentsDir reports whether a folder holds a subagents/ folder.
+func hasSubagentsDir(t *source.Tree, folder string) bool {
+	for _, e := range t.ReadDir(folder) {
+		if e.Dir && e.Name == "subagents" {
+			return true
+		}
+	}
+	return false
 }
 
 func discoverFile(path string) ([]Transcript, error) {
@@ -120,9 +135,11 @@ func discoverFile(path string) ([]Transcript, error) {
 		return []Transcript{{ID: sa.ParentID, ProjectDir: projectDir, Subagents: []Subagent{sa}}}, nil
 	}
 	t := Transcript{Path: path, ID: stem, ProjectDir: dir}
-	if err := t.collect(); err != nil {
+	tree, err := source.NewTree(dir)
+	if err != nil {
 		return nil, err
 	}
+	t.collect(tree)
 	// Old clients wrote subagents beside the session.
 	olds, _ := filepath.Glob(filepath.Join(dir, "agent-*.jsonl"))
 	for _, p := range olds {
@@ -131,37 +148,46 @@ func discoverFile(path string) ([]Transcript, error) {
 			t.Subagents = append(t.Subagents, sa)
 		}
 	}
-	return []Transcript{t}, nil
+	return []Transcript{t}, tree.Err()
 }
 
-func discoverProject(dir string) ([]Transcript, error) {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
+// discoverProject finds the transcripts of a project directory.
+func discoverProject(t *source.Tree, dir string) []Transcript {
+	ents := t.ReadDir(dir)
 	byID := make(map[string]int)
 	var out []Transcript
 	var agents []string
 	for _, e := range ents {
-		name := e.Name()
-		if e.IsDir() || !strings.HasSuffix(name, ".jsonl") {
+		if e.Dir || !strings.HasSuffix(e.Name, ".jsonl") || !transcriptFile(t, e) {
 			continue
 		}
-		if strings.HasPrefix(name, "agent-") {
-			agents = append(agents, filepath.Join(dir, name))
+		if strings.HasPrefix(e.Name, "agent-") {
+			agents = append(agents, e.Path)
 			continue
 		}
-		t := Transcript{Path: filepath.Join(dir, name), ID: strings.TrimSuffix(name, ".jsonl"), ProjectDir: dir}
-		if err := t.collect(); err != nil {
-			return out, err
+		tr := Transcript{Path: e.Path, ID: strings.TrimSuffix(e.Name, ".jsonl"), ProjectDir: dir}
+		tr.collect(t)
+		byID[tr.ID] = len(out)
+		out = append(out, tr)
+	}
+	// The folder of a session whose file is gone (deleted, or left out of a
+	// copy) still holds its subagents' transcripts: they are sessions'
+	// sidechains all the same.
+	for _, e := range ents {
+		if _, ok := byID[e.Name]; ok || !e.Dir || !hasSubagentsDir(t, e.Path) {
+			continue
 		}
-		byID[t.ID] = len(out)
-		out = append(out, t)
+		subs := subagentsIn(t, e.Path, dir, e.Name)
+		if len(subs) > 0 {
+			byID[e.Name] = len(out)
+			out = append(out, Transcript{ID: e.Name, ProjectDir: dir, Subagents: subs})
+		}
 	}
 	for _, p := range agents {
 		sa, err := subagentAt(p)
 		if err != nil {
-			return out, err
+			t.Skip(&source.SkipError{Path: p, Why: "no entry of this subagent transcript names the session that started it"})
+			continue
 		}
 		sa.Rel = filepath.Base(p)
 		if i, ok := byID[sa.ParentID]; ok {
@@ -171,42 +197,75 @@ func discoverProject(dir string) ([]Transcript, error) {
 			out = append(out, Transcript{ID: sa.ParentID, ProjectDir: dir, Subagents: []Subagent{sa}})
 		}
 	}
-	return out, nil
+	return out
 }
 
-// collect finds what Claude Code keeps in the session's folder.
-func (t *Transcript) collect() error {
-	folder := strings.TrimSuffix(t.Path, ".jsonl")
-	subs, _ := filepath.Glob(filepath.Join(folder, "subagents", "agent-*.jsonl"))
-	sort.Strings(subs)
-	for _, p := range subs {
-		sa := Subagent{Path: p, AgentID: strings.TrimSuffix(strings.TrimPrefix(filepath.Base(p), "agent-"), ".jsonl"), ParentID: t.ID}
-		sa.Rel, _ = filepath.Rel(t.ProjectDir, p)
-		if m := strings.TrimSuffix(p, ".jsonl") + ".meta.json"; fileExists(m) {
+// transcriptFile reports whether a .jsonl entry of the tree is a Claude
+// Code transcript; one that is not is skipped, with one message.
+func transcriptFile(t *source.Tree, e source.Entry) bool {
+	if !e.Regular {
+		t.Skip(&source.SkipError{Path: e.Path, Why: "not a regular file"})
+		return false
+	}
+	fi, err := os.Stat(e.Path)
+	if err != nil {
+		t.Skip(&source.SkipError{Path: e.Path, Why: "cannot be read (" + err.Error() + ")"})
+		return false
+	}
+	if !isTranscript(e.Path, fi.Size()) {
+		t.Skip(&source.SkipError{Path: e.Path, Why: "not a Claude Code transcript (it does not start with a JSON line holding a Claude Code entry)"})
+		return false
+	}
+	return true
+}
+
+// subagentsIn lists the subagent transcripts in the folder of session id,
+// in project directory dir.
+func subagentsIn(t *source.Tree, folder, dir, id string) []Subagent {
+	var out []Subagent
+	sub := filepath.Join(folder, "subagents")
+	if !hasSubagentsDir(t, folder) || !t.Visit(sub) {
+		return nil
+	}
+	for _, e := range t.ReadDir(sub) {
+		if e.Dir || !strings.HasPrefix(e.Name, "agent-") || !strings.HasSuffix(e.Name, ".jsonl") || !transcriptFile(t, e) {
+			continue
+		}
+		sa := Subagent{Path: e.Path, AgentID: strings.TrimSuffix(strings.TrimPrefix(e.Name, "agent-"), ".jsonl"), ParentID: id}
+		sa.Rel, _ = filepath.Rel(dir, e.Path)
+		if m := strings.TrimSuffix(e.Path, ".jsonl") + ".meta.json"; fileExists(m) {
 			sa.Meta = m
 		}
-		t.Subagents = append(t.Subagents, sa)
+		out = append(out, sa)
 	}
-	err := filepath.WalkDir(folder, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil
+	return out
+}
+
+// collect finds what Claude Code keeps in the session's folder: its
+// subagents' transcripts (subagents/), and other files.
+func (tr *Transcript) collect(t *source.Tree) {
+	folder := strings.TrimSuffix(tr.Path, ".jsonl")
+	if fi, err := os.Stat(folder); err != nil || !fi.IsDir() {
+		return
+	}
+	tr.Subagents = append(tr.Subagents, subagentsIn(t, folder, tr.ProjectDir, tr.ID)...)
+	var walk func(dir, rel string)
+	walk = func(dir, rel string) {
+		if !t.Visit(dir) {
+			return
+		}
+		for _, e := range t.ReadDir(dir) {
+			r := path.Join(rel, e.Name)
+			switch {
+			case e.Dir && r == "subagents":
+			case e.Dir:
+				walk(e.Path, r)
+			case e.Regular:
+				tr.Files = append(tr.Files, r)
 			}
-			return err
 		}
-		rel, _ := filepath.Rel(folder, p)
-		if d.IsDir() {
-			if rel == "subagents" {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if d.Type().IsRegular() {
-			t.Files = append(t.Files, filepath.ToSlash(rel))
-		}
-		return nil
-	})
-	return err
+	}
+	walk(folder, "")
 }
 
 func fileExists(p string) bool {

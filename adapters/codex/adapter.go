@@ -89,7 +89,8 @@ func DefaultSessionsDir() (string, error) {
 
 // Detect reports whether path is a rollout file (its first line is a
 // session_meta record with a payload), or a directory that holds rollout
-// files, directly or laid out as YYYY/MM/DD.
+// files, directly or laid out as YYYY/MM/DD. Links in a directory are
+// followed as [source.Tree] says.
 func (a *Adapter) Detect(path string) bool {
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -99,8 +100,12 @@ func (a *Adapter) Detect(path string) bool {
 		_, ok := readMeta(path)
 		return ok
 	}
+	t, err := source.NewTree(path)
+	if err != nil {
+		return false
+	}
 	found := false
-	walkRollouts(path, func(p string) bool {
+	walkRollouts(t, path, func(p string) bool {
 		if _, ok := readMeta(p); ok {
 			found = true
 			return false
@@ -113,22 +118,24 @@ func (a *Adapter) Detect(path string) bool {
 // walkRollouts calls f for each .jsonl file in dir and in the date folders
 // below it (three levels: YYYY/MM/DD), in lexical order, until f returns
 // false.
-func walkRollouts(dir string, f func(string) bool) {
+func walkRollouts(t *source.Tree, dir string, f func(string) bool) {
 	var walk func(d string, depth int) bool
 	walk = func(d string, depth int) bool {
-		ents, err := os.ReadDir(d)
-		if err != nil {
+		if !t.Visit(d) {
 			return true
 		}
-		for _, e := range ents {
-			p := filepath.Join(d, e.Name())
+		for _, e := range t.ReadDir(d) {
 			switch {
-			case e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".jsonl"):
-				if !f(p) {
+			case !e.Dir && strings.HasSuffix(e.Name, ".jsonl"):
+				if !e.Regular {
+					t.Skip(&source.SkipError{Path: e.Path, Why: "not a regular file"})
+					continue
+				}
+				if !f(e.Path) {
 					return false
 				}
-			case e.IsDir() && depth < 3:
-				if !walk(p, depth+1) {
+			case e.Dir && depth < 3:
+				if !walk(e.Path, depth+1) {
 					return false
 				}
 			}
@@ -166,7 +173,9 @@ var uuidAtEnd = regexp.MustCompile(`([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4
 var datePath = regexp.MustCompile(`^[0-9]{4}$|^[0-9]{2}$`)
 
 // Discover finds the rollouts at path: one rollout file, or every rollout
-// in a directory and its YYYY/MM/DD folders.
+// in a directory and its YYYY/MM/DD folders. What a directory holds that is
+// not a rollout, or that cannot be read, is left out and returned in the
+// error, as [source.SkipError]s joined, with the rollouts found.
 func (a *Adapter) Discover(path string) ([]source.Session, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -179,15 +188,24 @@ func (a *Adapter) Discover(path string) ([]source.Session, error) {
 		}
 		return []source.Session{s}, nil
 	}
+	t, err := source.NewTree(path)
+	if err != nil {
+		return nil, err
+	}
 	var out []source.Session
-	walkRollouts(path, func(p string) bool {
-		if s, err := a.Session(p); err == nil {
-			out = append(out, s)
+	walkRollouts(t, path, func(p string) bool {
+		s, err := a.Session(p)
+		if err != nil {
+			// One message for a file that is not a rollout (a binary file
+			// named .jsonl), never one per line.
+			t.Skip(&source.SkipError{Path: p, Why: strings.TrimPrefix(err.Error(), p+": ")})
+			return true
 		}
+		out = append(out, s)
 		return true
 	})
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out, nil
+	return out, t.Err()
 }
 
 // Session describes one rollout file. Its id is the thread id its
@@ -197,7 +215,9 @@ func (a *Adapter) Discover(path string) ([]source.Session, error) {
 // folder.
 func (a *Adapter) Session(p string) (source.Session, error) {
 	m, ok := readMeta(p)
-	if !ok {
+	if !ok && !emptyFile(p) {
+		// An empty file is a rollout with no record yet: the store skips
+		// it until it has one.
 		return source.Session{}, fmt.Errorf("%s: not a Codex rollout (its first line is not a session_meta record)", p)
 	}
 	id := m.ID
@@ -211,6 +231,11 @@ func (a *Adapter) Session(p string) (source.Session, error) {
 	}
 	dir, rel := splitDated(p)
 	return source.Session{Adapter: a, Path: p, ID: id, Dir: dir, Rel: rel}, nil
+}
+
+func emptyFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular() && fi.Size() == 0
 }
 
 // Identify reads the session_meta record for the working directory. Codex

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,6 +20,7 @@ type checkOptions struct {
 	sources []string
 	store   bool
 	to      string
+	redact  redactFlags
 }
 
 func newCheckCmd(e *env) *cobra.Command {
@@ -34,13 +37,23 @@ With --store, check the sessions already in the store instead (every one,
 or each SESSION given: a session id, a unique prefix of one, or a
 document's path): each document is exported and compared with its source,
 and sessions whose source is gone are listed (the archive now holds the
-only copy).
+only copy). Subagents' documents whose session has none (its transcript
+was never found) are checked too; name such a session by its exact id.
+Each report is printed as it is made.
+
+Over sources, files that are not sessions, links that lead out of a
+folder and folders that cannot be read are skipped with a warning.
 
 Findings: lost (in the source, not in the export), added (in the export,
 not in the source), transformed (the same entry in other bytes, with the
 field that differs), document (re-inscribing the export gives another
-document). A torn last line, which is never inscribed, and a source that is
-gone are reported but are not failures.
+document), redacted (the same entry, but secrets replaced by markers in a
+redacting store). A torn last line, which is never inscribed, a source that
+is gone and a redacted entry are reported but are not failures.
+
+A SOURCE is inscribed as scribe inscribe would inscribe it into the store:
+redacted when the store redacts (or, where there is no store yet, as a new
+store would), unless --no-redact.
 
 With --to codex or --to claude, check the conversion of each SESSION (a
 session id, a unique prefix of one, a document, or a source to inscribe
@@ -63,79 +76,141 @@ EXIT STATUS
 	cmd.Flags().BoolVar(&o.store, "store", false, "check the sessions in the store against their sources")
 	cmd.Flags().BoolVar(&e.json, "json", false, "print the reports as JSON")
 	cmd.Flags().StringVar(&o.to, "to", "", "check the conversion of each SESSION to this client (codex, claude)")
+	o.redact.add(cmd, "in the scratch stores check inscribes into")
 	return cmd
 }
 
-func runCheck(e *env, o checkOptions) error {
-	var reports []*check.Report
+func runCheck(e *env, o checkOptions) (err error) {
 	if o.to != "" {
 		if o.store {
 			return &flagError{fmt.Errorf("--to checks conversions, --store the store against its sources: give one")}
 		}
-		var err error
-		if reports, err = checkConversions(e, o); err != nil {
+		reports, err := checkConversions(e, o)
+		if err != nil {
 			return err
 		}
 		return printReports(e, reports, e.json)
 	}
+	// Each report is printed as it comes: a check of any number of
+	// sessions holds none of them.
+	p := newReportPrinter(e, e.json)
+	defer func() {
+		if err != nil {
+			p.abort()
+			return
+		}
+		err = p.finish()
+	}()
 	if o.store {
 		store, err := e.openExistingStore()
 		if err != nil {
 			return err
 		}
-		var docs []string
-		if len(o.sources) > 0 {
-			docs, err = sessionsToCheck(e, o.sources)
-		} else {
-			docs, err = storedDocs(store)
-		}
-		if err != nil {
+		if _, err := setRedaction(store.Root, store.Store, o.redact, false); err != nil {
 			return err
 		}
-		for _, md := range docs {
+		checkDoc := func(md string) error {
 			m, err := document.ReadMeta(md)
 			if err != nil {
-				reports = append(reports, &check.Report{Doc: md, Findings: []check.Finding{{Kind: check.Error, File: md, Msg: err.Error()}}})
-				continue
+				// A document that does not read (or is gone): what of its
+				// files is damaged, and what mends it.
+				rep := &check.Report{Doc: md}
+				for _, err := range inscribe.VerifyDoc(md, nil, "") {
+					rep.Findings = append(rep.Findings, check.DamageFinding(err))
+				}
+				if len(rep.Findings) == 0 {
+					rep.Findings = []check.Finding{{Kind: check.Error, File: md, Msg: err.Error()}}
+				}
+				return p.add(rep)
 			}
 			f, err := formatOf(m)
 			if err != nil {
-				reports = append(reports, &check.Report{Doc: md, Findings: []check.Finding{{Kind: check.Error, File: md, Msg: err.Error()}}})
-				continue
+				return p.add(&check.Report{Doc: md, Findings: []check.Finding{{Kind: check.Error, File: md, Msg: err.Error()}}})
 			}
-			rep, err := check.Stored(store.Store, md, f.checkFormat())
+			cf := f.checkFormat()
+			cf.Redact = store.Redact
+			rep, err := check.Stored(store.Store, md, cf)
 			if err != nil {
 				return err
 			}
-			reports = append(reports, rep)
+			// Its derived views: index, tags, table of rounds.
+			for _, err := range store.VerifyDoc(md) {
+				rep.Findings = append(rep.Findings, check.DamageFinding(err))
+			}
+			return p.add(rep)
 		}
-	} else {
-		sources := o.sources
-		if len(sources) == 0 {
-			var samples bool
-			var err error
-			if sources, samples, err = defaultSource(false); err != nil {
+		if len(o.sources) > 0 {
+			docs, err := sessionsToCheck(e, o.sources)
+			if err != nil {
 				return err
 			}
-			if samples {
-				fmt.Fprintf(e.stderr, "scribe: %s; checking the bundled sample sessions in %s\n", noSessionsNote(), strings.Join(sources, " and "))
-			}
-		}
-		for _, src := range sources {
-			ts, err := discover(src)
-			if err != nil {
-				return describeOpenError(src, err)
-			}
-			for _, t := range ts {
-				rs, err := check.Session(t, formatFor(t.Adapter).checkFormat())
-				if err != nil {
+			for _, md := range docs {
+				if err := checkDoc(md); err != nil {
 					return err
 				}
-				reports = append(reports, rs...)
+			}
+			return nil
+		}
+		if err := eachStoredDoc(store, checkDoc); err != nil {
+			return err
+		}
+		for _, md := range orphans(store, "*") {
+			if err := checkDoc(md); err != nil {
+				return err
+			}
+		}
+		// The store's own: its index and its catalogs.
+		rep := &check.Report{Doc: store.SessionsDir()}
+		for _, err := range store.VerifyStore() {
+			rep.Findings = append(rep.Findings, check.DamageFinding(err))
+		}
+		store.CloseIndex()
+		if len(rep.Findings) > 0 {
+			return p.add(rep)
+		}
+		return nil
+	}
+	root, _, err := e.storeRoot()
+	if err != nil {
+		return err
+	}
+	scratch := &inscribe.Store{}
+	if _, err := setRedaction(root, scratch, o.redact, false); err != nil {
+		return err
+	}
+	sources := o.sources
+	if len(sources) == 0 {
+		var samples bool
+		if sources, samples, err = defaultSource(false); err != nil {
+			return err
+		}
+		if samples {
+			fmt.Fprintf(e.stderr, "scribe: %s; checking the bundled sample sessions in %s\n", noSessionsNote(), strings.Join(sources, " and "))
+		}
+	}
+	for _, src := range sources {
+		ts, skipped, err := discover(src)
+		for _, sk := range skipped {
+			fmt.Fprintf(e.stderr, "scribe: warning: %v\n", sk)
+		}
+		if err != nil {
+			return describeOpenError(src, err)
+		}
+		for _, t := range ts {
+			cf := formatFor(t.Adapter).checkFormat()
+			cf.Redact = scratch.Redact
+			rs, err := check.Session(t, cf)
+			if err != nil {
+				return err
+			}
+			for _, r := range rs {
+				if err := p.add(r); err != nil {
+					return err
+				}
 			}
 		}
 	}
-	return printReports(e, reports, e.json)
+	return nil
 }
 
 // sessionsToCheck resolves the SESSIONs given to check --store to their
@@ -143,107 +218,185 @@ func runCheck(e *env, o checkOptions) error {
 func sessionsToCheck(e *env, refs []string) ([]string, error) {
 	var docs []string
 	for _, ref := range refs {
-		md, err := findDocument(e, ref)
+		md, err := findSession(e, ref)
 		if err != nil {
 			return nil, err
 		}
-		docs = append(docs, md)
+		if _, err := os.Stat(md); err == nil {
+			docs = append(docs, md)
+		}
 		subs, _ := filepath.Glob(filepath.Join(inscribe.Folder(md), "agent-*.md"))
 		docs = append(docs, subs...)
 	}
 	return docs, nil
 }
 
-// storedDocs lists every document in a store, sidechains included.
-func storedDocs(store *views.Views) ([]string, error) {
-	mains, err := filepath.Glob(filepath.Join(store.SessionsDir(), "*", "*.md"))
+// eachStoredDoc calls fn with every document in a store, in order, each
+// session's sidechains after it, then the sidechains of sessions without a
+// document, until fn fails.
+func eachStoredDoc(store *views.Views, fn func(md string) error) error {
+	agents, err := filepath.Glob(filepath.Join(store.SessionsDir(), "*"))
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var out []string
-	for _, md := range mains {
-		if filepath.Base(md) == "index.md" {
-			continue
+	for _, dir := range agents {
+		mains, err := filepath.Glob(filepath.Join(dir, "*.md"))
+		if err != nil {
+			return err
 		}
-		out = append(out, md)
-		subs, _ := filepath.Glob(filepath.Join(inscribe.Folder(md), "agent-*.md"))
-		out = append(out, subs...)
+		for _, md := range mains {
+			if filepath.Base(md) == "index.md" {
+				continue
+			}
+			subs, _ := filepath.Glob(filepath.Join(inscribe.Folder(md), "agent-*.md"))
+			for _, p := range append([]string{md}, subs...) {
+				if err := fn(p); err != nil {
+					return err
+				}
+			}
+		}
 	}
-	return out, nil
+	lone, err := store.LoneSidechains()
+	if err != nil {
+		return err
+	}
+	for _, md := range lone {
+		if err := fn(md); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func printReports(e *env, reports []*check.Report, asJSON bool) error {
-	failed, broken := 0, 0
+	p := newReportPrinter(e, asJSON)
 	for _, r := range reports {
-		if !r.OK() {
-			failed++
-		}
-		if !r.OKSoFar() {
-			broken++
-		}
-	}
-	if asJSON {
-		// An empty list is [], never null, and a path names a file that
-		// exists: a document check inscribed into its scratch store is
-		// gone by now.
-		out := make([]check.Report, len(reports))
-		for i, r := range reports {
-			out[i] = *r
-			if out[i].Findings == nil {
-				out[i].Findings = []check.Finding{}
-			}
-			if _, err := os.Stat(r.Doc); err != nil {
-				out[i].Doc = ""
-			}
-		}
-		if err := writeJSON(e.stdout, out); err != nil {
+		if err := p.add(r); err != nil {
 			return err
 		}
-	} else {
-		for _, r := range reports {
-			name := r.Source
-			if name == "" {
-				name = r.Doc
-			}
-			status := "ok  "
-			if !r.OK() {
-				status = "FAIL"
-			}
-			fmt.Fprintf(e.stdout, "%s %s\n", status, name)
-			for i := 0; i < len(r.Findings); i++ {
-				f := r.Findings[i]
-				// A run of lost or added lines is one line of the report.
-				if j := runEnd(r.Findings, i); j > i+2 {
-					fmt.Fprintf(e.stdout, "     %s %s:%d-%d: %d lines %s\n", f.Kind, f.File, f.Line, r.Findings[j-1].Line, j-i, strings.TrimPrefix(f.Msg, "in the "))
-					i = j - 1
-					continue
-				}
-				if f.What != "" {
-					fmt.Fprintf(e.stdout, "     %s\n", lossLine(f))
-					continue
-				}
-				loc := f.File
-				if f.Line > 0 {
-					loc = fmt.Sprintf("%s:%d", f.File, f.Line)
-				}
-				id := ""
-				if f.UUID != "" {
-					id = " " + f.UUID
-				}
-				fmt.Fprintf(e.stdout, "     %s %s%s: %s\n", f.Kind, loc, id, f.Msg)
-				for _, l := range strings.Split(strings.TrimSuffix(f.Diff, "\n"), "\n") {
-					if l != "" {
-						fmt.Fprintf(e.stdout, "         %s\n", l)
-					}
-				}
+	}
+	return p.finish()
+}
+
+// reportPrinter prints check's reports one at a time, as they come, and
+// then the summary (the text) or the end of the list (--json), and says
+// what the exit status is.
+type reportPrinter struct {
+	e                 *env
+	json              bool
+	n, failed, broken int
+	finished          bool
+}
+
+func newReportPrinter(e *env, asJSON bool) *reportPrinter {
+	return &reportPrinter{e: e, json: asJSON}
+}
+
+// add prints one report.
+func (p *reportPrinter) add(r *check.Report) error {
+	p.n++
+	if !r.OK() {
+		p.failed++
+	}
+	if !r.OKSoFar() {
+		p.broken++
+	}
+	if p.json {
+		// An empty list is [], never null, and a path names a file that
+		// exists: a document check inscribed into its scratch store is
+		// gone by now. The list is written as writeJSON writes it whole.
+		out := *r
+		if out.Findings == nil {
+			out.Findings = []check.Finding{}
+		}
+		if _, err := os.Stat(r.Doc); err != nil {
+			out.Doc = ""
+		}
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetIndent("  ", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(out); err != nil {
+			return err
+		}
+		sep := ",\n  "
+		if p.n == 1 {
+			sep = "[\n  "
+		}
+		_, err := fmt.Fprintf(p.e.stdout, "%s%s", sep, bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+		return err
+	}
+	e := p.e
+	name := r.Source
+	if name == "" {
+		name = r.Doc
+	}
+	status := "ok  "
+	if !r.OK() {
+		status = "FAIL"
+	}
+	fmt.Fprintf(e.stdout, "%s %s\n", status, name)
+	for i := 0; i < len(r.Findings); i++ {
+		f := r.Findings[i]
+		// A run of lost or added lines is one line of the report.
+		if j := runEnd(r.Findings, i); j > i+2 {
+			fmt.Fprintf(e.stdout, "     %s %s:%d-%d: %d lines %s\n", f.Kind, f.File, f.Line, r.Findings[j-1].Line, j-i, strings.TrimPrefix(f.Msg, "in the "))
+			i = j - 1
+			continue
+		}
+		if f.What != "" {
+			fmt.Fprintf(e.stdout, "     %s\n", lossLine(f))
+			continue
+		}
+		loc := f.File
+		if f.Line > 0 {
+			loc = fmt.Sprintf("%s:%d", f.File, f.Line)
+		}
+		id := ""
+		if f.UUID != "" {
+			id = " " + f.UUID
+		}
+		fmt.Fprintf(e.stdout, "     %s %s%s: %s\n", f.Kind, loc, id, f.Msg)
+		for _, l := range strings.Split(strings.TrimSuffix(f.Diff, "\n"), "\n") {
+			if l != "" {
+				fmt.Fprintf(e.stdout, "         %s\n", l)
 			}
 		}
-		fmt.Fprintf(e.stdout, "%d checked, %d ok, %d with differences\n", len(reports), len(reports)-failed, failed)
+		if f.Removed != "" {
+			fmt.Fprintf(e.stdout, "         hint: the document no longer holds %s, which the round files keep; if it is a secret, scribe forget --secret VALUE %s removes it from every file of the store\n", f.Removed, sessionOf(r.Doc))
+		}
+	}
+	return nil
+}
+
+// abort ends what was printed when the check stops on an error: a JSON
+// list begun is closed, so that stdout stays one JSON document.
+func (p *reportPrinter) abort() {
+	if !p.finished && p.json && p.n > 0 {
+		fmt.Fprintln(p.e.stdout, "\n]")
+	}
+	p.finished = true
+}
+
+// finish prints the summary, or ends the JSON list, once, and returns the
+// status the reports call for.
+func (p *reportPrinter) finish() error {
+	if p.finished {
+		return nil
+	}
+	p.finished = true
+	switch {
+	case p.json && p.n == 0:
+		fmt.Fprintln(p.e.stdout, "[]")
+	case p.json:
+		fmt.Fprintln(p.e.stdout, "\n]")
+	default:
+		fmt.Fprintf(p.e.stdout, "%d checked, %d ok, %d with differences\n", p.n, p.n-p.failed, p.failed)
 	}
 	switch {
-	case broken > 0:
+	case p.broken > 0:
 		return &statusError{exitError}
-	case failed > 0:
+	case p.failed > 0:
 		return &statusError{exitChanges}
 	}
 	return nil
@@ -258,4 +411,23 @@ func runEnd(fs []check.Finding, i int) int {
 		j++
 	}
 	return j
+}
+
+// sessionOf names a document's session for a command line: its id, or
+// the document's path when its head does not read.
+func sessionOf(md string) string {
+	if m, err := document.ReadMeta(md); err == nil {
+		return m.SessionID
+	}
+	return md
+}
+
+// storedDocs lists every document of a store, as eachStoredDoc walks them.
+func storedDocs(store *views.Views) ([]string, error) {
+	var docs []string
+	err := eachStoredDoc(store, func(md string) error {
+		docs = append(docs, md)
+		return nil
+	})
+	return docs, err
 }

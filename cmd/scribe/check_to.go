@@ -76,7 +76,10 @@ func conversionDocs(e *env, ref string) ([]namedDoc, func(), error) {
 			return []namedDoc{{md, md}}, none, err
 		}
 	}
-	ts, err := discover(ref)
+	ts, skipped, err := discover(ref)
+	for _, sk := range skipped {
+		fmt.Fprintf(e.stderr, "scribe: warning: %v\n", sk)
+	}
 	if err != nil {
 		return nil, none, describeOpenError(ref, err)
 	}

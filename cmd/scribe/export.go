@@ -3,12 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/scribe-archive/scribe/adapters/claude"
 	"github.com/scribe-archive/scribe/exportclaude"
-	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/exportcore"
 )
 
@@ -63,11 +63,11 @@ conversion's adds "losses": [{"kind", "what", "count", "unit", "detail",
 // runExport exports a session as the target client keeps it: the
 // client's own file back, or a conversion of another client's session.
 func runExport(e *env, o exportOptions, target *format) error {
-	md, err := findDocument(e, o.session)
+	md, err := findSession(e, o.session)
 	if err != nil {
 		return err
 	}
-	m, err := document.ReadMeta(md)
+	m, err := sessionMeta(md)
 	if err != nil {
 		return err
 	}
@@ -75,12 +75,21 @@ func runExport(e *env, o exportOptions, target *format) error {
 	if err != nil {
 		return err
 	}
+	if err := checkStored(e, md); err != nil {
+		return err
+	}
 	if f != target {
+		if _, err := os.Stat(md); err != nil {
+			return loneError(md)
+		}
 		return runConvert(e, o, md, m, f, target)
 	}
 	if o.out == "-" {
 		if e.json {
 			return &flagError{errors.New("--out - writes the transcript to stdout: it cannot also be a --json report")}
+		}
+		if _, err := os.Stat(md); err != nil {
+			return loneError(md)
 		}
 		warnings, err := f.transcript(md, e.stdout)
 		printWarnings(e, warnings)

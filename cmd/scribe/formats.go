@@ -146,12 +146,14 @@ func (f *format) checkFormat() check.Format {
 // discover finds the sessions at path, in every format whose files it
 // holds. A file is recognised by its content; a folder that holds no
 // sessions (a client's emptied folder) holds none, and that is no error.
-func discover(path string) ([]source.Session, error) {
+// What a folder holds that was left out (a file that is not a session, a
+// folder that cannot be read, a link that leads out of it) comes back in
+// skipped, each to be reported: a file another format reads is not.
+func discover(path string) (out []source.Session, skipped []*source.SkipError, err error) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var out []source.Session
 	found := false
 	for _, f := range formats {
 		if !f.adapter.Detect(path) {
@@ -160,14 +162,37 @@ func discover(path string) ([]source.Session, error) {
 		found = true
 		ss, err := f.adapter.Discover(path)
 		out = append(out, ss...)
+		skips, err := source.Skips(err)
+		skipped = append(skipped, skips...)
 		if err != nil {
-			return out, err
+			return out, skipped, err
 		}
 	}
 	if !found && !fi.IsDir() {
-		return nil, &notSessionsError{path}
+		return nil, nil, &notSessionsError{path}
 	}
-	return out, nil
+	return out, readElsewhere(out, skipped), nil
+}
+
+// readElsewhere drops from skipped the files that another format read as
+// sessions: each format skips the others' files.
+func readElsewhere(ss []source.Session, skipped []*source.SkipError) []*source.SkipError {
+	read := map[string]bool{}
+	for _, s := range ss {
+		read[s.Path] = true
+		for _, sc := range s.Sidechains {
+			read[sc.Path] = true
+		}
+	}
+	out := skipped[:0]
+	seen := map[string]bool{}
+	for _, sk := range skipped {
+		if !read[sk.Path] && !seen[sk.Path] {
+			seen[sk.Path] = true
+			out = append(out, sk)
+		}
+	}
+	return out
 }
 
 // notSessionsError is a path that holds no session of any known format.
@@ -187,7 +212,7 @@ func defaultSources() ([]string, []string) {
 			continue
 		}
 		looked = append(looked, dir)
-		if ss, err := discover(dir); err == nil && len(ss) > 0 {
+		if ss, _, err := discover(dir); err == nil && len(ss) > 0 {
 			have = append(have, dir)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/scribe-archive/scribe/index"
+	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/inscribe/views"
 )
 
@@ -293,6 +294,7 @@ type tagJSON struct {
 
 func newContextCmd(e *env) *cobra.Command {
 	var spec views.ContextSpec
+	var detail string
 	cmd := &cobra.Command{
 		Use:   "context SESSION",
 		Short: "Write a view of a session for a successor: chosen rounds in full, others as references",
@@ -301,15 +303,27 @@ rounds chosen with --full (or tagged with --engagement) at full fidelity,
 rounds chosen with --ref as one-line references to the index, rounds chosen
 with --omit left out. When --full or --engagement is given, the other
 rounds are references; otherwise every round is in full. --omit wins over
---full, which wins over --ref. It reads the round files and writes nothing.`,
+--full, which wins over --ref. --detail says how much of a round in full
+is shown: everything (full), the prompts, the replies and one line per
+tool call (conversation), or the person's prompts alone (prompts). The
+view leaves out the messages' identity comments and anchors, and scribe's
+markers, unless --keep-ids. It reads the round files and writes nothing.`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeSession(e),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			d, err := document.ParseDetail(detail)
+			if err != nil {
+				return &flagError{err}
+			}
+			spec.Detail = d
 			store, md, err := openDocument(e, args[0])
 			if err != nil {
 				return err
 			}
 			defer store.CloseIndex()
+			if err := checkStored(e, md); err != nil {
+				return err
+			}
 			return store.Context(md, spec, e.stdout)
 		},
 	}
@@ -317,5 +331,8 @@ rounds are references; otherwise every round is in full. --omit wins over
 	cmd.Flags().StringVar(&spec.Ref, "ref", "", "rounds to show as one-line references")
 	cmd.Flags().StringVar(&spec.Omit, "omit", "", "rounds to leave out")
 	cmd.Flags().StringVar(&spec.Engagement, "engagement", "", "show the rounds tagged with this engagement in full")
+	cmd.Flags().StringVar(&detail, "detail", "full", "how much of a round in full to show: full, conversation or prompts")
+	cmd.Flags().BoolVar(&spec.KeepIDs, "keep-ids", false, "keep the messages' identity comments and anchors, and scribe's markers")
+	cmd.RegisterFlagCompletionFunc("detail", cobra.FixedCompletions(document.Details, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }

@@ -34,6 +34,7 @@ type updateOptions struct {
 	force   bool
 	rebuild bool
 	verbose bool
+	redact  redactFlags
 }
 
 func newInscribeCmd(e *env) *cobra.Command {
@@ -59,6 +60,7 @@ and brought up to date: inscribing twice changes nothing.` + updateJSONHelp,
 	cmd.Flags().StringVar(&o.agent, "agent", "", "file the sessions under this agent id (a role slug)")
 	cmd.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "list every document, unchanged ones too")
 	cmd.Flags().BoolVar(&o.rebuild, "rebuild", false, "rebuild documents whose read note (state.json) is lost, from their sources")
+	o.redact.add(cmd, "in what is inscribed")
 	cmd.Flags().BoolVar(&e.json, "json", false, "print the report as JSON")
 	return cmd
 }
@@ -98,6 +100,7 @@ It never blocks the session:
 	cmd.Flags().BoolVar(&o.hook, "hook", false, "read the transcript path from Claude Code hook input on stdin")
 	cmd.Flags().BoolVar(&o.force, "force", false, "replace a provisional last round that was edited by hand")
 	cmd.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "list every document, unchanged ones too")
+	o.redact.add(cmd, "in what is appended")
 	cmd.Flags().BoolVar(&e.json, "json", false, "print the report as JSON")
 	return cmd
 }
@@ -107,11 +110,13 @@ const updateJSONHelp = `
 With --json the report is one object on stdout:
   {"documents": [{"outcome", "doc", "source", "warnings", "error",
    "hints"}, ...], "inscribed", "appended", "unchanged", "upgraded",
-   "warnings", "failed", "left"}
+   "warnings", "failed", "left", "skipped"}
 with one entry per document, unchanged ones too; outcome is inscribed,
-appended, unchanged, upgraded, failed, or left (append --hook: another
-scribe was writing it); doc is "" when no document exists; error is ""
-unless it failed.`
+appended, unchanged, upgraded, failed, left (append --hook: another
+scribe was writing it) or skipped (a session file with no entry yet, which
+Claude Code creates before it writes: no document until it has one; -v
+lists them); doc is "" when no document exists; error is "" unless it
+failed.`
 
 func runUpdate(ctx context.Context, e *env, o updateOptions) error {
 	sources := o.sources
@@ -149,6 +154,9 @@ func runUpdate(ctx context.Context, e *env, o updateOptions) error {
 	if err != nil {
 		return err
 	}
+	if _, err := setRedaction(root, store.Store, o.redact, true); err != nil {
+		return err
+	}
 	opts := inscribe.Options{Agent: o.agent, Verify: o.verify, Force: o.force, Rebuild: o.rebuild}
 	if o.hook {
 		// A hook holds up the end of the turn: it does not wait out another
@@ -158,20 +166,23 @@ func runUpdate(ctx context.Context, e *env, o updateOptions) error {
 	}
 
 	var transcripts []source.Session
-	var failed []inscribe.Result
+	var found []inscribe.Result // what discovery skipped or failed to read
 	for _, src := range sources {
-		ts, err := discover(src)
+		ts, skipped, err := discover(src)
+		for _, sk := range skipped {
+			found = append(found, inscribe.Result{Source: sk.Path, Outcome: inscribe.Skipped, Warnings: []error{sk}})
+		}
 		if err != nil {
-			failed = append(failed, inscribe.Result{Source: src, Outcome: inscribe.Failed, Err: describeOpenError(src, err)})
+			found = append(found, inscribe.Result{Source: src, Outcome: inscribe.Failed, Err: describeOpenError(src, err)})
 			continue
 		}
 		transcripts = append(transcripts, ts...)
 	}
-	if len(transcripts) == 0 && len(failed) == 0 {
+	if len(transcripts) == 0 && !anyOutcome(found, inscribe.Failed) {
 		fmt.Fprintf(e.stderr, "scribe: no sessions in %s\n", strings.Join(sources, ", "))
 	}
 	results := updateAll(ctx, e, store, transcripts, opts)
-	results = append(failed, results...)
+	results = append(found, results...)
 
 	if err := store.RefreshAfter(results); err != nil {
 		results = append(results, inscribe.Result{Doc: store.SessionsDir(), Outcome: inscribe.Failed, Err: fmt.Errorf("update index files: %w", err)})
@@ -184,6 +195,16 @@ func runUpdate(ctx context.Context, e *env, o updateOptions) error {
 		return &statusError{exitError} // exitHookFailed in hook mode
 	}
 	return nil
+}
+
+// anyOutcome reports whether any of results has outcome o.
+func anyOutcome(results []inscribe.Result, o inscribe.Outcome) bool {
+	for _, r := range results {
+		if r.Outcome == o {
+			return true
+		}
+	}
+	return false
 }
 
 // hookLockWait is how long append --hook waits for a document that another
@@ -346,6 +367,15 @@ func report(e *env, results []inscribe.Result, verbose bool) int {
 					fmt.Fprintf(e.stderr, "scribe: hint: %s\n", h)
 				}
 			}
+		case r.Outcome == inscribe.Skipped:
+			sum.Skipped++
+			if !e.json && verbose {
+				why := "" // a warning said why
+				if len(r.Warnings) == 0 {
+					why = " (" + skippedWhy + ")"
+				}
+				fmt.Fprintf(e.stdout, "%-10s %s%s\n", r.Outcome, r.Source, why)
+			}
 		default:
 			counts[r.Outcome]++
 			if !e.json && (verbose || r.Outcome != inscribe.Unchanged) {
@@ -389,11 +419,18 @@ type updateJSON struct {
 	// Left counts the documents append --hook left to the next append
 	// because another scribe was writing them.
 	Left int `json:"left"`
+	// Skipped counts the session files that hold no entry yet: no
+	// document is made until they do.
+	Skipped int `json:"skipped"`
 }
+
+// skippedWhy says why a session file was skipped.
+const skippedWhy = "no entry yet: inscribed once it has one"
 
 // docJSON is one document of an inscribe or append report.
 type docJSON struct {
-	// Outcome is inscribed, appended, unchanged, upgraded, failed or left.
+	// Outcome is inscribed, appended, unchanged, upgraded, failed, left or
+	// skipped.
 	Outcome  string   `json:"outcome"`
 	Doc      string   `json:"doc"`    // the document; "" when there is none
 	Source   string   `json:"source"` // what it was read from
@@ -412,10 +449,10 @@ func resultHints(err error) []string {
 		return []string{"run again when the other scribe is done"}
 	case errors.As(err, &ee):
 		return []string{"move the edit out of the last round, or run scribe append --force to replace it"}
-	case errors.As(err, new(*inscribe.MissingNoteError)):
-		return []string{"restore it, or run scribe inscribe --rebuild to rebuild the document from its source (edits made to its messages by hand are lost)"}
+	case errors.As(err, new(*inscribe.MissingNoteError)), errors.As(err, new(*inscribe.DamageError)):
+		return repairHints(err)
 	case errors.As(err, &se):
-		return []string{"inscribe the new file into another store (--root), or remove the document to inscribe it afresh"}
+		return []string{"inscribe the new file into another store (--root), or remove the document and its folder to inscribe it afresh"}
 	}
 	return nil
 }

@@ -50,6 +50,9 @@ func storeState(t *testing.T, root string) map[string][]byte {
 			return err // indexes are compared by their dumps, elsewhere
 		}
 		rel, _ := filepath.Rel(root, p)
+		if rel == "redact.toml" {
+			return nil // each store's own key
+		}
 		b, _ := os.ReadFile(p)
 		out[rel] = b
 		return nil

@@ -161,6 +161,7 @@ func errorCode(stderr io.Writer, asJSON bool, err error) int {
 	if errors.As(err, &he) {
 		report.Hints = append(report.Hints, he.hints...)
 	}
+	report.Hints = append(report.Hints, repairHints(err)...)
 	var fe *flagError
 	if errors.As(err, &fe) || isCobraUsage(err) {
 		report.Hints = append(report.Hints, "see 'scribe --help'")
@@ -217,6 +218,6 @@ JSON object on stderr: {"error": "...", "hints": [...]}.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &flagError{err} })
 	root.AddCommand(newInscribeCmd(e), newAppendCmd(e), newExportCmd(e), newExportCodexCmd(e), newCheckCmd(e),
 		newSearchCmd(e), newListCmd(e), newShowCmd(e), newTagCmd(e, false), newTagCmd(e, true), newContextCmd(e), newReindexCmd(e),
-		newServeCmd(e), newHTMLCmd(e))
+		newServeCmd(e), newHTMLCmd(e), newRepairCmd(e), newScanCmd(e), newForgetCmd(e))
 	return root
 }

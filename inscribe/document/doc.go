@@ -65,10 +65,10 @@
 // blocks:
 //
 //	<details><summary>Tool: Bash — List files</summary>
-//	<!-- scribe:tool {"id":"toolu_0001_2","name":"Bash"} -->
+//	<!-- scribe:tool {"id":"toolu_0001_2","name":"Bash","input":{"command":null,"description":"List files"}} -->
 //
-//	```json scribe:input
-//	…
+//	```bash scribe:field command
+//	ls -la
 //	```
 //
 //	<!-- scribe:result {"entry":"…","time":"…"} --><p><b>Result</b></p>
@@ -81,7 +81,26 @@
 //
 // The marker on the line after <details><summary> ([WriteMarker],
 // [ParseMarker]) says what the block is; the summary line is not read.
-// Files, sidechain links and compactions are markers of their own.
+// Files, sidechain links, compactions and notes (a line of the client's
+// bookkeeping: "turn took 3 min 48 s") are markers of their own, and so is
+// a thinking block whose text is empty, which shows as nothing.
+//
+// # Tool views
+//
+// A tool call shows its input the way the tool reads it: a shell command as
+// a bash block, an edit as a diff, a file written in its language, a to-do
+// list as a checklist. The values a view shows are taken out of the input;
+// the rest, with null in their places, is the template, kept in the call's
+// marker, and the parser puts the values back. Which tool gets which view
+// is presentation; the parser reads any view. A view is written only when
+// it gives the input back byte for byte; otherwise the input is JSON, as
+// for MCP tools and tools without a view.
+//
+// # Lean views
+//
+// [RenderLean] and [RenderLeanItems] write messages for a reader, not for
+// the parser (scribe context): without identities or markers, at a
+// [Detail] level of full, conversation or prompts.
 //
 // # Round trip
 //

@@ -526,6 +526,19 @@ func (c *cursor) block() (session.Block, bool, error) {
 		return session.Block{Kind: session.KindFile, File: f}, err == nil, err
 	case t.mark == "compaction":
 		return c.compaction()
+	case t.mark == "thinking":
+		// Thinking that was not recorded: the marker alone.
+		c.take()
+		m, err := c.mark(t)
+		return session.Block{Kind: session.KindThinking, Label: m.Label}, err == nil, err
+	case t.mark == "note":
+		c.take()
+		m, err := c.mark(t)
+		if err != nil {
+			return session.Block{}, false, err
+		}
+		text, err := c.p.noteText(t)
+		return session.Block{Kind: session.KindNote, Label: m.Label, Entry: m.Entry, Time: m.Time, Text: text}, err == nil, err
 	case t.mark == "details":
 		return c.details()
 	case t.isIdentity():
@@ -701,17 +714,24 @@ func (c *cursor) closeDetails(open *token) error {
 
 func (c *cursor) tool(m blockMark) (session.Block, error) {
 	blk := session.Block{Kind: session.KindToolUse, Label: m.Name, ID: m.ID}
-	t, plain := c.peek()
-	if plain || t == nil || t.kind != tokFence {
-		off := c.at
-		if t != nil {
-			off = t.start
-		}
-		return blk, c.p.errorf(off, "a tool call must start with its input")
-	}
 	var err error
-	if blk.Input, err = c.fenced(); err != nil {
-		return blk, err
+	if m.Input != nil {
+		// A view: the template, then the parts that fill it.
+		if blk.Input, err = c.view(m.Input, m.Escape == escapeASCII); err != nil {
+			return blk, err
+		}
+	} else {
+		t, plain := c.peek()
+		if plain || t == nil || t.kind != tokFence {
+			off := c.at
+			if t != nil {
+				off = t.start
+			}
+			return blk, c.p.errorf(off, "a tool call must start with its input")
+		}
+		if blk.Input, err = c.fenced(); err != nil {
+			return blk, err
+		}
 	}
 	for {
 		t, plain := c.peek()
@@ -747,6 +767,155 @@ func (c *cursor) tool(m blockMark) (session.Block, error) {
 			return blk, c.p.errorf(t.start, "unexpected %s in a tool call", describe(t))
 		}
 	}
+}
+
+// view reads the parts of a tool view and returns the input they and the
+// template give.
+func (c *cursor) view(template []byte, ascii bool) (string, error) {
+	in, err := decodeTree(template)
+	if err != nil {
+		return "", c.p.errorf(c.at, "tool marker: input: %v", err)
+	}
+	set := func(off int, path, s string) error {
+		if !in.set(path, s) {
+			return c.p.errorf(off, "the tool's input has no value at %q", path)
+		}
+		return nil
+	}
+	for {
+		t, plain := c.peek()
+		if plain || t == nil {
+			break // the caller says what is wrong
+		}
+		switch {
+		case t.kind == tokFence && infoWord(t.info, infoField):
+			args := infoArgs(t.info, infoField)
+			if len(args) != 1 {
+				return "", c.p.errorf(t.start, "a %s fence names one value", infoField)
+			}
+			start := t.start
+			s, err := c.fenced()
+			if err != nil {
+				return "", err
+			}
+			if err := set(start, args[0], s); err != nil {
+				return "", err
+			}
+		case t.kind == tokFence && infoWord(t.info, infoDiff):
+			args := infoArgs(t.info, infoDiff)
+			if len(args) != 2 {
+				return "", c.p.errorf(t.start, "a %s fence names two values", infoDiff)
+			}
+			start := t.start
+			s, err := c.fenced()
+			if err != nil {
+				return "", err
+			}
+			a, b, bad := parseDiff(s)
+			if bad >= 0 {
+				return "", c.p.errorf(start, "line %d of the diff does not start with \" \", \"-\" or \"+\"", bad+1)
+			}
+			if err := set(start, args[0], a); err != nil {
+				return "", err
+			}
+			if err := set(start, args[1], b); err != nil {
+				return "", err
+			}
+		case t.mark == markField:
+			c.take()
+			fm, err := c.mark(t)
+			if err != nil {
+				return "", err
+			}
+			s, err := c.value()
+			if err != nil {
+				return "", err
+			}
+			if err := set(t.start, fm.Path, s); err != nil {
+				return "", err
+			}
+		case t.mark == markChecks || t.mark == markList:
+			c.take()
+			lm, err := c.mark(t)
+			if err != nil {
+				return "", err
+			}
+			p := viewPart{kind: partChecklist, path: lm.Path, label: lm.Label, text: lm.Text, status: lm.Status, detail: lm.Detail}
+			if t.mark == markList {
+				p.kind = partList
+			}
+			if p.text == "" {
+				return "", c.p.errorf(t.start, "a list marker names the key of its items' text")
+			}
+			items, ok := p.items(in)
+			if !ok {
+				return "", c.p.errorf(t.start, "the tool's input has no list at %q", p.path)
+			}
+			if _, plain := c.peek(); !plain {
+				return "", c.p.errorf(t.end, "expected the list")
+			}
+			at := c.at
+			s, err := c.plainText()
+			if err != nil {
+				return "", err
+			}
+			list, err := p.parseList(s, len(items))
+			if err != nil {
+				var el errList
+				if errors.As(err, &el) {
+					return "", c.p.errorf(at+1+lineOffset(s, el.line), "this line is not an item of the list (%d items are expected)", len(items))
+				}
+				return "", err
+			}
+			for i, it := range list {
+				if err := set(at+1, items[i]+p.text, it.text); err != nil {
+					return "", err
+				}
+				if k := p.second(); k != "" {
+					if err := set(at+1, items[i]+k, it.second); err != nil {
+						return "", err
+					}
+				}
+			}
+		default:
+			return string(in.bytes(ascii)), nil
+		}
+	}
+	return string(in.bytes(ascii)), nil
+}
+
+// infoWord reports whether a fence's info string holds the word w.
+func infoWord(info, w string) bool {
+	for _, f := range strings.Fields(info) {
+		if f == w {
+			return true
+		}
+	}
+	return false
+}
+
+// infoArgs returns the words of an info string after the word w.
+func infoArgs(info, w string) []string {
+	f := strings.Fields(info)
+	for i := range f {
+		if f[i] == w {
+			return f[i+1:]
+		}
+	}
+	return nil
+}
+
+// lineOffset returns the offset of line n (0-based) of s.
+func lineOffset(s string, n int) int {
+	off := 0
+	for ; n > 0; n-- {
+		i := strings.IndexByte(s[off:], '\n')
+		if i < 0 {
+			return off
+		}
+		off += i + 1
+	}
+	return off
 }
 
 // parts reads the parts of a tool result, up to the end of its details.
@@ -785,6 +954,25 @@ func (c *cursor) parts() ([]session.Part, error) {
 			return nil, c.p.errorf(t.start, "unexpected %s in a tool result", describe(t))
 		}
 	}
+}
+
+// noteText reads the text of a note: the HTML after its marker, on the
+// marker's line, "<p><i>…</i></p>".
+func (p *docParser) noteText(t *token) (string, error) {
+	line := p.src[t.start:p.lineEnd(t.start)]
+	_, rest, _ := bytes.Cut(line, []byte(" -->"))
+	rest = bytes.TrimRight(rest, " \t\n")
+	inner, ok := bytes.CutPrefix(rest, []byte("<p><i>"))
+	if ok {
+		inner, ok = bytes.CutSuffix(inner, []byte("</i></p>"))
+	}
+	if !ok {
+		return "", p.errorf(t.start, "a note's text must follow its marker on the same line, as <p><i>text</i></p>")
+	}
+	if t.end > p.lineEnd(t.start) {
+		return "", p.errorf(p.lineEnd(t.start), "a blank line must come before this line, after a note")
+	}
+	return unescapeValue(string(inner)), nil
 }
 
 func (p *docParser) file(t *token) (*session.File, error) {

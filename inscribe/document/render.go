@@ -189,8 +189,13 @@ type itemMark struct {
 
 // blockMark is the identity of a block that is not plain text.
 type blockMark struct {
-	ID        string              `json:"id,omitempty"`
-	Name      string              `json:"name,omitempty"`
+	ID   string `json:"id,omitempty"`
+	Name string `json:"name,omitempty"`
+	// Input is a tool call's template: its input without the values its
+	// view shows (views.go).
+	Input json.RawMessage `json:"input,omitempty"`
+	// Escape is "ascii" when the input escapes every character past ASCII.
+	Escape    string              `json:"escape,omitempty"`
 	Label     string              `json:"label,omitempty"`
 	Entry     string              `json:"entry,omitempty"`
 	Time      string              `json:"time,omitempty"`
@@ -200,6 +205,11 @@ type blockMark struct {
 	Path      string              `json:"path,omitempty"`
 	Empty     bool                `json:"empty,omitempty"` // a result with no content
 	Comp      *session.Compaction `json:"compaction,omitempty"`
+	// The keys of a list's items in a tool's input: their text, status
+	// (a checklist) and detail (a list).
+	Text   string `json:"text,omitempty"`
+	Status string `json:"status,omitempty"`
+	Detail string `json:"detail,omitempty"`
 }
 
 // WriteMarker writes a marker: an HTML comment holding scribe's data,
@@ -235,6 +245,18 @@ func RenderItem(w *bytes.Buffer, it *session.Item) {
 	w.WriteString("\n---\n\n### ")
 	w.WriteString(heading(it))
 	w.WriteByte('\n')
+	writeIdentity(w, it)
+	pr := printer{w: w}
+	prevPlain := false
+	for i := range it.Blocks {
+		w.WriteByte('\n')
+		prevPlain = pr.block(&it.Blocks[i], prevPlain)
+	}
+}
+
+// writeIdentity writes an item's identity comment and anchors, and the
+// line end.
+func writeIdentity(w *bytes.Buffer, it *session.Item) {
 	WriteMarker(w, "", itemMark{IDs: it.IDs, Time: it.Time, Role: it.Role, Note: it.Note, Parent: it.Parent, ParentMissing: it.ParentMissing, Round: it.Round})
 	if it.Round > 0 {
 		fmt.Fprintf(w, `<a id="%s"></a>`, RoundAnchor(it.Round))
@@ -243,11 +265,6 @@ func RenderItem(w *bytes.Buffer, it *session.Item) {
 		fmt.Fprintf(w, `<a id="%s"></a>`, escapeHTML(anchor(it.IDs[0])))
 	}
 	w.WriteByte('\n')
-	prevPlain := false
-	for i := range it.Blocks {
-		w.WriteByte('\n')
-		prevPlain = renderBlock(w, &it.Blocks[i], prevPlain)
-	}
 }
 
 // heading is the visible heading of an item: "<time> · <role>", then any
@@ -280,81 +297,184 @@ func short(id string) string {
 	return id
 }
 
-// renderBlock writes one block and reports whether it was plain text.
-func renderBlock(w *bytes.Buffer, b *session.Block, prevPlain bool) bool {
+// printer writes blocks: as the document holds them, or, lean, for a
+// reader and not for the parser (no markers, fences without scribe's
+// words; see RenderLean).
+type printer struct {
+	w    *bytes.Buffer
+	lean bool
+}
+
+// mark writes a marker, unless the printer is lean.
+func (pr printer) mark(kind string, v any) {
+	if !pr.lean {
+		WriteMarker(pr.w, kind, v)
+	}
+}
+
+// markLine writes a marker on a line of its own, and the blank line after
+// it; nothing when the printer is lean.
+func (pr printer) markLine(kind string, v any) {
+	if !pr.lean {
+		WriteMarker(pr.w, kind, v)
+		pr.w.WriteString("\n\n")
+	}
+}
+
+// fence writes a fenced block; a lean printer keeps only the language of
+// its info string.
+func (pr printer) fence(content, info string) {
+	if pr.lean {
+		info, _, _ = strings.Cut(info, " ")
+	}
+	writeFence(pr.w, content, info)
+}
+
+// text writes a text value in the form pickForm chooses.
+func (pr printer) text(s, lang string, plainAllowed bool) textForm {
+	if !pr.lean {
+		return writeText(pr.w, s, lang, plainAllowed)
+	}
+	form := pickForm(s, plainAllowed)
+	switch form {
+	case formPlain:
+		pr.w.WriteString(s)
+		pr.w.WriteByte('\n')
+	case formVerbatim:
+		writeFence(pr.w, s, lang)
+	case formQuoted:
+		writeFence(pr.w, Quote(s), "json")
+	}
+	return form
+}
+
+// block writes one block and reports whether it was plain text.
+func (pr printer) block(b *session.Block, prevPlain bool) bool {
+	w := pr.w
 	switch b.Kind {
 	case session.KindText:
 		if prevPlain && pickForm(b.Text, true) == formPlain {
 			// Two plain texts in a row need a divider to stay two.
-			WriteMarker(w, "text", nil)
-			w.WriteString("\n\n")
+			pr.markLine("text", nil)
 		}
-		return writeText(w, b.Text, "text", true) == formPlain
+		return pr.text(b.Text, "text", true) == formPlain
 	case session.KindThinking:
-		details(w, "Thinking", "thinking", blockMark{Label: b.Label})
-		writeText(w, b.Text, "text", true)
-		endDetails(w)
+		if b.Text == "" {
+			// Thinking the client did not record (newer clients keep only
+			// its signature, in the round file): nothing to open.
+			if !pr.lean {
+				WriteMarker(w, "thinking", blockMark{Label: b.Label})
+				w.WriteByte('\n')
+			}
+			break
+		}
+		pr.details("Thinking", "thinking", blockMark{Label: b.Label})
+		pr.text(b.Text, "text", true)
+		pr.endDetails()
+	case session.KindNote:
+		if pr.lean {
+			w.WriteString("_" + EscapeInline(b.Text) + "_\n")
+			break
+		}
+		WriteMarker(w, "note", blockMark{Label: b.Label, Entry: b.Entry, Time: b.Time})
+		w.WriteString("<p><i>" + escapeValue(b.Text) + "</i></p>\n")
 	case session.KindReminder:
 		summary := "System reminder: " + b.Label
 		if b.Label == "meta" {
 			summary = "Client message (not typed by a person)"
 		}
-		details(w, summary, "reminder", blockMark{Label: b.Label, Entry: b.Entry, Time: b.Time})
-		writeText(w, b.Text, "text", true)
-		endDetails(w)
+		pr.details(summary, "reminder", blockMark{Label: b.Label, Entry: b.Entry, Time: b.Time})
+		pr.text(b.Text, "text", true)
+		pr.endDetails()
 	case session.KindRaw:
-		details(w, b.Label+" (shown as recorded)", "raw", blockMark{Label: b.Label, Entry: b.Entry, Time: b.Time})
-		writeText(w, b.Text, "json", false)
-		endDetails(w)
+		pr.details(b.Label+" (shown as recorded)", "raw", blockMark{Label: b.Label, Entry: b.Entry, Time: b.Time})
+		pr.text(b.Text, "json", false)
+		pr.endDetails()
 	case session.KindToolUse:
-		renderTool(w, b)
+		pr.tool(b)
 	case session.KindToolResult:
-		details(w, "Tool result", "result", resultMark(b.Result, b.ID))
-		renderParts(w, b.Result.Parts)
-		endDetails(w)
+		pr.details("Tool result", "result", resultMark(b.Result, b.ID))
+		pr.parts(b.Result.Parts)
+		pr.endDetails()
 	case session.KindFile:
-		renderFile(w, b.File)
+		pr.file(b.File)
 	case session.KindCompaction:
-		renderCompaction(w, b)
+		pr.compaction(b)
 	}
 	return false
 }
 
-func details(w *bytes.Buffer, summary, kind string, m blockMark) {
-	w.WriteString("<details><summary>")
-	w.WriteString(escapeHTML(summary))
-	w.WriteString("</summary>\n")
-	WriteMarker(w, kind, m)
-	w.WriteString("\n\n")
+// shows reports whether a lean printer writes anything for a block.
+func (pr printer) shows(b *session.Block) bool {
+	return !pr.lean || b.Kind != session.KindThinking || b.Text != ""
 }
 
-func endDetails(w *bytes.Buffer) { w.WriteString("\n</details>\n") }
+func (pr printer) details(summary, kind string, m blockMark) {
+	pr.w.WriteString("<details><summary>")
+	pr.w.WriteString(escapeHTML(summary))
+	pr.w.WriteString("</summary>\n")
+	if pr.lean {
+		pr.w.WriteByte('\n')
+		return
+	}
+	WriteMarker(pr.w, kind, m)
+	pr.w.WriteString("\n\n")
+}
+
+func (pr printer) endDetails() { pr.w.WriteString("\n</details>\n") }
 
 func resultMark(r *session.Result, id string) blockMark {
 	return blockMark{ID: id, Entry: r.Entry, Time: r.Time, Error: r.Error, Empty: len(r.Parts) == 0}
 }
 
-func renderTool(w *bytes.Buffer, b *session.Block) {
-	details(w, "Tool: "+b.Label+toolHint(b), "tool", blockMark{ID: b.ID, Name: b.Label})
-	// Compact JSON is shown indented; it compacts back to the same bytes.
-	var pretty, compact bytes.Buffer
-	if json.Compact(&compact, []byte(b.Input)) == nil && compact.String() == b.Input &&
-		json.Indent(&pretty, []byte(b.Input), "", "  ") == nil && fenceSafe(pretty.String()) {
-		writeFence(w, pretty.String(), "json "+infoInput)
-	} else {
-		writeText(w, b.Input, "json", false)
+func (pr printer) tool(b *session.Block) {
+	w := pr.w
+	in, _ := decodeTree([]byte(b.Input))
+	summary := "Tool: " + b.Label
+	if in != nil {
+		if h := toolHint(b.Label, in); h != "" {
+			summary += " — " + h
+		}
+	}
+	template, escape, parts, viewed := toolView(b)
+	m := blockMark{ID: b.ID, Name: b.Label}
+	if viewed {
+		m.Input, m.Escape = template, escape
+	}
+	pr.details(summary, "tool", m)
+	wrote := true
+	switch {
+	case viewed:
+		wrote = pr.view(in, parts)
+	default:
+		// Compact JSON is shown indented; it compacts back to the same
+		// bytes.
+		var pretty, compact bytes.Buffer
+		if json.Compact(&compact, []byte(b.Input)) == nil && compact.String() == b.Input &&
+			json.Indent(&pretty, []byte(b.Input), "", "  ") == nil && fenceSafe(pretty.String()) {
+			pr.fence(pretty.String(), "json "+infoInput)
+		} else {
+			pr.text(b.Input, "json", false)
+		}
 	}
 	if b.Sidechain != "" {
-		w.WriteByte('\n')
-		WriteMarker(w, "sidechain", blockMark{Path: b.Sidechain})
+		if wrote {
+			w.WriteByte('\n')
+		}
+		wrote = true
+		pr.mark("sidechain", blockMark{Path: b.Sidechain})
 		fmt.Fprintf(w, `<p>Sidechain: <a href="%s">%s</a></p>`, escapeHTML(b.Sidechain), escapeHTML(b.Sidechain))
 		w.WriteByte('\n')
 	}
-	if r := b.Result; r != nil {
+	if wrote {
 		w.WriteByte('\n')
-		WriteMarker(w, "result", resultMark(r, ""))
+	}
+	if r := b.Result; r != nil {
+		pr.mark("result", resultMark(r, ""))
 		label := "Result"
-		if r.Error {
+		if code := exitCode(b.Label, r); code != "" {
+			label = "Result (exit " + code + ")"
+		} else if r.Error {
 			label = "Result (error)"
 		}
 		if len(r.Parts) == 0 {
@@ -363,54 +483,104 @@ func renderTool(w *bytes.Buffer, b *session.Block) {
 		w.WriteString("<p><b>" + label + "</b></p>\n")
 		if len(r.Parts) > 0 {
 			w.WriteByte('\n')
-			renderParts(w, r.Parts)
+			pr.parts(r.Parts)
 		}
 	} else {
-		w.WriteByte('\n')
-		WriteMarker(w, "noresult", nil)
+		pr.mark("noresult", nil)
 		w.WriteString("<p><i>No result recorded.</i></p>\n")
 	}
-	endDetails(w)
+	pr.endDetails()
 }
 
-// toolHint is a short, derived description of a call for its summary line.
-func toolHint(b *session.Block) string {
-	var in map[string]any
-	if json.Unmarshal([]byte(b.Input), &in) != nil {
+// toolHint is a short, derived description of a call for its summary line:
+// the first of its description, command, file, pattern (with the path it
+// searches), URL, query, prompt or path.
+func toolHint(name string, in *jnode) string {
+	if name == "apply_patch" {
+		return patchHint(in)
+	}
+	for _, k := range []string{"description", "command", "cmd", "file_path", "pattern", "url", "query", "prompt", "path"} {
+		s, ok := in.strAt(k)
+		if !ok || strings.TrimSpace(s) == "" {
+			continue
+		}
+		if where, ok := in.strAt("path"); k == "pattern" && ok && strings.TrimSpace(where) != "" {
+			s += " in " + where
+		}
+		s = strings.Join(strings.Fields(s), " ")
+		if r := []rune(s); len(r) > 80 {
+			s = string(r[:79]) + "…"
+		}
+		return s
+	}
+	return ""
+}
+
+// patchHint names the files a patch touches ("*** Update File: a.go").
+func patchHint(in *jnode) string {
+	patch, ok := in.strAt(rootPath)
+	if !ok {
+		patch, _ = in.strAt("input")
+	}
+	var files []string
+	for _, line := range strings.Split(patch, "\n") {
+		for _, op := range []string{"Add", "Update", "Delete"} {
+			if f, ok := strings.CutPrefix(line, "*** "+op+" File: "); ok {
+				files = append(files, op+" "+strings.TrimSpace(f))
+			}
+		}
+	}
+	s := strings.Join(files, ", ")
+	if r := []rune(s); len(r) > 80 {
+		s = string(r[:79]) + "…"
+	}
+	return s
+}
+
+// exitCode is the exit status of a shell call, when its result says it
+// and it is not 0.
+func exitCode(tool string, r *session.Result) string {
+	switch tool {
+	case "Bash", "exec_command", "shell", "shell_command", "container.exec", "local_shell":
+	default:
 		return ""
 	}
-	for _, k := range []string{"description", "command", "file_path", "pattern", "url", "query", "prompt"} {
-		if s, ok := in[k].(string); ok && strings.TrimSpace(s) != "" {
-			s = strings.Join(strings.Fields(s), " ")
-			if r := []rune(s); len(r) > 80 {
-				s = string(r[:79]) + "…"
+	if len(r.Parts) == 0 || r.Parts[0].Kind != session.KindText {
+		return ""
+	}
+	text := r.Parts[0].Text
+	for i := 0; i < 5 && text != ""; i++ {
+		line, rest, _ := strings.Cut(text, "\n")
+		text = rest
+		for _, prefix := range []string{"Exit code: ", "Exit code ", "Process exited with code "} {
+			if n, ok := strings.CutPrefix(line, prefix); ok && n != "0" && n != "" && strings.Trim(n, "0123456789") == "" {
+				return n
 			}
-			return " — " + s
 		}
 	}
 	return ""
 }
 
-func renderParts(w *bytes.Buffer, parts []session.Part) {
+func (pr printer) parts(parts []session.Part) {
 	for i, p := range parts {
 		if i > 0 {
-			w.WriteByte('\n')
+			pr.w.WriteByte('\n')
 		}
 		switch p.Kind {
 		case session.KindText:
-			writeText(w, p.Text, "text", false)
+			pr.text(p.Text, "text", false)
 		case session.KindFile:
-			renderFile(w, p.File)
+			pr.file(p.File)
 		default:
-			WriteMarker(w, "part", blockMark{Type: "raw"})
-			w.WriteString("\n\n")
-			writeText(w, p.Text, "json", false)
+			pr.markLine("part", blockMark{Type: "raw"})
+			pr.text(p.Text, "json", false)
 		}
 	}
 }
 
-func renderFile(w *bytes.Buffer, f *session.File) {
-	WriteMarker(w, "file", blockMark{Type: f.Type, MediaType: f.MediaType, Path: f.Path})
+func (pr printer) file(f *session.File) {
+	w := pr.w
+	pr.mark("file", blockMark{Type: f.Type, MediaType: f.MediaType, Path: f.Path})
 	src := escapeHTML(f.Path)
 	if strings.HasPrefix(f.MediaType, "image/") {
 		fmt.Fprintf(w, `<img src="%s" alt="%s">`, src, escapeHTML(f.Type+" "+f.MediaType))
@@ -420,9 +590,10 @@ func renderFile(w *bytes.Buffer, f *session.File) {
 	w.WriteByte('\n')
 }
 
-func renderCompaction(w *bytes.Buffer, b *session.Block) {
+func (pr printer) compaction(b *session.Block) {
+	w := pr.w
 	c := b.Compaction
-	WriteMarker(w, "compaction", blockMark{Comp: c})
+	pr.mark("compaction", blockMark{Comp: c})
 	w.WriteString("<p><b>Conversation compacted</b>")
 	if c.Trigger != "" {
 		w.WriteString(" (" + escapeHTML(c.Trigger) + ")")
@@ -445,8 +616,8 @@ func renderCompaction(w *bytes.Buffer, b *session.Block) {
 	w.WriteString("</p>\n")
 	if b.Entry != "" || b.Text != "" || b.Time != "" {
 		w.WriteByte('\n')
-		details(w, "Compaction summary", "summary", blockMark{Entry: b.Entry, Time: b.Time})
-		writeText(w, b.Text, "text", true)
-		endDetails(w)
+		pr.details("Compaction summary", "summary", blockMark{Entry: b.Entry, Time: b.Time})
+		pr.text(b.Text, "text", true)
+		pr.endDetails()
 	}
 }

@@ -29,6 +29,12 @@ func buildDoc(t testing.TB, path string) *session.Document {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return buildWith(t, b, f, claudeSrc.Format(), claudeSrc.AgentName())
+}
+
+// buildWith builds a document from a source with a builder.
+func buildWith(t testing.TB, b source.Builder, f io.Reader, format, agentName string) *session.Document {
+	t.Helper()
 	lr := source.NewLineReader(f, 1, 0)
 	var items []session.Item
 	for {
@@ -47,7 +53,7 @@ func buildDoc(t testing.TB, path string) *session.Document {
 	if fin.Open != nil {
 		items = append(items, fin.Open.Items...)
 	}
-	fin.Meta.Format, fin.Meta.SourceFormat, fin.Meta.AgentName = session.FormatVersion, claudeSrc.Format(), claudeSrc.AgentName()
+	fin.Meta.Format, fin.Meta.SourceFormat, fin.Meta.AgentName = session.FormatVersion, format, agentName
 	return &session.Document{Meta: fin.Meta, Summary: Placeholder(fin.FirstPrompt), Items: items}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -273,7 +274,7 @@ func EscapeInline(s string) string {
 		switch {
 		case r < 0x20 || r == 0x7f || r == '\u2028' || r == '\u2029':
 			sb.WriteByte(' ')
-		case r < 0x80 && strings.ContainsRune("\\`*_[]<>&#!~|", r):
+		case r < 0x80 && strings.ContainsRune(inlineEscapes, r):
 			sb.WriteByte('\\')
 			sb.WriteRune(r)
 		default:
@@ -283,12 +284,15 @@ func EscapeInline(s string) string {
 	return sb.String()
 }
 
+// inlineEscapes are the characters EscapeInline escapes with a backslash.
+const inlineEscapes = "\\`*_[]<>&#!~|"
+
 // unescapeInline undoes EscapeInline (but for the characters it turned
 // into spaces).
 func unescapeInline(s string) string {
 	var sb strings.Builder
 	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("\\`*_[]<>&#!~|", s[i+1]) >= 0 {
+		if s[i] == '\\' && i+1 < len(s) && strings.IndexByte(inlineEscapes, s[i+1]) >= 0 {
 			i++
 		}
 		sb.WriteByte(s[i])
@@ -320,4 +324,87 @@ func escapeHTML(s string) string {
 		}
 	}
 	return sb.String()
+}
+
+// escapeValue escapes a one-line text for HTML that scribe reads back (a
+// note): "&", "<", ">" and '"' as entities, and every character an editor
+// might drop or a reader not see (a line end, a tab, other controls, DEL,
+// C1 controls, U+2028, U+2029, U+FEFF) as a numeric character reference,
+// so the text stays on its line and comes back exactly ([unescapeValue]).
+func escapeValue(s string) string {
+	var sb strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '&':
+			sb.WriteString("&amp;")
+		case r == '<':
+			sb.WriteString("&lt;")
+		case r == '>':
+			sb.WriteString("&gt;")
+		case r == '"':
+			sb.WriteString("&quot;")
+		case r < 0x20 || invisible(r):
+			fmt.Fprintf(&sb, "&#x%x;", r)
+		default:
+			sb.WriteRune(r)
+		}
+	}
+	return sb.String()
+}
+
+// unescapeValue undoes escapeValue. It reads the four entities escapeValue
+// writes and numeric character references; any other "&" is itself.
+func unescapeValue(s string) string {
+	if !strings.Contains(s, "&") {
+		return s
+	}
+	var sb strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '&' {
+			sb.WriteByte(s[i])
+			continue
+		}
+		end := strings.IndexByte(s[i:], ';')
+		if end < 0 {
+			sb.WriteByte('&')
+			continue
+		}
+		ent := s[i+1 : i+end]
+		r, ok := entity(ent)
+		if !ok {
+			sb.WriteByte('&')
+			continue
+		}
+		sb.WriteRune(r)
+		i += end
+	}
+	return sb.String()
+}
+
+func entity(e string) (rune, bool) {
+	switch e {
+	case "amp":
+		return '&', true
+	case "lt":
+		return '<', true
+	case "gt":
+		return '>', true
+	case "quot":
+		return '"', true
+	}
+	num, ok := strings.CutPrefix(e, "#")
+	if !ok || num == "" || len(num) > 8 {
+		return 0, false
+	}
+	base := 10
+	if h, ok := strings.CutPrefix(num, "x"); ok {
+		num, base = h, 16
+	} else if h, ok := strings.CutPrefix(num, "X"); ok {
+		num, base = h, 16
+	}
+	n, err := strconv.ParseUint(num, base, 32)
+	if err != nil || n > utf8.MaxRune || (n >= 0xd800 && n < 0xe000) {
+		return 0, false
+	}
+	return rune(n), true
 }

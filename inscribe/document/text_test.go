@@ -74,7 +74,8 @@ func hostileDoc(s string) *session.Document {
 	}
 }
 
-// FuzzText checks that any text survives a round trip in any position.
+// FuzzText checks that any text survives a round trip in any position,
+// tool views included.
 func FuzzText(f *testing.F) {
 	for _, s := range hostileTexts {
 		f.Add(s)
@@ -84,6 +85,7 @@ func FuzzText(f *testing.F) {
 			t.Skip("the model holds valid UTF-8 only: adapters replace invalid bytes (the exact bytes stay in the round files)")
 		}
 		checkRoundTrip(t, "fuzz", hostileDoc(s))
+		checkRoundTrip(t, "fuzz-views", viewDoc(s))
 	})
 }
 

@@ -63,7 +63,7 @@ func (s *Views) RefreshAfter(results []inscribe.Result) error {
 // documents and are deterministic: the same store gives the same bytes.
 func (s *Views) RefreshIndexes(agents ...string) error {
 	dir := s.SessionsDir()
-	if err := atomicfile.MkdirAll(dir, 0o755); err != nil {
+	if err := atomicfile.MkdirAll(dir, inscribe.DirMode); err != nil {
 		return err
 	}
 	unlock, err := inscribe.Lock(dir)
@@ -78,6 +78,7 @@ func (s *Views) RefreshIndexes(agents ...string) error {
 	if len(agents) == 0 {
 		agents = all
 	}
+	s.RemoveStaleTemps(agents...)
 	stamps := s.readStamps()
 	for _, a := range agents {
 		newest, err := s.writeAgentIndex(a)
@@ -93,7 +94,7 @@ func (s *Views) RefreshIndexes(agents ...string) error {
 	if err != nil {
 		return err
 	}
-	_, err = atomicfile.WriteIfChanged(filepath.Join(s.SessionsDir(), inscribe.StampFile), b, 0o644)
+	_, err = atomicfile.WriteIfChanged(filepath.Join(s.SessionsDir(), inscribe.StampFile), b, inscribe.FileMode)
 	return err
 }
 
@@ -160,9 +161,20 @@ func strOr(p *string, def string) string {
 // writeAgentIndex writes an agent's index and returns the newest document
 // modification time it reflects.
 func (s *Views) writeAgentIndex(agent string) (int64, error) {
-	rows, newest, err := s.rows(agent)
+	data, newest, err := s.agentIndex(agent)
 	if err != nil {
 		return 0, err
+	}
+	_, err = atomicfile.WriteIfChanged(filepath.Join(s.SessionsDir(), agent, "index.md"), data, inscribe.FileMode)
+	return newest, err
+}
+
+// agentIndex is what an agent's index holds, and the newest document
+// modification time it reflects.
+func (s *Views) agentIndex(agent string) ([]byte, int64, error) {
+	rows, newest, err := s.rows(agent)
+	if err != nil {
+		return nil, 0, err
 	}
 	sum := agentSummary{Sessions: len(rows)}
 	if r := s.Role(agent); r != nil {
@@ -200,8 +212,7 @@ func (s *Views) writeAgentIndex(agent string) (int64, error) {
 			fmt.Fprintf(&buf, "| [%s](%s.md) | %s | %s | %s |\n", cell(r.ID), r.ID, cell(r.Title), cell(date), cell(document.SummaryLine(r.Summary)))
 		}
 	}
-	_, err = atomicfile.WriteIfChanged(filepath.Join(s.SessionsDir(), agent, "index.md"), buf.Bytes(), 0o644)
-	return newest, err
+	return buf.Bytes(), newest, nil
 }
 
 // summaryLine is the first line of a summary, for a table cell.
@@ -235,6 +246,12 @@ func cell(s string) string {
 }
 
 func (s *Views) writeTopIndex(agents []string) error {
+	_, err := atomicfile.WriteIfChanged(filepath.Join(s.SessionsDir(), "index.md"), s.topIndex(agents), inscribe.FileMode)
+	return err
+}
+
+// topIndex is what the top index holds, from the agents' indexes.
+func (s *Views) topIndex(agents []string) []byte {
 	var buf bytes.Buffer
 	buf.WriteString("# Sessions\n\n")
 	if len(agents) == 0 {
@@ -251,14 +268,15 @@ func (s *Views) writeTopIndex(agents []string) error {
 		if kind, js, ok := document.ParseMarker(firstLine(data)); ok && kind == "index" {
 			json.Unmarshal(js, &sum)
 		}
-		role := sum.Role
-		if role == "" {
-			role = "—"
+		// A role's name is text, escaped as the agent's own index escapes
+		// it: roles.yaml may hold anything.
+		role := "—"
+		if sum.Role != "" {
+			role = document.EscapeInline(sum.Role)
 		}
 		fmt.Fprintf(&buf, "| [%s](%s/index.md) | %s | %d | %s | %s |\n", cell(a), a, cell(role), sum.Sessions, day(sum.First), day(sum.Last))
 	}
-	_, err := atomicfile.WriteIfChanged(filepath.Join(s.SessionsDir(), "index.md"), buf.Bytes(), 0o644)
-	return err
+	return buf.Bytes()
 }
 
 func firstLine(b []byte) []byte {

@@ -19,6 +19,10 @@ import (
 type ContextSpec struct {
 	Full, Ref, Omit string // round selections (see ParseRounds)
 	Engagement      string // rounds tagged with it are shown in full
+	// Detail is how much of a round in full is shown; KeepIDs keeps the
+	// messages' identity comments and anchors (document.RenderLean).
+	Detail  document.Detail
+	KeepIDs bool
 }
 
 // Context writes a view of a session: a markdown document made of the
@@ -83,9 +87,7 @@ func (s *Views) Context(md string, spec ContextSpec, w io.Writer) error {
 		switch mode[r.Round] {
 		case "full":
 			fmt.Fprintf(&buf, "\n## Round %d\n", r.Round)
-			for i := range byRound[r.Round] {
-				document.RenderItem(&buf, &byRound[r.Round][i])
-			}
+			document.RenderLeanItems(&buf, byRound[r.Round], spec.Detail, spec.KeepIDs)
 		case "ref":
 			fmt.Fprintf(&buf, "\n- Round %d, %s%s: %s → %s ([round %d](%s#%s))\n", r.Round, r.Started, engagementNote(r),
 				document.EscapeInline(r.UserPreview), document.EscapeInline(r.AgentPreview), r.Round, rel, document.RoundAnchor(r.Round))

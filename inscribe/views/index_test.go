@@ -13,6 +13,7 @@ import (
 
 	"github.com/scribe-archive/scribe/index"
 	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/inscribe/views"
 )
 
@@ -309,5 +310,49 @@ func TestContext(t *testing.T) {
 		if strings.Contains(out, not) {
 			t.Errorf("the view has %q", not)
 		}
+	}
+}
+
+// TestContextDetail: the detail levels of a view, and the identities it
+// keeps only when asked.
+func TestContextDetail(t *testing.T) {
+	s, _ := sampleStore(t)
+	defer s.CloseIndex()
+	md := filepath.Join(s.SessionsDir(), "claude", "11111111-1111-4111-8111-111111111111.md")
+	view := func(spec views.ContextSpec) string {
+		var buf strings.Builder
+		if err := s.Context(md, spec, &buf); err != nil {
+			t.Fatal(err)
+		}
+		return buf.String()
+	}
+	full, conv, prompts := view(views.ContextSpec{}), view(views.ContextSpec{Detail: document.DetailConversation}), view(views.ContextSpec{Detail: document.DetailPrompts})
+	ids := view(views.ContextSpec{KeepIDs: true})
+	for name, v := range map[string]string{"full": full, "conversation": conv, "prompts": prompts} {
+		if strings.Contains(v, "<!-- scribe") || strings.Contains(v, `<a id="`) || strings.Contains(v, "scribe:") {
+			t.Errorf("the %s view keeps scribe's identities or markers", name)
+		}
+		if !strings.Contains(v, "\ncreate hello.py please\n") {
+			t.Errorf("the %s view lacks the first prompt", name)
+		}
+	}
+	if !strings.Contains(ids, `<!-- scribe {"ids":["05449008-f63d-4907-b42c-169348e1b972"]`) || !strings.Contains(ids, "```bash scribe:field command") {
+		t.Error("the view with --keep-ids lacks the identities and markers")
+	}
+	for _, want := range []string{"- Tool: Bash — List files\n- Tool: Write", "- Tool: Bash — Fail on purpose (exit 3)\n", "\nDone. I created `hello.py`.\n"} {
+		if !strings.Contains(conv, want) {
+			t.Errorf("the conversation view lacks %q", want)
+		}
+	}
+	for _, not := range []string{"Thinking", "System reminder", "ls -la"} {
+		if strings.Contains(conv, not) {
+			t.Errorf("the conversation view has %q", not)
+		}
+	}
+	if strings.Contains(prompts, "· assistant") || strings.Contains(prompts, "Done. I created") {
+		t.Error("the prompts view has a reply")
+	}
+	if !(len(prompts) < len(conv) && len(conv) < len(full) && len(full) < len(ids)) {
+		t.Errorf("sizes: prompts %d, conversation %d, full %d, with ids %d", len(prompts), len(conv), len(full), len(ids))
 	}
 }

@@ -42,7 +42,9 @@ func ReadTags(folder string) (map[int]string, error) {
 		round, eng, ok := strings.Cut(line, "\t")
 		r, err := strconv.Atoi(round)
 		if !ok || err != nil || r < 1 || eng == "" {
-			return nil, &document.FormatError{File: filepath.Join(folder, inscribe.TagsFile), Line: n, Msg: "expected \"<round>\\t<engagement>\""}
+			// Only scribe writes it: a line that does not read is damage.
+			return nil, &inscribe.DamageError{Session: inscribe.DocSession(folder + ".md"), File: filepath.Join(folder, inscribe.TagsFile),
+				Why: fmt.Sprintf("line %d: expected \"<round>\\t<engagement>\"", n)}
 		}
 		tags[r] = eng
 	}
@@ -68,7 +70,7 @@ func WriteTags(folder string, tags map[int]string) error {
 		}
 		return nil
 	}
-	_, err := atomicfile.WriteIfChanged(p, buf.Bytes(), 0o644)
+	_, err := atomicfile.WriteIfChanged(p, buf.Bytes(), inscribe.FileMode)
 	return err
 }
 
@@ -137,7 +139,7 @@ func (s *Views) storeIndex() (*index.DB, []error, error) {
 		defer s.idxMu.Unlock()
 		return s.idx, nil, nil
 	}
-	if err := atomicfile.MkdirAll(s.SessionsDir(), 0o755); err != nil {
+	if err := atomicfile.MkdirAll(s.SessionsDir(), inscribe.DirMode); err != nil {
 		s.idxMu.Unlock()
 		return nil, nil, err
 	}
@@ -152,6 +154,11 @@ func (s *Views) storeIndex() (*index.DB, []error, error) {
 		return db, nil, err
 	}
 	warnings := []error{fmt.Errorf("%v: rebuilding every index from the round files", err)}
+	if se.Damaged {
+		if to, err := setAside(p); err == nil && to != "" {
+			warnings = []error{fmt.Errorf("%v: set aside as %s; rebuilding every index from the round files", se, filepath.Base(to))}
+		}
+	}
 	removeDB(p)
 	if err := s.removeIndexes(); err != nil {
 		s.idxMu.Unlock()
@@ -181,6 +188,10 @@ func (s *Views) storeIndex() (*index.DB, []error, error) {
 func (s *Views) CloseIndex() error {
 	s.idxMu.Lock()
 	defer s.idxMu.Unlock()
+	for _, db := range s.damaged {
+		db.Close()
+	}
+	s.damaged = nil
 	if s.idx == nil {
 		return nil
 	}
@@ -215,7 +226,10 @@ func (s *Views) Docs() ([]string, error) {
 			out = append(out, subs...)
 		}
 	}
-	return out, nil
+	// Subagents' documents whose session has none (inscribe.LoneSidechains)
+	// are indexed, and searched, all the same.
+	lone, err := s.LoneSidechains()
+	return append(out, lone...), err
 }
 
 // docRows reads a document's round files from round `from` on and derives
@@ -301,17 +315,41 @@ func (s *Views) IndexDoc(md string, all bool) ([]error, error) {
 }
 
 // indexDoc is IndexDoc for a document whose key and read position the
-// caller knows: when its indexes are current, it reads nothing else.
+// caller knows: when its indexes are current, it reads nothing else. A
+// database found damaged on the way is set aside and rebuilt
+// (recoverIndex).
 func (s *Views) indexDoc(md, key string, seen int64, all bool, written map[int]*inscribe.RoundFile) ([]error, error) {
+	warnings, err := s.indexDocInto(nil, md, key, seen, all, written)
+	for try := 0; err != nil && try < 2; try++ {
+		ws, retry := s.recoverIndex(err)
+		warnings = append(warnings, ws...)
+		if !retry {
+			break
+		}
+		var more []error
+		more, err = s.indexDocInto(nil, md, key, seen, true, nil)
+		warnings = append(warnings, more...)
+	}
+	return warnings, err
+}
+
+// indexDocInto is indexDoc, once, writing the store's index in batch (nil:
+// a transaction of its own). A batch rebuilds: every round is indexed.
+func (s *Views) indexDocInto(batch *index.Batch, md, key string, seen int64, all bool, written map[int]*inscribe.RoundFile) ([]error, error) {
 	ctx := context.Background()
 	folder := inscribe.Folder(md)
 	sdb, warnings, err := s.storeIndex()
 	if err != nil {
 		return warnings, err
 	}
-	info, known, err := sdb.SessionInfo(ctx, key)
-	if err != nil {
-		return warnings, err
+	var info index.Session
+	known := false
+	if batch == nil {
+		if info, known, err = sdb.SessionInfo(ctx, key); err != nil {
+			return warnings, err
+		}
+	} else {
+		all = true
 	}
 	local := filepath.Join(folder, inscribe.SessionDB)
 	_, localErr := os.Stat(local)
@@ -337,7 +375,10 @@ func (s *Views) indexDoc(md, key string, seen int64, all bool, written map[int]*
 	var se *index.StaleError
 	if errors.As(err, &se) {
 		warnings = append(warnings, fmt.Errorf("%v: rebuilding it from the round files", err))
-		if err = os.Remove(local); err == nil {
+		if se.Damaged {
+			setAside(local)
+		}
+		if err = os.Remove(local); err == nil || errors.Is(err, os.ErrNotExist) {
 			ldb, err = index.OpenScratch(local)
 		}
 		from = 1
@@ -381,6 +422,9 @@ func (s *Views) indexDoc(md, key string, seen int64, all bool, written map[int]*
 			storeRows = append(storeRows, r)
 		}
 	}
+	if batch != nil {
+		return warnings, batch.Put(ctx, row, storeRows)
+	}
 	return warnings, sdb.Put(ctx, row, storeRows)
 }
 
@@ -408,9 +452,21 @@ func writeRoundsIndex(ctx context.Context, ldb *index.DB, key, folder, md, title
 			}
 		}
 	}
-	rows, err := ldb.Rounds(ctx, key, 1)
+	table, err := roundsTableBytes(ctx, ldb, key, md, title)
 	if err != nil {
 		return err
+	}
+	_, err = atomicfile.WriteIfChanged(path, table, inscribe.FileMode)
+	return err
+}
+
+// roundsTableBytes is a document's whole table of rounds, from its index.
+func roundsTableBytes(ctx context.Context, ldb *index.DB, key, md, title string) ([]byte, error) {
+	doc := filepath.Base(md)
+	head := roundsTableHead(title, doc)
+	rows, err := ldb.Rounds(ctx, key, 1)
+	if err != nil {
+		return nil, err
 	}
 	buf := bytes.NewBuffer(head)
 	if len(rows) == 0 {
@@ -420,8 +476,7 @@ func writeRoundsIndex(ctx context.Context, ldb *index.DB, key, folder, md, title
 	for _, r := range rows {
 		writeRoundRow(buf, doc, r)
 	}
-	_, err = atomicfile.WriteIfChanged(path, buf.Bytes(), 0o644)
-	return err
+	return buf.Bytes(), nil
 }
 
 // tableRule ends the head of a rounds table.
@@ -497,7 +552,7 @@ func spliceRoundsIndex(path string, head, rowStart, rows []byte) (bool, error) {
 			return false, nil
 		}
 	}
-	return true, atomicfile.Write(path, 0o644, func(w io.Writer) error {
+	return true, atomicfile.Write(path, inscribe.FileMode, func(w io.Writer) error {
 		if _, err := w.Write(head); err != nil {
 			return err
 		}
@@ -532,26 +587,63 @@ func removeDB(p string) {
 // durable engagement tags: each document's session.db and index.md, and
 // the store's sessions.db.
 func (s *Views) Reindex() ([]error, error) {
-	if err := s.CloseIndex(); err != nil {
-		return nil, err
+	warnings, err := s.reindexOnce()
+	if ws, retry := s.recoverIndex(err); retry {
+		// The store's index was damaged: set aside; build it anew.
+		warnings = append(warnings, ws...)
+		var more []error
+		more, err = s.reindexOnce()
+		warnings = append(warnings, more...)
 	}
+	return warnings, err
+}
+
+func (s *Views) reindexOnce() ([]error, error) {
+	ctx := context.Background()
 	docs, err := s.Docs()
 	if err != nil {
 		return nil, err
 	}
-	var warnings []error
-	if err := s.removeIndexes(); err != nil {
-		return nil, err
+	sdb, warnings, err := s.storeIndex()
+	if err != nil {
+		return warnings, err
 	}
-	removeDB(filepath.Join(s.SessionsDir(), inscribe.StoreDB))
+	// The store's index is rebuilt in one transaction: a search meanwhile
+	// reads the index as it was, and never waits (write-ahead log). The
+	// documents' own indexes, which no search reads, are rebuilt one by one.
+	batch, err := sdb.Begin(ctx)
+	if err != nil {
+		return warnings, err
+	}
+	defer batch.Rollback()
+	if err := batch.Clear(ctx); err != nil {
+		return warnings, err
+	}
+	var damaged []error
 	for _, md := range docs {
-		ws, err := s.IndexDoc(md, true)
+		m, err := document.ReadMeta(md)
+		if err != nil {
+			return warnings, err
+		}
+		seen, err := inscribe.Seen(inscribe.Folder(md))
+		if err != nil {
+			return warnings, err
+		}
+		removeDB(filepath.Join(inscribe.Folder(md), inscribe.SessionDB))
+		ws, err := s.indexDocInto(batch, md, document.Key(m), seen, true, nil)
 		warnings = append(warnings, ws...)
 		if err != nil {
 			return warnings, err
 		}
+		// A round file lost is a round missing from search: say so.
+		if err := inscribe.CheckDoc(md); err != nil {
+			damaged = append(damaged, err)
+		}
 	}
-	return warnings, nil
+	if err := batch.Commit(); err != nil {
+		return warnings, err
+	}
+	return warnings, errors.Join(damaged...)
 }
 
 // EnsureIndex makes sure the store's index covers every document before it
@@ -567,7 +659,10 @@ func (s *Views) EnsureIndex() ([]error, error) {
 		return warnings, err
 	}
 	n, err := sdb.Sessions(context.Background())
-	if err != nil {
+	if ws, retry := s.recoverIndex(err); retry {
+		warnings = append(warnings, ws...)
+		n = -1 // a new index: every document goes in
+	} else if err != nil {
 		return warnings, err
 	}
 	if n == len(docs) {
@@ -598,6 +693,16 @@ func (s *Views) Search(q index.Query) ([]Hit, error) {
 		return nil, err
 	}
 	hits, err := sdb.Search(context.Background(), q)
+	if _, retry := s.recoverIndex(err); retry {
+		// Damaged: set aside; a new index is built before searching again.
+		if _, err := s.EnsureIndex(); err != nil {
+			return nil, err
+		}
+		if sdb, _, err = s.storeIndex(); err != nil {
+			return nil, err
+		}
+		hits, err = sdb.Search(context.Background(), q)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -132,7 +132,14 @@ func (s *Views) Tag(md string, rounds []int, engagement string) (int, error) {
 		return changed, err
 	}
 	if _, err := sdb.SetEngagement(ctx, document.Key(m), rounds, eng); err != nil {
-		return changed, err
+		// Damaged: set aside, and built anew from the tags file, which
+		// has the new tags.
+		if _, retry := s.recoverIndex(err); !retry {
+			return changed, err
+		}
+		if _, err := s.IndexDoc(md, true); err != nil {
+			return changed, err
+		}
 	}
 	ldb, err := index.OpenScratch(filepath.Join(folder, inscribe.SessionDB))
 	var se *index.StaleError
@@ -147,6 +154,15 @@ func (s *Views) Tag(md string, rounds []int, engagement string) (int, error) {
 		return changed, err
 	}
 	_, err = ldb.SetEngagement(ctx, document.Key(m), rounds, eng)
+	if _, retry := s.recoverIndex(err); retry {
+		ldb.Close()
+		if _, err = s.IndexDoc(md, true); err == nil {
+			ldb, err = index.OpenScratch(filepath.Join(folder, inscribe.SessionDB))
+		}
+		if err != nil {
+			return changed, err
+		}
+	}
 	var od *document.Head
 	if err == nil {
 		od, err = document.ReadHead(md)

@@ -34,6 +34,9 @@ type Views struct {
 
 	idxMu sync.Mutex
 	idx   *index.DB // the store's sessions.db, opened on first use
+	// damaged are handles of a sessions.db found damaged and set aside,
+	// closed with the index (another goroutine may still be using one).
+	damaged []*index.DB
 }
 
 // Open returns the views of s and makes them s's indexer, so that every
@@ -47,5 +50,8 @@ func Open(s *inscribe.Store) *Views {
 // Indexed brings the views of one updated document up to date
 // (inscribe.Indexer).
 func (s *Views) Indexed(u inscribe.Update) ([]error, error) {
+	if u.All {
+		return s.reindexDoc(u)
+	}
 	return s.indexDoc(u.Doc, u.Key, u.Seen, false, u.Rounds)
 }

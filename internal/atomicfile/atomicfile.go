@@ -153,11 +153,16 @@ func fault(op, name string) error {
 }
 
 // Create starts writing a new version of name.
-func Create(name string) (*Pending, error) {
+func Create(name string) (*Pending, error) { return CreateIn(filepath.Dir(name), name) }
+
+// CreateIn is Create with the new version written in dir, which must be on
+// the same file system as name: a writer that owns dir (holds its lock)
+// knows that any temporary file left there is a leftover of its own.
+func CreateIn(dir, name string) (*Pending, error) {
 	if err := fault("open", name); err != nil {
 		return nil, err
 	}
-	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp-*")
+	f, err := os.CreateTemp(dir, "."+filepath.Base(name)+".tmp-*")
 	if err != nil {
 		return nil, err
 	}

@@ -24,7 +24,12 @@ type Batch struct {
 
 // Create starts a file of the batch.
 func (b *Batch) Create(name string, perm fs.FileMode) (*Pending, error) {
-	p, err := Create(name)
+	return b.CreateIn(filepath.Dir(name), name, perm)
+}
+
+// CreateIn starts a file of the batch, written in dir (see CreateIn).
+func (b *Batch) CreateIn(dir, name string, perm fs.FileMode) (*Pending, error) {
+	p, err := CreateIn(dir, name)
 	if err != nil {
 		return nil, err
 	}

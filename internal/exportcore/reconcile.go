@@ -79,6 +79,8 @@ func units(items []session.Item) []unit {
 				}
 			case session.KindCompaction:
 				out = append(out, unit{kind: "compaction", text: b.Text})
+			case session.KindNote:
+				out = append(out, unit{kind: "note", label: b.Label})
 			default:
 				out = append(out, unit{kind: "raw", label: b.Label})
 			}
@@ -130,6 +132,8 @@ func dropped(u unit) string {
 		return WhatReminder
 	case "raw":
 		return WhatRaw
+	case "note":
+		return WhatSystem
 	case "text":
 		if u.role != "user" && u.role != "assistant" {
 			return WhatSystem

@@ -103,14 +103,16 @@ func Transcript(md string, src source.Adapter, w io.Writer, input InputEncoder) 
 	}
 	extra := 0
 	for {
-		_, err := items.Next()
+		it, err := items.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return x.warnings, err
 		}
-		extra++
+		if !x.wasNote(it) {
+			extra++
+		}
 	}
 	if extra > 0 {
 		what := "1 message at the end of the document has"
@@ -129,6 +131,9 @@ type exporter struct {
 	input    InputEncoder
 	pending  []session.Entry // entries of the round being built
 	warnings []error
+	// notes are the entries shown as notes so far: a document written
+	// before notes has them as messages of their own.
+	notes map[string]bool
 }
 
 func (x *exporter) warn(item, msg string) {
@@ -140,9 +145,16 @@ func (x *exporter) warn(item, msg string) {
 // pending, except the one that opened the next round (still being added).
 func (x *exporter) flush(r *session.Round) error {
 	patches := map[int][]patch{}
+	x.noteEntries(r.Items)
 	for i := range r.Items {
 		derived := &r.Items[i]
 		edited, err := x.items.Next()
+		// A document written before the client's bookkeeping became notes
+		// holds such an entry as a message of its own: it has nothing to
+		// carry.
+		for err == nil && edited != nil && x.wasNote(edited) && edited.IDs[0] != derived.IDs[0] {
+			edited, err = x.items.Next()
+		}
 		if err != nil && err != io.EOF {
 			return err
 		}
@@ -181,6 +193,11 @@ type patch struct {
 // patches of the entries they came from.
 func (x *exporter) compare(derived, edited *session.Item, patches map[int][]patch) {
 	id := derived.IDs[0]
+	// Notes carry nothing a person edits; a document written before they
+	// existed lacks them.
+	d, e := *derived, *edited
+	d.Blocks, e.Blocks = withoutNotes(d.Blocks), withoutNotes(e.Blocks)
+	derived, edited = &d, &e
 	if !equalStrings(derived.IDs, edited.IDs) {
 		x.warn(id, fmt.Sprintf("the document has message %v here: messages were reordered or changed by hand; exported from the round files", edited.IDs))
 		return
@@ -199,7 +216,7 @@ func (x *exporter) compare(derived, edited *session.Item, patches map[int][]patc
 			continue
 		}
 		x.compareText(id, d.Kind, d.Text, e.Text, d.Origin, patches)
-		if d.Kind == session.KindToolUse && d.Input != e.Input {
+		if d.Kind == session.KindToolUse && document.Shown(d.Input) != e.Input {
 			if d.Origin == nil {
 				x.warn(id, fmt.Sprintf("an edit of the input of tool call %s cannot be carried (it has no single source value)", d.ID))
 			} else if value, w := x.input(d, e.Input); w != "" {
@@ -230,7 +247,9 @@ func (x *exporter) compare(derived, edited *session.Item, patches map[int][]patc
 
 // compareText records an edit of a text value.
 func (x *exporter) compareText(id string, kind session.BlockKind, derived, edited string, o *session.Origin, patches map[int][]patch) {
-	if derived == edited {
+	if document.Shown(derived) == edited {
+		// Unedited: invalid UTF-8 in the source shows as U+FFFD in the
+		// document, and is exported from the round files as it was.
 		return
 	}
 	if o == nil {
@@ -251,6 +270,36 @@ func (x *exporter) compareText(id string, kind session.BlockKind, derived, edite
 
 func (x *exporter) add(id string, o *session.Origin, value []byte, patches map[int][]patch) {
 	patches[o.Line] = append(patches[o.Line], patch{item: id, path: o.Path, value: value})
+}
+
+// noteEntries records the entries a round's items show as notes.
+func (x *exporter) noteEntries(items []session.Item) {
+	for _, it := range items {
+		for _, b := range it.Blocks {
+			if b.Kind == session.KindNote && b.Entry != "" {
+				if x.notes == nil {
+					x.notes = map[string]bool{}
+				}
+				x.notes[b.Entry] = true
+			}
+		}
+	}
+}
+
+// wasNote reports whether an item of the document is an entry the round
+// files now show as a note (in this round or an earlier one).
+func (x *exporter) wasNote(it *session.Item) bool {
+	return len(it.IDs) > 0 && x.notes[it.IDs[0]]
+}
+
+func withoutNotes(bs []session.Block) []session.Block {
+	out := bs[:0:0]
+	for _, b := range bs {
+		if b.Kind != session.KindNote {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 func equalStrings(a, b []string) bool {

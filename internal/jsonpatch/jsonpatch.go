@@ -209,16 +209,24 @@ func (s *scanner) skipString() error {
 	if s.i >= len(s.data) || s.data[s.i] != '"' {
 		return errSyntax
 	}
-	for s.i++; s.i < len(s.data); s.i++ {
-		switch s.data[s.i] {
-		case '\\':
-			s.i++
-		case '"':
-			s.i++
+	s.i++
+	for {
+		// The next quote, unless a backslash escapes it.
+		q := bytes.IndexByte(s.data[s.i:], '"')
+		if q < 0 {
+			s.i = len(s.data)
+			return errSyntax
+		}
+		end := s.i + q
+		bs := 0
+		for k := end - 1; k >= s.i && s.data[k] == '\\'; k-- {
+			bs++
+		}
+		s.i = end + 1
+		if bs%2 == 0 {
 			return nil
 		}
 	}
-	return errSyntax
 }
 
 func (s *scanner) skipValue() error {

@@ -83,6 +83,13 @@ var Codex = codex.New()
 // and the copy of testdata.
 func Repository(t testing.TB) (*inscribe.Store, string) {
 	t.Helper()
+	return RepositoryRedacted(t, nil)
+}
+
+// RepositoryRedacted is Repository into a store that redacts with red
+// (none when nil).
+func RepositoryRedacted(t testing.TB, red inscribe.Redactor) (*inscribe.Store, string) {
+	t.Helper()
 	dir := t.TempDir()
 	samples := filepath.Join(dir, "testdata")
 	testenv.CopyTree(t, testenv.Projects(t), filepath.Join(samples, "claude", "projects"))
@@ -91,6 +98,7 @@ func Repository(t testing.TB) (*inscribe.Store, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.Redact = red
 	v := Views(s)
 	for _, src := range []struct {
 		a   source.Adapter

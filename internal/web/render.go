@@ -176,9 +176,16 @@ func (v *docView) renderBlock(w *bytes.Buffer, b *session.Block) {
 		document.TextHTML(w, b.Text, true)
 		w.WriteString("</div>\n")
 	case session.KindThinking:
+		if b.Text == "" {
+			// Thinking the client did not record (only its signature,
+			// kept in the round file): nothing to open.
+			break
+		}
 		openDetails(w, "thinking", "Thinking")
 		document.TextHTML(w, b.Text, true)
 		w.WriteString("</details>\n")
+	case session.KindNote:
+		fmt.Fprintf(w, "<p class=\"note\"><i>%s</i></p>\n", esc(b.Text))
 	case session.KindReminder:
 		summary := "System reminder: " + b.Label
 		if b.Label == "meta" {

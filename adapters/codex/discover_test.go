@@ -1,0 +1,54 @@
+package codex
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/scribe-archive/scribe/internal/testenv"
+	"github.com/scribe-archive/scribe/session/source"
+)
+
+// A file named .jsonl among the rollouts that is not one (binary data) is
+// skipped with one message, and the rollouts beside it are read; an empty
+// rollout (no record yet) is a session for the store to skip until it has
+// one (issue 14).
+func TestDiscoverRefusesWhatIsNotARollout(t *testing.T) {
+	samples := filepath.Join(testenv.RepoRoot(t), "testdata", "codex", "sessions")
+	dir := t.TempDir()
+	testenv.CopyTree(t, samples, dir)
+	day := filepath.Join(dir, "2026", "11", "23")
+	binary := make([]byte, 200<<10)
+	for i := range binary {
+		binary[i] = byte(i*13 + i>>9)
+	}
+	bad := filepath.Join(day, "rollout-2026-11-23T17-00-00-01a20952-0000-7000-8000-000000000001.jsonl")
+	empty := filepath.Join(day, "rollout-2026-11-23T17-00-01-01a20952-0000-7000-8000-000000000002.jsonl")
+	if err := os.WriteFile(bad, binary, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want, err := New().Discover(samples)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := New().Discover(dir)
+	skips, rest := source.Skips(err)
+	if rest != nil {
+		t.Fatal(rest)
+	}
+	if len(got) != len(want)+1 {
+		t.Errorf("found %d rollouts, want the %d samples and the empty one", len(got), len(want))
+	}
+	for _, s := range got {
+		if s.Path == bad {
+			t.Errorf("the binary file was found as a rollout")
+		}
+	}
+	if len(skips) != 1 || skips[0].Path != bad || !strings.Contains(skips[0].Why, "not a Codex rollout") {
+		t.Errorf("skipped %v, want the binary file, once", skips)
+	}
+}

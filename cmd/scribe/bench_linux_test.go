@@ -1,0 +1,134 @@
+package main
+
+// Benchmarks of the commands that read a whole store, over a store of many
+// small sessions (10,000 by default): copies of the bundled samples under
+// new session ids (storetest.Generate), inscribed once and kept in
+// $SCRIBE_BENCH_DIR (default: the temporary directory) for the next run.
+//
+//	go test ./cmd/scribe -run '^$' -bench 'Store' -benchtime 1x
+//	SCRIBE_BENCH_SESSIONS=1000 go test ./cmd/scribe -run '^$' -bench 'StoreSearch'
+//
+// Building the store of 10,000 sessions takes a few minutes and about
+// 5 GB (1.9 GB of sources, 3 GB of store); later runs reuse it. Each
+// benchmark runs the command as the binary does (run), its output
+// discarded, and reports its peak RSS and the descriptors open after it.
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/scribe-archive/scribe/internal/storetest"
+)
+
+// benchStore returns the root of a store of n generated sessions, building
+// it the first time.
+func benchStore(b *testing.B) (root string, n int) {
+	b.Helper()
+	n = 10000
+	if s := os.Getenv("SCRIBE_BENCH_SESSIONS"); s != "" {
+		var err error
+		if n, err = strconv.Atoi(s); err != nil || n < 1 {
+			b.Fatalf("SCRIBE_BENCH_SESSIONS=%s is not a number of sessions", s)
+		}
+	}
+	dir := os.Getenv("SCRIBE_BENCH_DIR")
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "scribe-bench-store")
+	}
+	projects := filepath.Join(dir, fmt.Sprintf("projects-%d", n))
+	root = filepath.Join(dir, fmt.Sprintf("store-%d", n))
+	storetest.Generate(b, projects, n)
+	stamp := filepath.Join(root, ".inscribed")
+	if _, err := os.Stat(stamp); err != nil {
+		os.RemoveAll(root)
+		if code := run([]string{"--root", root, "inscribe", projects}, strings.NewReader(""), io.Discard, io.Discard); code != exitOK {
+			b.Fatalf("inscribing %d sessions: status %d", n, code)
+		}
+		if err := os.WriteFile(stamp, nil, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return root, n
+}
+
+// benchRun runs scribe b.N times with args and reports its peak RSS and
+// the descriptors open afterwards.
+func benchRun(b *testing.B, args ...string) {
+	b.Helper()
+	debug.SetGCPercent(300) // as main sets it
+	debug.SetMemoryLimit(512 << 20)
+	defer debug.SetGCPercent(100)
+	defer debug.SetMemoryLimit(-1)
+	runtime.GC()
+	debug.FreeOSMemory()
+	os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) // resets VmHWM
+	fds := openFDs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if code := run(args, strings.NewReader(""), io.Discard, io.Discard); code != exitOK {
+			b.Fatalf("scribe %s: status %d", strings.Join(args, " "), code)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(procKB("VmHWM"))/1024, "peak-RSS-MB")
+	b.ReportMetric(float64(openFDs()-fds), "fds-left")
+}
+
+func openFDs() int {
+	ents, _ := os.ReadDir("/proc/self/fd")
+	return len(ents)
+}
+
+// procKB returns a field of /proc/self/status in KiB.
+func procKB(field string) int64 {
+	data, _ := os.ReadFile("/proc/self/status")
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, field+":"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+// BenchmarkStoreCheck is check --store over every document.
+func BenchmarkStoreCheck(b *testing.B) {
+	root, n := benchStore(b)
+	benchRun(b, "--root", root, "check", "--store")
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N)/float64(n), "ms/session")
+}
+
+// BenchmarkStoreReindex is reindex: every index rebuilt from the round
+// files.
+func BenchmarkStoreReindex(b *testing.B) {
+	root, n := benchStore(b)
+	benchRun(b, "--root", root, "reindex")
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N)/float64(n), "ms/session")
+}
+
+// BenchmarkStoreSearch is search, for a word in every session, a word in
+// few, a prefix and an FTS5 phrase.
+func BenchmarkStoreSearch(b *testing.B) {
+	root, _ := benchStore(b)
+	for _, q := range []struct{ name, query, flag string }{
+		{"common", "question", ""},
+		{"rare", "compaction", ""},
+		{"prefix", "hel*", ""},
+		{"phrase", `"hello world"`, "--fts"},
+	} {
+		b.Run(q.name, func(b *testing.B) {
+			args := []string{"--root", root, "search", q.query}
+			if q.flag != "" {
+				args = append(args, q.flag)
+			}
+			benchRun(b, args...)
+		})
+	}
+}

@@ -1,0 +1,311 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/internal/testenv"
+)
+
+// The campaigns of issue 14: a store that notices damage, repairs itself,
+// and loses nothing.
+
+// scribeRun runs scribe on a store and returns its status and output.
+func scribeRun(t *testing.T, root string, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := scribeCmd(append([]string{"--root", root}, args...)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if _, ok := err.(*exec.ExitError); err != nil && !ok {
+		t.Fatal(err)
+	}
+	return cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()
+}
+
+// repairHint finds the repairs scribe's output suggests.
+var repairHint = regexp.MustCompile(`run scribe repair( [0-9a-f-]{36})?`)
+
+// kept reads what a store keeps for its own sake: every file but the
+// derived indexes, dot files and what a repair set aside.
+func kept(t *testing.T, root string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasPrefix(d.Name(), ".") || strings.Contains(d.Name(), ".db") || strings.Contains(d.Name(), ".damaged-") {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		b, err := os.ReadFile(p)
+		out[rel] = b
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// damageFile deletes, cuts short or overwrites a file. An overwrite of a
+// database overwrites its pages but the first with random bytes; of any
+// other file, 64 bytes in its middle with bytes that are not UTF-8 (so
+// that damage to a document cannot pass for a person's edit).
+func damageFile(t *testing.T, p, how string, rng *rand.Rand) {
+	t.Helper()
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch how {
+	case "delete":
+		err = os.Remove(p)
+	case "truncate":
+		err = os.Truncate(p, fi.Size()/2)
+	case "corrupt":
+		b, rerr := os.ReadFile(p)
+		if rerr != nil {
+			t.Fatal(rerr)
+		}
+		if strings.HasSuffix(p, ".db") {
+			if len(b) < 2*4096 {
+				t.Fatalf("%s: too small to damage its pages", p)
+			}
+			rng.Read(b[4096:])
+		} else {
+			at := len(b) / 2
+			copy(b[at:min(len(b), at+64)], bytes.Repeat([]byte{0xff}, 64))
+		}
+		err = os.WriteFile(p, b, 0o600)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestDamageCampaign damages each kind of file of a small store in turn
+// (deleted, cut short, overwritten): the commands notice it, say which file
+// and what to run, and after the repair they suggest (run as suggested),
+// append works, check --store is clean, and nothing is lost: the store holds
+// what it held, tags included.
+func TestDamageCampaign(t *testing.T) {
+	base := t.TempDir()
+	projects := filepath.Join(base, "projects")
+	for _, p := range []string{"-home-dev-src-multiturn", "-home-dev-src-subagent"} {
+		testenv.CopyTree(t, filepath.Join(testenv.Projects(t), p), filepath.Join(projects, p))
+	}
+	pristine := filepath.Join(base, "data")
+	const id = "22222222-2222-4222-8222-222222222222"
+	for _, args := range [][]string{{"inscribe", projects}, {"tag", id, "2-3", "eng-1"}, {"search", "question"}, {"append", projects}} {
+		if code, stdout, stderr := scribeRun(t, pristine, args...); code != 0 {
+			t.Fatalf("%v: %d\n%s%s", args, code, stdout, stderr)
+		}
+	}
+	want := kept(t, pristine)
+	sessions := filepath.Join("sessions", "claude")
+	folder := filepath.Join(sessions, id)
+	files := []struct {
+		name, path string
+		// noticed: a repair must be suggested for every damage (the others
+		// may heal themselves: a derived file rebuilt by the next append).
+		noticed bool
+	}{
+		{"document", filepath.Join(sessions, id+".md"), true},
+		{"closed round file", filepath.Join(folder, "rounds", "002.json"), true},
+		{"open round file", filepath.Join(folder, "rounds", "005.json"), true},
+		{"sidechain round file", filepath.Join(sessions, "33333333-3333-4333-8333-333333333333", "agent-a851eb1970e603fa2", "rounds", "001.json"), true},
+		{"state.json", filepath.Join(folder, "state.json"), true},
+		{"rounds.tsv", filepath.Join(folder, "rounds.tsv"), false},
+		{"graph.tsv", filepath.Join(folder, "graph.tsv"), false},
+		{"session.db", filepath.Join(folder, inscribe.SessionDB), false},
+		{"sessions.db", filepath.Join("sessions", inscribe.StoreDB), false},
+		{"tags.tsv", filepath.Join(folder, inscribe.TagsFile), true},
+		{"index.md (rounds)", filepath.Join(folder, inscribe.RoundsIndex), true},
+		{"index.md (catalog)", filepath.Join(sessions, inscribe.CatalogFile), true},
+	}
+	for _, f := range files {
+		for _, how := range []string{"delete", "truncate", "corrupt"} {
+			f, how := f, how
+			t.Run(f.name+"/"+how, func(t *testing.T) {
+				t.Parallel()
+				// The store and its sources, as they were (the store records
+				// its sources relative to its parent), times included.
+				dir := t.TempDir()
+				root, projects := filepath.Join(dir, "data"), filepath.Join(dir, "projects")
+				copyTimes(t, pristine, root)
+				copyTimes(t, filepath.Join(base, "projects"), projects)
+				damageFile(t, filepath.Join(root, f.path), how, rand.New(rand.NewSource(int64(len(f.name)))))
+
+				var log strings.Builder
+				hints := map[string]bool{}
+				for _, args := range [][]string{{"append", projects}, {"check", "--store"}} {
+					code, stdout, stderr := scribeRun(t, root, args...)
+					fmt.Fprintf(&log, "$ scribe %s: %d\n%s%s", strings.Join(args, " "), code, stdout, stderr)
+					for _, m := range repairHint.FindAllStringSubmatch(stdout+stderr, -1) {
+						hints[strings.TrimSpace(m[1])] = true
+					}
+					for _, l := range strings.Split(stdout+stderr, "\n") {
+						if strings.Contains(l, "damaged") || strings.Contains(l, "error:") {
+							if !strings.Contains(l, filepath.Join(root, f.path)) && !strings.Contains(l, "scribe: error: exit") && !strings.Contains(l, "torn") {
+								// Every message of damage names a file; this
+								// one should be the file damaged.
+								if !strings.Contains(l, root) {
+									t.Errorf("a message that names no file of the store: %s", l)
+								}
+							}
+						}
+					}
+				}
+				if f.noticed && len(hints) == 0 {
+					t.Fatalf("the damage went unnoticed:\n%s", log.String())
+				}
+				for _, h := range sorted(hints) {
+					args := []string{"repair"}
+					if h != "" {
+						args = append(args, h)
+					}
+					code, stdout, stderr := scribeRun(t, root, args...)
+					fmt.Fprintf(&log, "$ scribe %s: %d\n%s%s", strings.Join(args, " "), code, stdout, stderr)
+					if code != 0 {
+						t.Fatalf("the suggested repair failed:\n%s", log.String())
+					}
+				}
+				code, stdout, stderr := scribeRun(t, root, "append", projects)
+				fmt.Fprintf(&log, "$ scribe append: %d\n%s%s", code, stdout, stderr)
+				if code != 0 {
+					t.Fatalf("append after the repair failed:\n%s", log.String())
+				}
+				code, stdout, stderr = scribeRun(t, root, "check", "--store")
+				fmt.Fprintf(&log, "$ scribe check --store: %d\n%s%s", code, stdout, stderr)
+				if code != 0 || !strings.Contains(stdout, " 0 with differences") {
+					t.Fatalf("check --store is not clean after the repair:\n%s", log.String())
+				}
+				got := kept(t, root)
+				for p, w := range want {
+					if g, ok := got[p]; !ok || !bytes.Equal(g, w) {
+						t.Errorf("%s: lost or changed", p)
+					}
+				}
+				for p := range got {
+					if _, ok := want[p]; !ok {
+						t.Errorf("%s: should not be there", p)
+					}
+				}
+				if t.Failed() {
+					t.Logf("%s", log.String())
+				}
+			})
+		}
+	}
+}
+
+// copyTimes copies a tree, keeping the files' modification times.
+func copyTimes(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		dst := filepath.Join(to, rel)
+		if d.IsDir() {
+			return os.MkdirAll(dst, 0o700)
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(dst, b, 0o600); err != nil {
+			return err
+		}
+		return os.Chtimes(dst, fi.ModTime(), fi.ModTime())
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func sorted(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestKillCampaign appends a growing session (a line torn now and then) in
+// a process killed with SIGKILL at random moments; then an append brings
+// the store to exactly what an inscription of the whole session gives,
+// check --store is clean, and no temporary file is left.
+func TestKillCampaign(t *testing.T) {
+	data := synthTranscript(60) // about 1.2 MB
+	want := reference(t, "s.jsonl", data)
+	var ends []int
+	for i, c := range data {
+		if c == '\n' {
+			ends = append(ends, i+1)
+		}
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "proj", "s.jsonl")
+	os.MkdirAll(filepath.Dir(src), 0o755)
+	root := filepath.Join(dir, "data")
+	rng := rand.New(rand.NewSource(14))
+	os.WriteFile(src, data[:ends[len(ends)/3]], 0o644)
+	start := time.Now()
+	if code, stdout, stderr := scribeRun(t, root, "append", src); code != 0 {
+		t.Fatalf("%d\n%s%s", code, stdout, stderr)
+	}
+	span := time.Since(start)
+	at, killed := len(ends)/3, 0
+	for i := 0; i < 30; i++ {
+		at = min(len(ends)-1, at+rng.Intn(len(ends)/20+1))
+		size := ends[at]
+		if rng.Intn(4) == 0 && at+1 < len(ends) { // a writer caught mid-line
+			size += rng.Intn(ends[at+1] - ends[at])
+		}
+		os.WriteFile(src, data[:size], 0o644)
+		cmd := scribeCmd("--root", root, "append", src)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// (span is an append of a third of the session: most of the
+		// appends here are shorter.)
+		time.Sleep(time.Duration(rng.Int63n(int64(span)/2 + 1)))
+		cmd.Process.Signal(syscall.SIGKILL)
+		if err := cmd.Wait(); err != nil {
+			killed++
+		}
+	}
+	os.WriteFile(src, data, 0o644)
+	if code, stdout, stderr := scribeRun(t, root, "append", src); code != 0 {
+		t.Fatalf("the append after the kills: %d\n%s%s", code, stdout, stderr)
+	}
+	if code, stdout, stderr := scribeRun(t, root, "check", "--store"); code != 0 || !strings.Contains(stdout, " 0 with differences") {
+		t.Fatalf("check --store after the kills: %d\n%s%s", code, stdout, stderr)
+	}
+	sameStores(t, "after the kills", storeState(t, root), want)
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && inscribe.IsTemp(d.Name()) {
+			t.Errorf("left behind: %s", p)
+		}
+		return err
+	})
+	t.Logf("%d of 30 appends were killed mid-run (an append takes %v here)", killed, span)
+}

@@ -1,0 +1,273 @@
+package inscribe
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/scribe-archive/scribe/inscribe/document"
+	"github.com/scribe-archive/scribe/session"
+	"github.com/scribe-archive/scribe/session/source"
+)
+
+// DamageError is a file of the store that is missing, or does not hold
+// what scribe wrote in it: a round file deleted, cut short or overwritten,
+// a read note lost. scribe repair SESSION rebuilds what can be rebuilt.
+type DamageError struct {
+	// Session is the session whose repair mends it (for a sidechain, its
+	// parent's).
+	Session string
+	File    string
+	Why     string
+}
+
+func (e *DamageError) Error() string { return fmt.Sprintf("%s: %s", e.File, e.Why) }
+
+// SessionOf returns the session a document of the store belongs to: its
+// own, or its parent's for a sidechain ("" for a path outside the store).
+func (s *Store) SessionOf(md string) string {
+	rel, err := filepath.Rel(s.SessionsDir(), md)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return ""
+	}
+	parts := strings.Split(filepath.ToSlash(rel), "/")
+	if len(parts) < 2 {
+		return ""
+	}
+	return strings.TrimSuffix(parts[1], ".md")
+}
+
+// checkRounds checks the round files of the document an update is about to
+// bring up to date against its note: their sizes, and their bytes too when
+// it verifies (inscribe). A note from before the record of round files
+// (rounds.tsv) gets one, made from the files once they are checked against
+// the note; so does one whose record was damaged, with a warning.
+func (u *update) checkRounds() error {
+	st := u.old
+	if st.RoundsSize != nil {
+		err := checkSums(u.folder, u.spec.id, st, u.opts.Verify, u.src)
+		if !errors.Is(err, errRecord) {
+			return err
+		}
+		u.res.Warnings = append(u.res.Warnings, fmt.Errorf("%s: damaged: made again from the round files, checked against the read note", filepath.Join(u.folder, roundsFile)))
+	}
+	closed, open, err := sumExisting(u.folder, u.spec.id, st)
+	if err != nil {
+		return err
+	}
+	size, err := appendSums(filepath.Join(u.folder, roundsFile), 0, closed)
+	if err != nil {
+		return err
+	}
+	st.RoundsSize, st.OpenRound = &size, open
+	if err := writeState(&u.batch, u.folder, st); err != nil {
+		return err
+	}
+	return u.batch.Commit()
+}
+
+// CheckDoc checks, cheaply, that a document's round files are those its
+// read note and their record describe: that each is there, with the size
+// scribe wrote. It returns a *MissingNoteError when the note is lost, and
+// a *DamageError for each file that is not right (joined). A note from
+// before the record of round files has nothing to check against yet (the
+// next update of the document makes one).
+func CheckDoc(md string) error {
+	folder := Folder(md)
+	st, err := readState(folder)
+	if err != nil {
+		return err
+	}
+	st = resolveState(st, md)
+	if st == nil {
+		return &MissingNoteError{Doc: md, Note: filepath.Join(folder, stateFile), Session: DocSession(md)}
+	}
+	if st.RoundsSize == nil {
+		return nil
+	}
+	err = checkSums(folder, DocSession(md), st, false, nil)
+	if errors.Is(err, errRecord) {
+		return &DamageError{Session: DocSession(md), File: filepath.Join(folder, roundsFile), Why: "missing or damaged: it does not hold what the read note says"}
+	}
+	return err
+}
+
+// docDamage is the error of a document scribe cannot read: a *DamageError
+// when it does not follow the format (cut short, overwritten, or edited
+// into something scribe cannot read), else err.
+func docDamage(session, md string, err error) error {
+	var fe *document.FormatError
+	if !errors.As(err, &fe) {
+		return err
+	}
+	why := fe.Msg
+	if fe.Line > 0 {
+		why = fmt.Sprintf("line %d: %s", fe.Line, fe.Msg)
+	}
+	return &DamageError{Session: session, File: md, Why: why + " (damaged, or edited into something scribe cannot read)"}
+}
+
+// DocSession returns the session a document belongs to: the session_id
+// of its head (a sidechain's is its parent's), else what its path says.
+func DocSession(md string) string {
+	if m, err := document.ReadMeta(md); err == nil && m.SessionID != "" {
+		return m.SessionID
+	}
+	name := strings.TrimSuffix(filepath.Base(md), ".md")
+	if strings.HasPrefix(name, "agent-") {
+		return filepath.Base(filepath.Dir(md))
+	}
+	return name
+}
+
+// NoteSource returns the source recorded in the read note of the document
+// whose folder is given ("" when there is no readable note): where to find
+// the source of a document whose head is lost.
+func NoteSource(folder string) string {
+	st, err := readState(folder)
+	if err != nil || st == nil {
+		return ""
+	}
+	if st.Next != nil && st.Source == "" {
+		return st.Next.Source
+	}
+	return st.Source
+}
+
+// VerifyDoc checks everything scribe wrote for a document against what it
+// recorded, reading it all: that the document reads, that its read note is
+// there, that each round file holds the bytes scribe wrote in it (rounds.tsv,
+// the note's open_round), and that graph.tsv is what the closed round files
+// give (a, the adapter of the document's source format, rebuilds it). Its
+// source, when at sourcePath, tells the open round's file an update stopped
+// after writing it from a damaged one. It returns a *DamageError (or a
+// *MissingNoteError) for each problem.
+func VerifyDoc(md string, a source.Adapter, sourcePath string) []error {
+	folder := Folder(md)
+	var src io.ReaderAt
+	if sourcePath != "" {
+		if f, err := os.Open(sourcePath); err == nil {
+			defer f.Close()
+			src = f
+		}
+	}
+	session := DocSession(md)
+	var errs []error
+	if data, err := os.ReadFile(md); err != nil {
+		why := err.Error()
+		if errors.Is(err, fs.ErrNotExist) {
+			why = "missing (deleted?)"
+		}
+		errs = append(errs, &DamageError{Session: session, File: md, Why: why})
+	} else if _, err := document.Parse(data, md); err != nil {
+		errs = append(errs, docDamage(session, md, err))
+	}
+	st, err := readState(folder)
+	if err != nil {
+		return append(errs, err)
+	}
+	if st = resolveState(st, md); st == nil {
+		return append(errs, &MissingNoteError{Doc: md, Note: filepath.Join(folder, stateFile), Session: session})
+	}
+	roundsOK := true
+	if st.RoundsSize != nil {
+		err := checkSums(folder, session, st, true, src)
+		if errors.Is(err, errRecord) {
+			err = &DamageError{Session: session, File: filepath.Join(folder, roundsFile), Why: "missing or damaged: it does not hold what the read note says"}
+		}
+		if err != nil {
+			roundsOK = false
+			walkJoined(err, func(e error) { errs = append(errs, e) })
+		}
+	} else if _, _, err := sumExisting(folder, session, st); err != nil {
+		roundsOK = false
+		errs = append(errs, err)
+	}
+	if a != nil && roundsOK {
+		if err := verifyGraph(md, st, a); err != nil {
+			errs = append(errs, &DamageError{Session: session, File: filepath.Join(folder, graphFile), Why: err.Error()})
+		}
+	}
+	return errs
+}
+
+// walkJoined calls f with each error err joins (or err itself).
+func walkJoined(err error, f func(error)) {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			f(e)
+		}
+		return
+	}
+	f(err)
+}
+
+// verifyGraph checks a document's graph.tsv against the graph its closed
+// round files give.
+func verifyGraph(md string, st *docState, a source.Adapter) error {
+	folder := Folder(md)
+	base := strings.TrimSuffix(filepath.Base(md), ".md")
+	cfg := source.Config{File: md, DocBase: base, Sidechain: strings.HasPrefix(base, "agent-")}
+	old, err := a.NewBuilder(cfg, st.Builder, nil)
+	if err != nil {
+		return err
+	}
+	b, err := a.NewBuilder(cfg, nil, nil)
+	if err != nil {
+		return err
+	}
+	for n := 1; n <= old.Rounds(); n++ {
+		rf, err := ReadRound(RoundPath(folder, n))
+		if err != nil {
+			return err
+		}
+		for _, re := range rf.Entries {
+			raw, err := re.Bytes()
+			if err != nil {
+				return err
+			}
+			b.AddEntry(session.Entry{Line: re.Line, Raw: raw, NoNewline: re.NoNewline})
+		}
+	}
+	b.Flush()
+	var want strings.Builder
+	for _, n := range b.Nodes() {
+		if !strings.ContainsAny(n.UUID+n.Anchor+n.Parent, "\t\n") {
+			fmt.Fprintf(&want, "%s\t%s\t%s\n", n.UUID, n.Anchor, n.Parent)
+		}
+	}
+	got, err := os.ReadFile(filepath.Join(folder, graphFile))
+	if errors.Is(err, fs.ErrNotExist) && st.GraphSize == 0 {
+		got = nil
+	} else if err != nil {
+		return errors.New("missing (deleted?)")
+	}
+	if int64(len(got)) < st.GraphSize {
+		return fmt.Errorf("%d bytes, but scribe wrote %d (cut short)", len(got), st.GraphSize)
+	}
+	if string(got[:st.GraphSize]) != want.String() {
+		return errors.New("not the graph the round files give (overwritten or damaged)")
+	}
+	return nil
+}
+
+// docLost fails an update of a document that is gone while its folder holds
+// a read note that describes it: it was deleted (or lost), and inscribing it
+// afresh would silently drop what a person wrote in it. scribe repair
+// rebuilds it (keeping its tags), inscribe --rebuild inscribes it afresh.
+// A note that holds only the next one of a first inscription stopped before
+// the document was put in place describes no document.
+func (u *update) docLost() error {
+	if u.opts.Rebuild {
+		return nil
+	}
+	st, err := readState(u.folder)
+	if err != nil || resolveState(st, u.spec.md) == nil {
+		return nil
+	}
+	return &DamageError{Session: u.spec.id, File: u.spec.md, Why: "missing (deleted?), while its folder holds what was inscribed from its source"}
+}

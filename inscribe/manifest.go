@@ -1,0 +1,330 @@
+package inscribe
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/scribe-archive/scribe/internal/atomicfile"
+)
+
+// The record of the round files. A closed round's file never changes, so
+// what scribe wrote in it can be written down once: rounds.tsv, in the
+// document's folder, has one line per closed round, "round TAB size TAB
+// sha256" (hex), appended as rounds close, and cut back to the read note's
+// rounds_size before an update appends (as graph.tsv is). The open round's
+// file, replaced at each update, has its size and hash in the note
+// (open_round). Every update checks the files' sizes against the record (a
+// stat each: a round file deleted or cut short is noticed at once, not when
+// an export fails); inscribe, check --store and repair also hash them.
+
+// roundSum is what scribe wrote in a round file: its size and SHA-256.
+type roundSum struct {
+	Round  int    `json:"round"`
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"`
+}
+
+// sumWriter passes what is written on, counting and hashing it.
+type sumWriter struct {
+	w io.Writer
+	h hash.Hash
+	n int64
+}
+
+func newSumWriter(w io.Writer) *sumWriter { return &sumWriter{w: w, h: sha256.New()} }
+
+func (s *sumWriter) Write(b []byte) (int, error) {
+	n, err := s.w.Write(b)
+	s.h.Write(b[:n])
+	s.n += int64(n)
+	return n, err
+}
+
+func (s *sumWriter) sum(round int) roundSum {
+	return roundSum{Round: round, Size: s.n, SHA256: hex.EncodeToString(s.h.Sum(nil))}
+}
+
+// recordSum keeps the sum of a round file this update wrote.
+func (u *update) recordSum(s roundSum) {
+	if u.sums == nil {
+		u.sums = make(map[int]roundSum)
+	}
+	u.sums[s.Round] = s
+}
+
+// recordRounds appends the sums of the rounds this update closed to the
+// record, after what the last note recorded, and puts the record's new
+// size and the open round's sum in the next note.
+func (u *update) recordRounds(st, next *docState) error {
+	var from int64
+	if st.RoundsSize != nil {
+		from = *st.RoundsSize
+	}
+	var closed []roundSum
+	next.OpenRound = nil
+	for n, s := range u.sums {
+		if rf := u.rounds[n]; rf != nil && rf.Open {
+			open := s
+			next.OpenRound = &open
+			continue
+		}
+		closed = append(closed, s)
+	}
+	sort.Slice(closed, func(i, j int) bool { return closed[i].Round < closed[j].Round })
+	size, err := appendSums(filepath.Join(u.folder, roundsFile), from, closed)
+	next.RoundsSize = &size
+	return err
+}
+
+// appendSums appends sums to a record, after its first size bytes, and
+// syncs it. It returns the record's new size.
+func appendSums(path string, size int64, sums []roundSum) (int64, error) {
+	var sb strings.Builder
+	for _, s := range sums {
+		fmt.Fprintf(&sb, "%d\t%d\t%s\n", s.Round, s.Size, s.SHA256)
+	}
+	return appendAt(path, size, sb.String())
+}
+
+// appendAt cuts a file back to size bytes (what the last finished update
+// left) and appends text, syncing it. It returns the new size.
+func appendAt(path string, size int64, text string) (int64, error) {
+	if fi, err := os.Stat(path); err == nil && fi.Size() > size {
+		if err := os.Truncate(path, size); err != nil {
+			return 0, err
+		}
+	}
+	if text == "" {
+		if size == 0 {
+			if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+				return 0, nil
+			}
+		}
+		return size, nil
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, FileMode)
+	if err != nil {
+		return 0, err
+	}
+	n, err := f.WriteString(text)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return size + int64(n), err
+}
+
+// errRecord is a record of round files that does not hold what its note
+// says (deleted, cut short or overwritten).
+var errRecord = errors.New("the record of the round files is damaged")
+
+// readSums reads the first size bytes of a record.
+func readSums(path string, size int64) ([]roundSum, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) && size == 0 {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, errRecord
+	}
+	defer f.Close()
+	data := make([]byte, size)
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, errRecord
+	}
+	var out []roundSum
+	for len(data) > 0 {
+		line, rest, ok := bytes.Cut(data, []byte("\n"))
+		if !ok {
+			return nil, errRecord
+		}
+		data = rest
+		f := strings.Split(string(line), "\t")
+		if len(f) != 3 || len(f[2]) != 64 {
+			return nil, errRecord
+		}
+		n, err1 := strconv.Atoi(f[0])
+		sz, err2 := strconv.ParseInt(f[1], 10, 64)
+		if err1 != nil || err2 != nil || n != len(out)+1 || sz < 0 {
+			return nil, errRecord
+		}
+		out = append(out, roundSum{Round: n, Size: sz, SHA256: f[2]})
+	}
+	return out, nil
+}
+
+// checkSums checks a document's round files against its note and record:
+// their sizes, and with full their bytes too. It returns one *DamageError
+// per damaged file, or errRecord when the record itself is damaged.
+//
+// The open round's file is the one file an update replaces before its note
+// (a kill between the two leaves the new file beside the old note): one
+// that is not what the note says is damaged only if it does not hold the
+// source's lines from where the open round starts (src, when given; else
+// it must read as that round's file, from its first line).
+func checkSums(folder, session string, st *docState, full bool, src io.ReaderAt) error {
+	sums, err := readSums(filepath.Join(folder, roundsFile), *st.RoundsSize)
+	if err != nil {
+		return err
+	}
+	if st.OpenRound != nil {
+		sums = append(sums, *st.OpenRound)
+	}
+	var errs []error
+	dir := RoundsDir(folder) + string(filepath.Separator)
+	for i, s := range sums {
+		p := dir + RoundName(s.Round)
+		err := checkSum(p, s, full)
+		if err != nil && st.OpenRound != nil && i == len(sums)-1 && newerOpen(p, st, src) {
+			err = nil
+		}
+		if err != nil {
+			errs = append(errs, &DamageError{Session: session, File: p, Why: err.Error()})
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// newerOpen reports whether the file of the note's open round is one an
+// update stopped after putting it in place wrote: that round's file, from
+// the round's first line, its lines the source's from there (when src is
+// given), at least as many as were read.
+func newerOpen(p string, st *docState, src io.ReaderAt) bool {
+	rf, err := ReadRound(p)
+	if err != nil || rf.Round != st.OpenRound.Round || rf.Lines[0] != st.OpenLine {
+		return false
+	}
+	if src == nil {
+		return true
+	}
+	got, err := roundBytes(rf)
+	if err != nil || int64(len(got)) < st.Seen-st.OpenOffset {
+		return false
+	}
+	same, err := atomicfile.SameReader(io.NewSectionReader(src, st.OpenOffset, int64(len(got))), bytes.NewReader(got))
+	return err == nil && same
+}
+
+// checkSum checks one file against its sum: its size (one stat), and with
+// full its bytes.
+func checkSum(p string, s roundSum, full bool) error {
+	fi, err := os.Stat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return errors.New("missing (deleted?)")
+	}
+	if err != nil {
+		return err
+	}
+	if fi.Size() != s.Size {
+		return fmt.Errorf("%d bytes, but scribe wrote %d (cut short or overwritten)", fi.Size(), s.Size)
+	}
+	if !full {
+		return nil
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return err
+	}
+	if hex.EncodeToString(h.Sum(nil)) != s.SHA256 {
+		return errors.New("its bytes are not those scribe wrote (overwritten or damaged)")
+	}
+	return nil
+}
+
+// sumExisting records the sums of round files written before there was a
+// record (or whose record was lost), from the files themselves, once they
+// are checked against what the note says was inscribed: the closed rounds'
+// entries must hash to closed_hash, and the open round's be as long as
+// what was read after them.
+func sumExisting(folder, session string, st *docState) (closed []roundSum, open *roundSum, err error) {
+	damage := func(p, why string) error { return &DamageError{Session: session, File: p, Why: why} }
+	want, err := unmarshalHash(st.ClosedHash)
+	if err != nil {
+		return nil, nil, err
+	}
+	h := sha256.New()
+	var off int64
+	n := 1
+	for ; off < st.OpenOffset; n++ {
+		p := RoundPath(folder, n)
+		s, rf, err := readSummed(p)
+		if err != nil {
+			return nil, nil, damage(p, err.Error())
+		}
+		if rf.Open {
+			return nil, nil, damage(p, "holds an open round where the read note has a closed one")
+		}
+		got, err := roundBytes(rf)
+		if err != nil {
+			return nil, nil, damage(p, err.Error())
+		}
+		h.Write(got)
+		off += int64(len(got))
+		closed = append(closed, s)
+	}
+	if off != st.OpenOffset || !bytes.Equal(h.Sum(nil), want.Sum(nil)) {
+		return nil, nil, damage(RoundsDir(folder), "the closed round files do not hold the bytes inscribed from the source (a file was overwritten or damaged)")
+	}
+	p := RoundPath(folder, n)
+	if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) && st.Seen == st.OpenOffset {
+		return closed, nil, nil
+	}
+	s, rf, err := readSummed(p)
+	if err != nil {
+		return nil, nil, damage(p, err.Error())
+	}
+	got, err := roundBytes(rf)
+	if err != nil {
+		return nil, nil, damage(p, err.Error())
+	}
+	// (More, when an update was stopped after putting it in place.)
+	if int64(len(got)) < st.Seen-st.OpenOffset {
+		return nil, nil, damage(p, "does not hold the source's lines it was written from (overwritten or damaged)")
+	}
+	return closed, &s, nil
+}
+
+// readSummed reads a round file and its sum.
+func readSummed(p string) (roundSum, *RoundFile, error) {
+	data, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return roundSum{}, nil, errors.New("missing (deleted?)")
+	}
+	if err != nil {
+		return roundSum{}, nil, err
+	}
+	var rf RoundFile
+	if err := json.Unmarshal(data, &rf); err != nil {
+		return roundSum{}, nil, fmt.Errorf("unreadable (cut short or overwritten?): %v", err)
+	}
+	sum := sha256.Sum256(data)
+	return roundSum{Round: rf.Round, Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:])}, &rf, nil
+}
+
+// roundBytes is the source's bytes a round file holds.
+func roundBytes(rf *RoundFile) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := WriteEntries(&buf, rf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}

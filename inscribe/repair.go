@@ -1,0 +1,671 @@
+package inscribe
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/scribe-archive/scribe/inscribe/document"
+	"github.com/scribe-archive/scribe/internal/atomicfile"
+	"github.com/scribe-archive/scribe/session"
+)
+
+// Repair (Options.Repair) mends a document whose files are damaged, from
+// what was inscribed: the source's first `seen` bytes, when the source
+// still holds them (its bytes before the open round must hash to the note's
+// closed_hash), else the round files' own lines, when they are whole (each
+// as the record says). Those bytes are inscribed afresh into a scratch
+// folder inside the document's (a scribe inscription is deterministic: an
+// inscription of the same bytes gives the same files), and then, file by
+// file:
+//
+//   - a round file that is not what the record (rounds.tsv, the note's
+//     open_round) says scribe wrote is replaced by the scratch one, once
+//     that one is what the record says (a round file the record vouches for
+//     is never replaced: if the scratch one differs, the source now gives
+//     other bytes, and the repair stops);
+//   - the record, graph.tsv and the files the session showed are replaced
+//     when they differ;
+//   - the document is left alone when it parses and holds the same messages
+//     (its summary, engagements and every edit of a message kept, byte for
+//     byte); otherwise it is rebuilt: the head from the source, with the
+//     summary, engagements, fork and sidechains of the old head when it
+//     reads; each message of a closed round as it was in the old document
+//     when it is there whole (a person's edits kept), else as the source
+//     gives it; the open round's as the source gives them;
+//   - the read note is kept when it was there, with the record's and the
+//     document's fields brought up to date, else made anew.
+//
+// What cannot be recovered (a damaged round file whose source is gone) is
+// an error that names it; nothing of the document is then changed.
+func (u *update) repair() error {
+	folder, md := u.folder, u.spec.md
+	st, err := readState(folder)
+	if err != nil {
+		st = nil
+	}
+	st = resolveState(st, md)
+	scratch, err := os.MkdirTemp(folder, ".repair.tmp-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(scratch)
+
+	// The bytes that were inscribed.
+	src := filepath.Join(scratch, "source", filepath.Base(u.spec.source))
+	if err := os.MkdirAll(filepath.Dir(src), DirMode); err != nil {
+		return err
+	}
+	fromSource, why := u.inscribedFromSource(st, src)
+	if !fromSource {
+		if err := u.inscribedFromRounds(st, src, why); err != nil {
+			return err
+		}
+	}
+
+	// Inscribed afresh.
+	// With the store's redactor: a redacting store's files hold the
+	// redacted lines.
+	fresh := &Store{Root: filepath.Join(scratch, "store"), Redact: u.store.Redact}
+	spec := u.spec
+	spec.md = filepath.Join(fresh.Root, filepath.Base(md))
+	spec.source = src
+	spec.files = nil
+	f := &update{store: fresh, spec: spec, opts: Options{}, folder: Folder(spec.md), res: &Result{}, seen: -1}
+	if err := atomicfile.MkdirAll(f.folder, DirMode); err != nil {
+		return err
+	}
+	err = f.run()
+	f.batch.Abort()
+	if err != nil {
+		return fmt.Errorf("rebuild %s from what was inscribed: %w", md, err)
+	}
+	fst, err := readState(f.folder)
+	if err != nil || fst == nil {
+		return fmt.Errorf("rebuild %s: no read note", md)
+	}
+
+	// Mend, file by file.
+	m := &mend{u: u, st: st, fresh: f.folder, freshNote: fst, from: "the source"}
+	if !fromSource {
+		m.from = "the round files"
+	}
+	if err := m.rounds(); err != nil {
+		return err
+	}
+	for _, name := range []string{roundsFile, graphFile} {
+		if err := m.replace(filepath.Join(f.folder, name), filepath.Join(folder, name)); err != nil {
+			return err
+		}
+	}
+	if err := m.files(); err != nil {
+		return err
+	}
+	note, err := m.document(spec.md)
+	if err != nil {
+		return err
+	}
+	if st == nil {
+		m.say("%s: made anew", filepath.Join(folder, stateFile))
+	}
+	if m.docChanged {
+		pending := docState{None: true}
+		if st != nil {
+			pending = *st
+		}
+		pending.Next = note
+		if err := writeState(&u.batch, folder, &pending); err != nil {
+			return err
+		}
+		u.batch.MoveLast(md)
+	}
+	if err := writeState(&u.batch, folder, note); err != nil {
+		return err
+	}
+	changed := u.batch.Len() > 0
+	if err := u.batch.Commit(); err != nil {
+		return err
+	}
+	u.seen = note.Seen
+	u.res.Outcome = Unchanged
+	if changed || len(m.said) > 0 {
+		u.res.Outcome = Repaired
+	}
+	u.res.Warnings = append(u.res.Warnings, m.said...)
+	if !fromSource && why != "" {
+		u.res.Warnings = append(u.res.Warnings, errors.New(why))
+	}
+	return nil
+}
+
+// inscribedFromSource copies the source's bytes that were inscribed to
+// dst, when the source holds them: all of it when there is no note.
+func (u *update) inscribedFromSource(st *docState, dst string) (bool, string) {
+	in, err := os.Open(u.spec.source)
+	if err != nil {
+		return false, fmt.Sprintf("%s: %v: rebuilt from the round files", u.spec.source, describeGone(err))
+	}
+	defer in.Close()
+	fi, err := in.Stat()
+	if err != nil {
+		return false, err.Error()
+	}
+	end := fi.Size()
+	if st != nil {
+		want, err := unmarshalHash(st.ClosedHash)
+		h := sha256.New()
+		if err != nil || end < st.Seen {
+			return false, fmt.Sprintf("%s no longer holds what was inscribed from it: rebuilt from the round files", u.spec.source)
+		}
+		if _, err := io.Copy(h, io.NewSectionReader(in, 0, st.OpenOffset)); err != nil || !bytes.Equal(h.Sum(nil), want.Sum(nil)) {
+			return false, fmt.Sprintf("%s no longer holds what was inscribed from it: rebuilt from the round files", u.spec.source)
+		}
+		end = st.Seen
+	}
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, FileMode)
+	if err != nil {
+		return false, err.Error()
+	}
+	_, err = io.Copy(out, io.NewSectionReader(in, 0, end))
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return false, err.Error()
+	}
+	return true, ""
+}
+
+func describeGone(err error) string {
+	if errors.Is(err, fs.ErrNotExist) {
+		return "the source is gone"
+	}
+	return err.Error()
+}
+
+// inscribedFromRounds writes to dst the lines the round files hold, once
+// each is checked against the record (or, without one, against the note's
+// hash of what was inscribed). A round file that does not hold what was
+// written cannot be recovered: it is named, and nothing is changed.
+func (u *update) inscribedFromRounds(st *docState, dst, why string) error {
+	folder := u.folder
+	lost := func(p, what string) error {
+		return &DamageError{Session: u.spec.id, File: p, Why: what + ", and it cannot be recovered: " + why}
+	}
+	var sums []roundSum
+	if st != nil && st.RoundsSize != nil {
+		var err error
+		if sums, err = readSums(filepath.Join(folder, roundsFile), *st.RoundsSize); err != nil {
+			sums = nil // the files are checked against the note's hash instead
+		} else if st.OpenRound != nil {
+			sums = append(sums, *st.OpenRound)
+		}
+	}
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, FileMode)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	var errs []error
+	if sums != nil {
+		for _, s := range sums {
+			p := RoundPath(folder, s.Round)
+			if err := checkSum(p, s, true); err != nil {
+				errs = append(errs, lost(p, err.Error()))
+				continue
+			}
+			if err := copyEntries(out, p); err != nil {
+				errs = append(errs, lost(p, err.Error()))
+			}
+		}
+		return errors.Join(errs...)
+	}
+	// No record: every round file there, in order, checked against the
+	// note's hash of the closed rounds when there is one.
+	ns, err := RoundNumbers(RoundsDir(folder))
+	if err != nil || len(ns) == 0 {
+		return lost(RoundsDir(folder), "no round files")
+	}
+	h := sha256.New()
+	w := io.MultiWriter(out, h)
+	var off int64
+	for i, n := range ns {
+		p := RoundPath(folder, n)
+		if n != i+1 {
+			return lost(RoundPath(folder, i+1), "missing")
+		}
+		if st != nil && off == st.OpenOffset {
+			want, err := unmarshalHash(st.ClosedHash)
+			if err != nil || !bytes.Equal(h.Sum(nil), want.Sum(nil)) {
+				return lost(RoundsDir(folder), "the closed round files do not hold the bytes inscribed")
+			}
+			w = out
+		}
+		cw := &countWriter{w: w}
+		if err := copyEntries(cw, p); err != nil {
+			return lost(p, err.Error())
+		}
+		off += cw.n
+	}
+	return nil
+}
+
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.n += int64(n)
+	return n, err
+}
+
+// copyEntries writes the lines a round file holds.
+func copyEntries(w io.Writer, p string) error {
+	rf, err := ReadRound(p)
+	if err != nil {
+		return fmt.Errorf("unreadable: %v", err)
+	}
+	return WriteEntries(w, rf)
+}
+
+// mend is a repair's work on one document.
+type mend struct {
+	u          *update
+	st         *docState // the note, nil when it was lost
+	fresh      string    // the folder of the fresh inscription
+	freshNote  *docState
+	from       string // what the fresh inscription was made from
+	docChanged bool
+	said       []error // what was mended, for the report
+}
+
+func (m *mend) say(format string, args ...any) {
+	m.said = append(m.said, fmt.Errorf(format, args...))
+}
+
+// rounds mends the round files.
+func (m *mend) rounds() error {
+	u := m.u
+	ns, err := RoundNumbers(RoundsDir(m.fresh))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	record := map[int]roundSum{}
+	if m.st != nil && m.st.RoundsSize != nil {
+		sums, _ := readSums(filepath.Join(u.folder, roundsFile), *m.st.RoundsSize)
+		for _, s := range sums {
+			record[s.Round] = s
+		}
+		if o := m.st.OpenRound; o != nil {
+			record[o.Round] = *o
+		}
+	}
+	var errs []error
+	for _, n := range ns {
+		have, fresh := RoundPath(u.folder, n), RoundPath(m.fresh, n)
+		same, err := sameFile(have, fresh)
+		if err != nil {
+			return err
+		}
+		if same {
+			continue
+		}
+		rec, known := record[n]
+		if known && checkSum(have, rec, true) == nil {
+			errs = append(errs, &DamageError{Session: u.spec.id, File: have, Why: "the source now gives other bytes for this round than the store holds, and the store's are as scribe wrote them: nothing was changed"})
+			continue
+		}
+		if known {
+			if err := checkSum(fresh, rec, true); err != nil {
+				errs = append(errs, &DamageError{Session: u.spec.id, File: have, Why: "damaged, and the source no longer gives the bytes scribe wrote in it: nothing was changed"})
+				continue
+			}
+		}
+		why := "rebuilt from " + m.from
+		if _, err := os.Stat(have); errors.Is(err, fs.ErrNotExist) {
+			why = "was missing: " + why
+		} else {
+			why = "was damaged: " + why
+		}
+		if err := atomicfile.MkdirAll(RoundsDir(u.folder), DirMode); err != nil {
+			return err
+		}
+		if err := m.copy(fresh, have); err != nil {
+			return err
+		}
+		m.say("%s %s", have, why)
+	}
+	return errors.Join(errs...)
+}
+
+// replace puts the fresh inscription's version of a file in place when the
+// store's differs.
+func (m *mend) replace(fresh, have string) error {
+	same, err := sameFile(have, fresh)
+	if err != nil || same {
+		return err
+	}
+	if _, err := os.Stat(fresh); errors.Is(err, fs.ErrNotExist) {
+		os.Remove(have) // nothing to record: a session whose only round is open
+		return nil
+	}
+	m.say("%s was missing or damaged: made again", have)
+	return m.copy(fresh, have)
+}
+
+// files mends the files the session showed (named by their content).
+func (m *mend) files() error {
+	dir := filepath.Join(m.fresh, "files")
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		have := filepath.Join(m.u.folder, "files", e.Name())
+		same, err := sameFile(have, filepath.Join(dir, e.Name()))
+		if err != nil || same {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		if err := atomicfile.MkdirAll(filepath.Dir(have), DirMode); err != nil {
+			return err
+		}
+		m.say("%s was missing or damaged: made again", have)
+		if err := m.copy(filepath.Join(dir, e.Name()), have); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// copy adds a copy of a file to the batch.
+func (m *mend) copy(from, to string) error {
+	data, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	_, err = m.u.batch.WriteIfChanged(to, data, FileMode)
+	return err
+}
+
+// sameFile reports whether two files hold the same bytes (a missing file
+// is the same as another missing one only).
+func sameFile(a, b string) (bool, error) {
+	fa, errA := os.Open(a)
+	fb, errB := os.Open(b)
+	if fa != nil {
+		defer fa.Close()
+	}
+	if fb != nil {
+		defer fb.Close()
+	}
+	switch {
+	case errA != nil && !errors.Is(errA, fs.ErrNotExist):
+		return false, errA
+	case errB != nil && !errors.Is(errB, fs.ErrNotExist):
+		return false, errB
+	case errA != nil || errB != nil:
+		return errA != nil && errB != nil, nil
+	}
+	ia, errA := fa.Stat()
+	ib, errB := fb.Stat()
+	if errA != nil || errB != nil || ia.Size() != ib.Size() {
+		return false, errors.Join(errA, errB)
+	}
+	return atomicfile.SameReader(fa, fb)
+}
+
+// document mends the document, and returns the note that describes it.
+func (m *mend) document(freshMD string) (*docState, error) {
+	u := m.u
+	md := u.spec.md
+	fresh, err := os.ReadFile(freshMD)
+	if err != nil {
+		return nil, err
+	}
+	note := *m.freshNote
+	if m.st != nil {
+		// The note that was there, with what the repair may have changed.
+		kept := *m.st
+		kept.RoundsSize, kept.OpenRound, kept.GraphSize = note.RoundsSize, note.OpenRound, note.GraphSize
+		note = kept
+	} else {
+		note.Source = u.store.recordedSource(u.spec.source)
+	}
+	old, err := os.ReadFile(md)
+	if err == nil && sameMessages(old, fresh, md) {
+		if m.st == nil {
+			// A new note: where the open round starts in the document.
+			if err := locateOpen(md, &note); err != nil {
+				return nil, err
+			}
+		}
+		return &note, nil
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	doc, kept, summaryLost, err := m.rebuild(old, fresh, freshMD)
+	if err != nil {
+		return nil, err
+	}
+	p, err := u.batch.CreateIn(u.folder, md, FileMode)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := p.Write(doc.bytes); err != nil {
+		return nil, err
+	}
+	if err := p.Close(); err != nil {
+		return nil, err
+	}
+	m.docChanged = true
+	note.DocOpenAt, note.DocTailHash = doc.openAt, m.freshNote.DocTailHash
+	note.OpenFirstID = m.freshNote.OpenFirstID
+	note.DocFormat = session.FormatVersion
+	switch {
+	case old == nil:
+		m.say("%s was missing: rebuilt from %s", md, m.from)
+	default:
+		what := fmt.Sprintf("%s was damaged: rebuilt from %s, keeping %d of its messages as they were", md, m.from, kept)
+		if summaryLost {
+			what += "; its head did not read, so its summary and engagements could not be kept"
+		}
+		m.say("%s", what)
+	}
+	return &note, nil
+}
+
+// locateOpen sets a new note's doc_open_at and doc_tail_hash for the
+// document as it is.
+func locateOpen(md string, note *docState) error {
+	f, err := os.Open(md)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	at := fi.Size()
+	if note.OpenFirstID != "" {
+		if at, err = locateItem(f, fi.Size(), note.DocOpenAt, note.OpenFirstID); err != nil {
+			return err
+		}
+		if at < 0 {
+			return fmt.Errorf("%s: the open round's first message (%s) is not in the document", md, note.OpenFirstID)
+		}
+	}
+	note.DocOpenAt = at
+	note.DocTailHash, err = hashRange(f, fi.Size(), fi.Size()-at)
+	return err
+}
+
+// sameMessages reports whether a document parses and holds the messages
+// the fresh one does, in the same order. A document written before the
+// client's bookkeeping became notes (docs/FORMAT.md §12.3) holds such an
+// entry as a message of its own: that message is passed over.
+func sameMessages(old, fresh []byte, md string) bool {
+	d, err := document.Parse(old, md)
+	if err != nil {
+		return false
+	}
+	want := itemChunks(fresh)
+	var notes map[string]bool
+	if len(d.Items) > len(want) {
+		if f, err := document.Parse(fresh, md); err == nil {
+			notes = noteEntries(f.Items)
+		}
+	}
+	i := 0
+	for _, it := range d.Items {
+		if i < len(want) && equalIDs(it.IDs, want[i].ids) {
+			i++
+			continue
+		}
+		if len(it.IDs) == 0 || !notes[it.IDs[0]] {
+			return false
+		}
+	}
+	return i == len(want)
+}
+
+// noteEntries returns the entries the items show as notes.
+func noteEntries(items []session.Item) map[string]bool {
+	m := map[string]bool{}
+	for _, it := range items {
+		for _, b := range it.Blocks {
+			if b.Kind == session.KindNote && b.Entry != "" {
+				m[b.Entry] = true
+			}
+		}
+	}
+	return m
+}
+
+// chunk is one message of a document, by its bytes.
+type chunk struct {
+	start, end int
+	ids        []string
+}
+
+// itemChunks splits a document into its messages by their bytes, as
+// document.ReadHead finds them: ItemOpen after a line end, a heading line,
+// then scribe's identity comment. A chunk runs to the next one's start.
+func itemChunks(doc []byte) []chunk {
+	var out []chunk
+	for from := 0; ; {
+		i := bytes.Index(doc[from:], []byte(document.ItemOpen))
+		if i < 0 {
+			break
+		}
+		at := from + i
+		from = at + 1
+		rest := doc[at+len(document.ItemOpen):]
+		nl := bytes.IndexByte(rest, '\n')
+		if at == 0 || doc[at-1] != '\n' || nl < 0 {
+			continue
+		}
+		line := rest[nl+1:]
+		if j := bytes.IndexByte(line, '\n'); j >= 0 {
+			line = line[:j]
+		}
+		kind, data, ok := document.ParseMarker(line)
+		var id struct {
+			IDs []string `json:"ids"`
+		}
+		if !ok || kind != "" || json.Unmarshal(data, &id) != nil || len(id.IDs) == 0 {
+			continue
+		}
+		if n := len(out); n > 0 {
+			out[n-1].end = at
+		}
+		out = append(out, chunk{start: at, end: len(doc), ids: id.IDs})
+	}
+	return out
+}
+
+func equalIDs(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+type rebuilt struct {
+	bytes  []byte
+	openAt int64
+}
+
+// rebuild makes a document from the fresh one, keeping of the old one what
+// it can: its head's person-owned parts, and its closed rounds' messages
+// that are there whole.
+func (m *mend) rebuild(old, fresh []byte, freshMD string) (rebuilt, int, bool, error) {
+	fh, err := document.ReadHead(freshMD)
+	if err != nil {
+		return rebuilt{}, 0, false, err
+	}
+	meta, summary := *fh.Meta, fh.Summary
+	summaryLost := false
+	if old != nil {
+		if oh, err := readOldDoc(m.u.spec.md); err == nil {
+			meta.Engagements = oh.meta.Engagements
+			if oh.meta.ForkedFrom != nil {
+				meta.ForkedFrom = oh.meta.ForkedFrom
+			}
+			meta.Sidechains = mergeSidechains(oh.meta.Sidechains, meta.Sidechains)
+			if !document.IsPlaceholder(oh.summary) {
+				summary = oh.summary
+			}
+		} else {
+			summaryLost = true
+		}
+	}
+	head := document.RenderHead(&meta, summary)
+	// The old document's messages that parse on their own, by identity.
+	have := map[string][]byte{}
+	for _, c := range itemChunks(old) {
+		b := old[c.start:c.end]
+		if d, err := document.Parse(append(head[:len(head):len(head)], b...), m.u.spec.md); err == nil && len(d.Items) == 1 && equalIDs(d.Items[0].IDs, c.ids) {
+			have[fmt.Sprint(c.ids)] = b
+		}
+	}
+	var out bytes.Buffer
+	out.Write(head)
+	openAt := int64(-1)
+	kept := 0
+	for _, c := range itemChunks(fresh) {
+		b := fresh[c.start:c.end]
+		if int64(c.start) >= m.freshNote.DocOpenAt && openAt < 0 {
+			openAt = int64(out.Len())
+		}
+		if o, ok := have[fmt.Sprint(c.ids)]; ok && openAt < 0 && !(len(o) < len(b) && bytes.HasPrefix(b, o)) {
+			b = o
+			kept++
+		}
+		out.Write(b)
+	}
+	if openAt < 0 {
+		openAt = int64(out.Len())
+	}
+	return rebuilt{bytes: out.Bytes(), openAt: openAt}, kept, summaryLost, nil
+}

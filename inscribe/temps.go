@@ -1,0 +1,123 @@
+package inscribe
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Temporary files. Every file scribe writes goes first to a temporary file
+// (.<name>.tmp-*; the body of an update is .body.tmp-*), which a kill leaves
+// behind. Those of a document (its own, its round files, files, copies,
+// indexes, read note) all lie in its folder, and are written only under its
+// lock: so the next writer of the document, holding the lock, knows that
+// every temporary file there is a leftover and removes it. The document's
+// own and its round files' are written in the folder itself, not beside
+// their targets, so that finding them costs one listing of a small folder,
+// not one of the rounds folder, which grows with the session (that one is
+// listed by inscribe and repair, for the leftovers of earlier versions).
+// The catalog's (in sessions/ and each agent's folder) are removed by the
+// next refresh of the catalog (RemoveStaleTemps).
+
+// tempAge is how old a temporary file must be for a writer that does not
+// hold its owner's lock to take it for a leftover.
+var tempAge = time.Minute
+
+// IsTemp reports whether a file name is that of a temporary file of scribe.
+func IsTemp(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-")
+}
+
+// removeTemps removes the leftover temporary files of the document whose
+// folder is given: the caller holds its lock. The folders of its sidechains
+// (agent-<id>/) have locks of their own, and are left alone; so are their
+// documents' temporary files an earlier scribe wrote beside them, in this
+// folder, unless they are old.
+func removeTemps(folder string, rounds bool) {
+	ents, err := os.ReadDir(folder)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		name := e.Name()
+		switch {
+		case e.IsDir() && (name == "rounds" && rounds || name == "files"):
+			removeTempsIn(filepath.Join(folder, name), 0)
+		case e.IsDir() && name == SourceFilesDir:
+			filepath.WalkDir(filepath.Join(folder, name), func(p string, d fs.DirEntry, err error) error {
+				if err == nil && !d.IsDir() && IsTemp(d.Name()) {
+					os.Remove(p)
+				}
+				return nil
+			})
+		case !IsTemp(name):
+		case strings.HasPrefix(name, ".agent-"):
+			removeOld(filepath.Join(folder, name), e, tempAge)
+		case e.IsDir():
+			os.RemoveAll(filepath.Join(folder, name))
+		default:
+			os.Remove(filepath.Join(folder, name))
+		}
+	}
+}
+
+// removeTempsIn removes the temporary files in dir that are at least age
+// old (every one, for 0).
+func removeTempsIn(dir string, age time.Duration) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if IsTemp(e.Name()) {
+			removeOld(filepath.Join(dir, e.Name()), e, age)
+		}
+	}
+}
+
+// removeOld removes a file (or a folder) that is at least age old.
+func removeOld(p string, e fs.DirEntry, age time.Duration) {
+	if age > 0 {
+		fi, err := e.Info()
+		if err != nil || time.Since(fi.ModTime()) < age {
+			return
+		}
+	}
+	if e.IsDir() {
+		os.RemoveAll(p)
+		return
+	}
+	os.Remove(p)
+}
+
+// RemoveStaleTemps removes the leftover temporary files of the catalog,
+// in the sessions folder and the folders of the agents named: the caller
+// holds the catalog's lock, so the catalog's own (index.md, the stamps)
+// are leftovers whatever their age; others there (a document an earlier
+// scribe was writing beside its folder, a new index) are once they are a
+// minute old.
+func (s *Store) RemoveStaleTemps(agents ...string) {
+	dirs := []string{s.SessionsDir()}
+	for _, a := range agents {
+		dirs = append(dirs, filepath.Join(s.SessionsDir(), a))
+	}
+	for _, dir := range dirs {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			name := e.Name()
+			if !IsTemp(name) {
+				continue
+			}
+			age := tempAge
+			if strings.HasPrefix(name, "."+CatalogFile+".tmp-") || strings.HasPrefix(name, "."+StampFile+".tmp-") {
+				age = 0
+			}
+			removeOld(filepath.Join(dir, name), e, age)
+		}
+	}
+}

@@ -1,0 +1,79 @@
+package inscribe
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestLeftoverTempsRemoved: the temporary files a kill leaves in a
+// document's folder are removed by the next update of the document, which
+// holds its lock; a sidechain's (its own lock) only once it is old
+// (issue 14: a kill -9 campaign left 664 of them, 41 MB of a 79 MB store).
+func TestLeftoverTempsRemoved(t *testing.T) {
+	l := newLive(t)
+	l.put("-home-me-app/s1.jsonl", []byte(line(prompt1)+line(reply1)))
+	l.update(true)
+	folder := Folder(filepath.Join(l.root, "data", "sessions", "claude", "s1.md"))
+	old := time.Now().Add(-2 * tempAge)
+	leftovers := []string{
+		".body.tmp-123",
+		".s1.md.tmp-456",
+		".state.json.tmp-1",
+		".session.db.tmp-2",
+		"rounds/.001.json.tmp-3",
+		"files/.0123456789abcdef.png.tmp-4",
+		"source-files/tool-results/.x.txt.tmp-5",
+		".agent-old.md.tmp-6",
+	}
+	for _, rel := range leftovers {
+		put(t, filepath.Join(folder, rel), "partial")
+	}
+	os.Chtimes(filepath.Join(folder, ".agent-old.md.tmp-6"), old, old)
+	put(t, filepath.Join(folder, ".agent-young.md.tmp-7"), "being written")
+	put(t, filepath.Join(folder, "agent-x", ".state.json.tmp-8"), "the sidechain's own")
+	put(t, filepath.Join(folder, ".repair.tmp-9", "s1.jsonl"), "scratch")
+
+	l.put("-home-me-app/s1.jsonl", []byte(line(prompt1)+line(reply1)+line(prompt1)))
+	l.update(true) // inscribe: the rounds folder too
+	for _, rel := range append(leftovers, ".repair.tmp-9") {
+		if _, err := os.Stat(filepath.Join(folder, rel)); err == nil {
+			t.Errorf("%s was left behind", rel)
+		}
+	}
+	for _, rel := range []string{".agent-young.md.tmp-7", "agent-x/.state.json.tmp-8"} {
+		if _, err := os.Stat(filepath.Join(folder, rel)); err != nil {
+			t.Errorf("%s (not this document's, or too young) was removed", rel)
+		}
+	}
+	// The catalog's, by the catalog's refresh (under its lock).
+	s := l.store()
+	sessions := s.SessionsDir()
+	put(t, filepath.Join(sessions, ".index.md.tmp-1"), "x")
+	put(t, filepath.Join(sessions, "claude", ".index.md.tmp-2"), "x")
+	put(t, filepath.Join(sessions, "..index-stamp.json.tmp-3"), "x")
+	put(t, filepath.Join(sessions, ".sessions.db.tmp-4"), "x")
+	put(t, filepath.Join(sessions, "claude", ".s2.md.tmp-5"), "x")
+	put(t, filepath.Join(sessions, "claude", ".s3.md.tmp-6"), "x")
+	os.Chtimes(filepath.Join(sessions, "claude", ".s3.md.tmp-6"), old, old)
+	s.RemoveStaleTemps("claude")
+	for rel, want := range map[string]bool{
+		".index.md.tmp-1": false, "claude/.index.md.tmp-2": false, "..index-stamp.json.tmp-3": false,
+		".sessions.db.tmp-4": true, "claude/.s2.md.tmp-5": true, "claude/.s3.md.tmp-6": false,
+	} {
+		if _, err := os.Stat(filepath.Join(sessions, rel)); (err == nil) != want {
+			t.Errorf("%s: there %v, want %v", rel, err == nil, want)
+		}
+	}
+}
+
+func put(t *testing.T, p, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,283 @@
+package views
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/scribe-archive/scribe/index"
+	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/inscribe/document"
+	"github.com/scribe-archive/scribe/session"
+)
+
+// CheckStoreIndex runs SQLite's quick check over the store's index
+// (sessions.db), which reads every page: a damaged one is set aside, with
+// a warning, and a new one fills as documents are indexed.
+func (s *Views) CheckStoreIndex() ([]error, error) {
+	sdb, warnings, err := s.storeIndex()
+	if err != nil {
+		return warnings, err
+	}
+	err = sdb.QuickCheck(context.Background())
+	if ws, retry := s.recoverIndex(err); retry {
+		return append(warnings, ws...), nil
+	}
+	return warnings, err
+}
+
+// reindexDoc rebuilds a document's views from its round files and its tags,
+// after a repair: its tags first, when they were lost or damaged (from what
+// the indexes still hold), then its index, from nothing.
+func (s *Views) reindexDoc(u inscribe.Update) ([]error, error) {
+	folder := inscribe.Folder(u.Doc)
+	warnings := s.mendTags(folder, u.Key)
+	local := filepath.Join(folder, inscribe.SessionDB)
+	if db, err := index.OpenScratch(local); err == nil {
+		err = db.QuickCheck(context.Background())
+		db.Close()
+		var se *index.StaleError
+		if errors.As(err, &se) && se.Damaged {
+			if to, err := setAside(local); err == nil && to != "" {
+				warnings = append(warnings, damageWarning(se, to))
+			}
+		}
+	}
+	removeDB(local)
+	ws, err := s.indexDoc(u.Doc, u.Key, u.Seen, true, nil)
+	warnings = append(warnings, ws...)
+	if err != nil {
+		return warnings, err
+	}
+	// A document rebuilt without its head lists the engagements its
+	// rounds are tagged with again.
+	tags, err := ReadTags(folder)
+	if err != nil {
+		return warnings, err
+	}
+	_, err = s.RewriteHead(u.Doc, func(m *session.Meta) {
+		have := map[string]bool{}
+		for _, e := range m.Engagements {
+			have[e.ID] = true
+		}
+		var add []string
+		for _, e := range tags {
+			if !have[e] {
+				have[e] = true
+				add = append(add, e)
+			}
+		}
+		sort.Strings(add)
+		for _, e := range add {
+			m.Engagements = append(m.Engagements, session.Engagement{ID: e})
+		}
+	})
+	return warnings, err
+}
+
+// mendTags recovers a document's engagement tags when tags.tsv is damaged
+// (lines that do not read: the file is set aside as tags.tsv.damaged-<time>,
+// its readable lines kept), lost or cut short, from the tags the indexes
+// hold for rounds the file does not have.
+func (s *Views) mendTags(folder, key string) []error {
+	p := filepath.Join(folder, inscribe.TagsFile)
+	tags, err := ReadTags(folder)
+	_, statErr := os.Stat(p)
+	damaged := err != nil && statErr == nil
+	if err != nil && !damaged {
+		return []error{err}
+	}
+	if damaged {
+		tags = readTagsLeniently(p)
+	}
+	added := 0
+	for r, e := range s.indexedTags(folder, key) {
+		if _, ok := tags[r]; !ok {
+			tags[r] = e
+			added++
+		}
+	}
+	if !damaged && added == 0 {
+		return nil
+	}
+	what := fmt.Sprintf("%s was missing or cut short: %d %s recovered from the indexes", p, added, plural(added, "tag", "tags"))
+	if damaged {
+		to := p + damagedSuffix + time.Now().UTC().Format("20060102T150405.000Z")
+		if err := os.Rename(p, to); err != nil {
+			return []error{err}
+		}
+		why := err.Error()
+		if de, ok := err.(*inscribe.DamageError); ok {
+			why = de.Why
+		}
+		what = fmt.Sprintf("%s was damaged (%s): set aside as %s; %d %s kept, %d of them from the indexes", p, why, filepath.Base(to), len(tags), plural(len(tags), "tag", "tags"), added)
+	}
+	if err := WriteTags(folder, tags); err != nil {
+		return []error{err}
+	}
+	return []error{errors.New(what)}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// readTagsLeniently reads the lines of a tags file that read.
+func readTagsLeniently(p string) map[int]string {
+	tags := map[int]string{}
+	f, err := os.Open(p)
+	if err != nil {
+		return tags
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		round, eng, ok := strings.Cut(sc.Text(), "\t")
+		r, err := strconv.Atoi(round)
+		if ok && err == nil && r >= 1 && ValidEngagement(eng) {
+			tags[r] = eng
+		}
+	}
+	return tags
+}
+
+// indexedTags are the tags the indexes hold for a document's rounds: its
+// own index's, else the store's.
+func (s *Views) indexedTags(folder, key string) map[int]string {
+	out := map[int]string{}
+	ctx := context.Background()
+	collect := func(rows []index.Row) {
+		for _, r := range rows {
+			if r.EngagementID != nil {
+				out[r.Round] = *r.EngagementID
+			}
+		}
+	}
+	if db, err := index.OpenScratch(filepath.Join(folder, inscribe.SessionDB)); err == nil {
+		rows, err := db.Rounds(ctx, key, 1)
+		db.Close()
+		if err == nil {
+			collect(rows)
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	if sdb, _, err := s.storeIndex(); err == nil {
+		if rows, err := sdb.Rounds(ctx, key, 1); err == nil {
+			collect(rows)
+		}
+	}
+	return out
+}
+
+// VerifyDoc checks a document's derived views: that its index reads (all
+// of it: SQLite's quick check), that its tags read, and that its table of
+// rounds is what its index gives. Each problem is a *inscribe.DamageError.
+func (s *Views) VerifyDoc(md string) []error {
+	folder := inscribe.Folder(md)
+	session := s.SessionOf(md)
+	damage := func(p, why string) error { return &inscribe.DamageError{Session: session, File: p, Why: why} }
+	var errs []error
+	tagsFile := filepath.Join(folder, inscribe.TagsFile)
+	tags, tagsErr := ReadTags(folder)
+	if tagsErr != nil {
+		if _, ok := tagsErr.(*inscribe.DamageError); !ok {
+			tagsErr = damage(tagsFile, tagsErr.Error())
+		}
+		errs = append(errs, tagsErr)
+	}
+	local := filepath.Join(folder, inscribe.SessionDB)
+	if _, err := os.Stat(local); err != nil {
+		return errs // made when next indexed
+	}
+	db, err := index.OpenScratch(local)
+	if err != nil {
+		return append(errs, damage(local, err.Error()))
+	}
+	defer db.Close()
+	if err := db.QuickCheck(context.Background()); err != nil {
+		return append(errs, damage(local, err.Error()))
+	}
+	m, err := document.ReadMeta(md)
+	if err != nil {
+		return errs // the document's own check reports it
+	}
+	// The tags the index holds came from tags.tsv: a tag it has that the
+	// file lacks was lost from the file.
+	if rows, err := db.Rounds(context.Background(), document.Key(m), 1); err == nil && tagsErr == nil {
+		for _, r := range rows {
+			if r.EngagementID != nil && tags[r.Round] == "" {
+				errs = append(errs, damage(tagsFile, fmt.Sprintf("round %d is tagged %s in the index, not in the file (lost, or cut short?)", r.Round, *r.EngagementID)))
+				break
+			}
+		}
+	}
+	want, err := roundsTable(context.Background(), db, document.Key(m), md)
+	if err != nil {
+		return append(errs, damage(local, err.Error()))
+	}
+	p := filepath.Join(folder, inscribe.RoundsIndex)
+	if got, err := os.ReadFile(p); err != nil || string(got) != string(want) {
+		errs = append(errs, damage(p, "not the table of rounds the document's index gives (missing or damaged)"))
+	}
+	return errs
+}
+
+// roundsTable is the table of rounds a document's index gives.
+func roundsTable(ctx context.Context, db *index.DB, key, md string) ([]byte, error) {
+	od, err := document.ReadHead(md)
+	if err != nil {
+		return nil, err
+	}
+	return roundsTableBytes(ctx, db, key, md, document.DisplayTitle(od.Meta, od.Summary))
+}
+
+// VerifyStore checks the store's own derived views, reading them all: that
+// its index reads (SQLite's quick check), and that the catalogs are what the
+// documents give. Each problem is a *inscribe.DamageError (of no session).
+func (s *Views) VerifyStore() []error {
+	var errs []error
+	damage := func(p, why string) error { return &inscribe.DamageError{File: p, Why: why} }
+	p := filepath.Join(s.SessionsDir(), inscribe.StoreDB)
+	if _, err := os.Stat(p); err == nil {
+		if db, err := index.Open(p); err != nil {
+			errs = append(errs, damage(p, err.Error()))
+		} else {
+			if err := db.QuickCheck(context.Background()); err != nil {
+				errs = append(errs, damage(p, err.Error()))
+			}
+			db.Close()
+		}
+	}
+	agents, err := s.agents()
+	if err != nil {
+		return append(errs, err)
+	}
+	for _, a := range agents {
+		want, _, err := s.agentIndex(a)
+		if err != nil {
+			return append(errs, err)
+		}
+		p := filepath.Join(s.SessionsDir(), a, inscribe.CatalogFile)
+		if got, err := os.ReadFile(p); err != nil || string(got) != string(want) {
+			errs = append(errs, damage(p, "not the catalog the documents give (missing, damaged or behind)"))
+		}
+	}
+	p = filepath.Join(s.SessionsDir(), inscribe.CatalogFile)
+	if got, err := os.ReadFile(p); err != nil || string(got) != string(s.topIndex(agents)) {
+		errs = append(errs, damage(p, "not the catalog the agents' catalogs give (missing, damaged or behind)"))
+	}
+	return errs
+}

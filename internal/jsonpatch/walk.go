@@ -1,0 +1,301 @@
+package jsonpatch
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"unicode/utf8"
+)
+
+// A StringValue is one string value of a JSON entry: where it lies (Start
+// and End span the quoted string, quotes included) and the keys and array
+// indexes that lead to it (Path; Patch and Locate take it joined with
+// dots).
+type StringValue struct {
+	Path       []string
+	Start, End int
+	// Key marks an object's key (Keys): Path is then the key's own path.
+	Key bool
+}
+
+// Strings calls fn for every string value of the JSON entry data (object
+// keys are not values), in the order they appear. fn's Path is valid only
+// during the call. A descent into an object or array that fn's skip reports
+// for its path is not made: skip may be nil. Strings stops at the first
+// syntax error and reports it; the values before it have been visited.
+func Strings(data []byte, skip func(path []string) bool, fn func(v StringValue)) error {
+	w := &walker{s: scanner{data: data}, skip: skip, fn: fn}
+	w.s.skipSpace()
+	return w.value()
+}
+
+// Keys is Strings for the keys of every object instead of its values.
+func Keys(data []byte, fn func(v StringValue)) error {
+	w := &walker{s: scanner{data: data}, fn: func(StringValue) {}, keys: fn}
+	w.s.skipSpace()
+	return w.value()
+}
+
+type walker struct {
+	s    scanner
+	path []string
+	skip func([]string) bool
+	fn   func(StringValue)
+	keys func(StringValue)
+}
+
+func (w *walker) value() error {
+	s := &w.s
+	s.skipSpace()
+	if s.i >= len(s.data) {
+		return errSyntax
+	}
+	switch s.data[s.i] {
+	case '"':
+		start := s.i
+		if err := s.skipString(); err != nil {
+			return err
+		}
+		w.fn(StringValue{Path: w.path, Start: start, End: s.i})
+		return nil
+	case '{', '[':
+		if w.skip != nil && len(w.path) > 0 && w.skip(w.path) {
+			return s.skipValue()
+		}
+		return w.container()
+	}
+	return s.skipValue()
+}
+
+func (w *walker) container() error {
+	s := &w.s
+	obj := s.data[s.i] == '{'
+	closer := byte(']')
+	if obj {
+		closer = '}'
+	}
+	s.i++
+	depth := len(w.path)
+	for k := 0; ; k++ {
+		s.skipSpace()
+		if s.i < len(s.data) && s.data[s.i] == closer {
+			s.i++
+			return nil
+		}
+		seg := strconv.Itoa(k)
+		if obj {
+			start := s.i
+			if err := s.skipString(); err != nil {
+				return err
+			}
+			seg = unquoteKey(s.data[start:s.i])
+			if w.keys != nil {
+				w.keys(StringValue{Path: append(w.path[:depth], seg), Start: start, End: s.i, Key: true})
+			}
+			if err := s.expect(':'); err != nil {
+				return err
+			}
+		}
+		w.path = append(w.path[:depth], seg)
+		err := w.value()
+		w.path = w.path[:depth]
+		if err != nil {
+			return err
+		}
+		s.skipSpace()
+		if s.i < len(s.data) && s.data[s.i] == ',' {
+			s.i++
+			continue
+		}
+		if s.i < len(s.data) && s.data[s.i] == closer {
+			s.i++
+			return nil
+		}
+		return errSyntax
+	}
+}
+
+func unquoteKey(q []byte) string {
+	inner := q[1 : len(q)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return intern(inner)
+	}
+	if k, err := strconv.Unquote(string(q)); err == nil {
+		return k
+	}
+	return string(inner)
+}
+
+// DecodeString decodes a quoted JSON string (as Strings spans it). Escapes
+// are read as JSON reads them: a lone surrogate becomes U+FFFD, and so does
+// each byte of invalid UTF-8.
+func DecodeString(q []byte) string {
+	inner := q[1 : len(q)-1]
+	first := bytes.IndexByte(inner, '\\')
+	valid := utf8.Valid(inner)
+	if first < 0 && valid {
+		return string(inner)
+	}
+	var b strings.Builder
+	b.Grow(len(inner))
+	for i := 0; i < len(inner); {
+		// A run without escapes, copied at once when it is valid UTF-8.
+		j := bytes.IndexByte(inner[i:], '\\')
+		if j < 0 {
+			j = len(inner) - i
+		}
+		if run := inner[i : i+j]; valid {
+			b.Write(run)
+		} else {
+			for len(run) > 0 {
+				r, n := utf8.DecodeRune(run)
+				b.WriteRune(r) // RuneError for a bad byte
+				run = run[n:]
+			}
+		}
+		i += j
+		if i >= len(inner) {
+			break
+		}
+		if i+1 >= len(inner) {
+			b.WriteRune(utf8.RuneError)
+			break
+		}
+		switch e := inner[i+1]; e {
+		case '"', '\\', '/':
+			b.WriteByte(e)
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'u':
+			r, n := hex4(inner[i+2:])
+			if n == 0 {
+				b.WriteRune(utf8.RuneError)
+				i += 2
+				continue
+			}
+			i += 2 + n
+			if r >= 0xD800 && r < 0xDC00 {
+				if len(inner) >= i+6 && inner[i] == '\\' && inner[i+1] == 'u' {
+					if r2, m := hex4(inner[i+2:]); m == 4 && r2 >= 0xDC00 && r2 < 0xE000 {
+						b.WriteRune((r-0xD800)<<10 + (r2 - 0xDC00) + 0x10000)
+						i += 6
+						continue
+					}
+				}
+				b.WriteRune(utf8.RuneError)
+				continue
+			}
+			if r >= 0xDC00 && r < 0xE000 {
+				r = utf8.RuneError
+			}
+			b.WriteRune(r)
+			continue
+		default:
+			b.WriteRune(utf8.RuneError)
+		}
+		i += 2
+	}
+	return b.String()
+}
+
+func hex4(b []byte) (rune, int) {
+	if len(b) < 4 {
+		return 0, 0
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, 0
+		}
+	}
+	return r, 4
+}
+
+// interned holds the object keys (and short paths) seen, so that walking
+// a line does not allocate them again: a client writes a few hundred. It
+// is copied on write, so that reading it (every key of every line, from
+// every worker) takes no lock.
+var interned atomic.Pointer[map[string]string]
+
+func intern(b []byte) string {
+	if m := interned.Load(); m != nil {
+		if s, ok := (*m)[string(b)]; ok {
+			return s
+		}
+	}
+	s := string(b)
+	if !internable(b) {
+		return s
+	}
+	for {
+		old := interned.Load()
+		var next map[string]string
+		if old == nil || len(*old) >= 1<<12 {
+			next = map[string]string{s: s}
+		} else {
+			next = make(map[string]string, len(*old)+1)
+			for k, v := range *old {
+				next[k] = v
+			}
+			next[s] = s
+		}
+		if interned.CompareAndSwap(old, &next) {
+			return s
+		}
+	}
+}
+
+// internable reports whether a key or path is worth keeping: short, a
+// name rather than data (a file's path), with small indexes.
+func internable(b []byte) bool {
+	if len(b) > 48 {
+		return false
+	}
+	digits := 0
+	for _, c := range b {
+		switch {
+		case c >= '0' && c <= '9':
+			if digits++; digits > 1 {
+				return false // message.content.12: indexes past 9 vary too much
+			}
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '-' || c == '.' || c == '$':
+			digits = 0
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// JoinPath joins a path with dots, as Patch and Locate take it; a short
+// path is kept once for all (a client's paths repeat line after line).
+func JoinPath(path []string) string {
+	var buf [64]byte
+	b := buf[:0]
+	for i, seg := range path {
+		if i > 0 {
+			b = append(b, '.')
+		}
+		b = append(b, seg...)
+	}
+	if len(b) > len(buf) {
+		return string(b)
+	}
+	return intern(b)
+}

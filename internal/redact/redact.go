@@ -1,0 +1,270 @@
+package redact
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/scribe-archive/scribe/internal/jsonpatch"
+	"github.com/scribe-archive/scribe/session/source"
+)
+
+// A Redactor replaces the secrets a Detector finds with markers keyed by a
+// store's key.
+type Redactor struct {
+	Detector *Detector
+	Key      []byte
+}
+
+// A Replacement is one secret replaced.
+type Replacement struct {
+	Rule   string // the rule that found it
+	Marker string // what replaced it
+	// Path is the JSON path of the value it was found in ("" for a text
+	// that is not a line's value).
+	Path string
+	// Excerpt is the text around the secret, with the secret masked: it
+	// shows where the secret was without showing it.
+	Excerpt string
+}
+
+// MarkerPattern matches a marker: [REDACTED:<rule>:<hash>].
+var MarkerPattern = regexp.MustCompile(`\[REDACTED:[A-Za-z0-9_.-]+(?::[0-9a-f]+)?\]`)
+
+// Marker returns the marker that replaces secret, found by rule: the rule
+// and the first 4 hex digits of the secret's HMAC-SHA256 under the store's
+// key. Four digits tell equal secrets apart from other secrets of a session
+// (a collision is a 1 in 65,536 chance per pair) while giving away at most
+// 16 bits about a weak secret to someone who holds the store and its key.
+func (r *Redactor) Marker(rule, secret string) string {
+	m := hmac.New(sha256.New, r.Key)
+	m.Write([]byte(secret))
+	return "[REDACTED:" + rule + ":" + hex.EncodeToString(m.Sum(nil))[:4] + "]"
+}
+
+// Text returns text with every occurrence of every secret found in it
+// replaced, and what was replaced (once per secret).
+func (r *Redactor) Text(text string) (string, []Replacement) {
+	fs := r.Detector.Find(text)
+	if len(fs) == 0 {
+		return text, nil
+	}
+	return r.apply(text, fs, "")
+}
+
+// apply replaces the secrets fs in text.
+func (r *Redactor) apply(text string, fs []Finding, path string) (string, []Replacement) {
+	var reps []Replacement
+	// Longest first, so a secret that holds another is replaced whole.
+	sort.SliceStable(fs, func(i, j int) bool { return len(fs[i].Secret) > len(fs[j].Secret) })
+	for _, f := range fs {
+		i := strings.Index(text, f.Secret)
+		if i < 0 {
+			continue
+		}
+		m := r.Marker(f.Rule, f.Secret)
+		reps = append(reps, Replacement{Rule: f.Rule, Marker: m, Path: path, Excerpt: Excerpt(text, i, i+len(f.Secret))})
+		text = strings.ReplaceAll(text, f.Secret, m)
+	}
+	return text, reps
+}
+
+// Excerpt returns the line of text around text[i:j] with that part
+// masked: its first characters (at most 4, and at most a quarter of it),
+// then "…" and its length.
+func Excerpt(text string, i, j int) string {
+	start := max(0, i-30)
+	if nl := strings.LastIndexByte(text[start:i], '\n'); nl >= 0 {
+		start += nl + 1
+	}
+	end := min(len(text), j+30)
+	if nl := strings.IndexByte(text[j:end], '\n'); nl >= 0 {
+		end = j + nl
+	}
+	return clean(text[start:i]) + Mask(text[i:j]) + clean(text[j:end])
+}
+
+// Mask shows a secret as its first characters and its length.
+func Mask(s string) string {
+	rs := []rune(s)
+	show := min(4, len(rs)/4)
+	return string(rs[:show]) + "…(" + itoa(len(rs)) + " chars)"
+}
+
+func clean(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b [20]byte
+	i := len(b)
+	for n > 0 {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return string(b[i:])
+}
+
+// junction is how much of two neighbouring fields is scanned together, for
+// a secret split between them.
+const junction = 256
+
+// Line returns a JSON line with the secrets in its text fields replaced,
+// every other byte kept, and what was replaced; it returns line itself
+// when nothing was. A secret found in one field is replaced in every text
+// field of the line. One split between two neighbouring fields (a key cut
+// across two content blocks) is replaced in both: each part by the
+// secret's marker.
+func (r *Redactor) Line(line []byte, fields []source.TextField) ([]byte, []Replacement) {
+	if len(fields) == 0 {
+		return line, nil
+	}
+	var all []Finding
+	seen := map[string]bool{}
+	add := func(fs []Finding) {
+		for _, f := range fs {
+			if !seen[f.Secret] {
+				seen[f.Secret] = true
+				all = append(all, f)
+			}
+		}
+	}
+	for i, f := range fields {
+		if len(f.Text) < minSecret {
+			continue
+		}
+		dup := false
+		for _, g := range fields[:i] {
+			if len(g.Text) == len(f.Text) && g.Text == f.Text {
+				dup = true // the client's copy of a tool's output
+				break
+			}
+		}
+		if !dup {
+			add(r.Detector.Find(f.Text))
+		}
+	}
+	// Secrets split between neighbouring content blocks (the same list,
+	// consecutive indexes): found in the junction, in neither block whole.
+	type split struct {
+		f    Finding
+		tail string // block i ends with tail, block i+1 starts with the rest
+	}
+	splits := map[int][]split{}
+	for i := 0; i+1 < len(fields); i++ {
+		if !siblings(fields[i].Path, fields[i+1].Path) {
+			continue
+		}
+		a, b := fields[i].Text, fields[i+1].Text
+		ta, hb := a[cutStart(a, len(a)-junction):], b[:cutEnd(b, junction)]
+		joined := ta + hb
+		for _, f := range r.Detector.Find(joined) {
+			k := strings.Index(joined, f.Secret)
+			if k < 0 || k >= len(ta) || k+len(f.Secret) <= len(ta) {
+				continue // not across the junction
+			}
+			splits[i] = append(splits[i], split{f: f, tail: ta[k:]})
+		}
+	}
+	if len(all) == 0 && len(splits) == 0 {
+		return line, nil
+	}
+	texts := make([]string, len(fields))
+	var reps []Replacement
+	for i, f := range fields {
+		texts[i] = f.Text
+		if len(all) > 0 {
+			var rs []Replacement
+			texts[i], rs = r.apply(texts[i], append([]Finding(nil), all...), f.Path)
+			reps = append(reps, rs...)
+		}
+	}
+	for i, ss := range splits {
+		for _, s := range ss {
+			m := r.Marker(s.f.Rule, s.f.Secret)
+			head := s.f.Secret[len(s.tail):]
+			if strings.HasSuffix(texts[i], s.tail) && strings.HasPrefix(texts[i+1], head) {
+				texts[i] = texts[i][:len(texts[i])-len(s.tail)] + m
+				texts[i+1] = m + texts[i+1][len(head):]
+				reps = append(reps, Replacement{Rule: s.f.Rule, Marker: m, Path: fields[i].Path + " + " + fields[i+1].Path,
+					Excerpt: clean(fields[i].Text[max(0, len(fields[i].Text)-len(s.tail)-30):len(fields[i].Text)-len(s.tail)]) + Mask(s.f.Secret)})
+			}
+		}
+	}
+	// Splice the changed values, from the last to the first.
+	out := line
+	copied := false
+	for i := len(fields) - 1; i >= 0; i-- {
+		if texts[i] == fields[i].Text {
+			continue
+		}
+		if !copied {
+			out = append([]byte(nil), line...)
+			copied = true
+		}
+		enc := jsonpatch.EncodeString(texts[i])
+		out = append(out[:fields[i].Start], append(enc, out[fields[i].End:]...)...)
+	}
+	if !copied {
+		return line, nil
+	}
+	return out, reps
+}
+
+// siblings reports whether two paths name neighbouring elements of one
+// list, or values at the same place in them: message.content.3.text and
+// message.content.4.text.
+func siblings(a, b string) bool {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	for i > 0 && a[i-1] != '.' {
+		i--
+	}
+	num := func(s string) (int, int, bool) {
+		n, j := 0, i
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' && j-i < 9 {
+			n = n*10 + int(s[j]-'0')
+			j++
+		}
+		return n, j, j > i && (j == len(s) || s[j] == '.')
+	}
+	x, ja, okA := num(a)
+	y, jb, okB := num(b)
+	return okA && okB && y == x+1 && a[ja:] == b[jb:]
+}
+
+// cutStart moves i forward to a rune boundary of s (0 if negative).
+func cutStart(s string, i int) int {
+	if i <= 0 {
+		return 0
+	}
+	for i < len(s) && s[i]&0xC0 == 0x80 {
+		i++
+	}
+	return i
+}
+
+// cutEnd moves i back to a rune boundary of s (len(s) if past it).
+func cutEnd(s string, i int) int {
+	if i >= len(s) {
+		return len(s)
+	}
+	for i > 0 && s[i]&0xC0 == 0x80 {
+		i--
+	}
+	return i
+}

@@ -1,0 +1,191 @@
+package redact
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/scribe-archive/scribe/session/source"
+)
+
+// Planted secrets of well-known kinds. None is real: they have the shape
+// gitleaks looks for, and high entropy where its rules ask for it.
+var planted = map[string]string{
+	"aws-access-token":    "AKIAZ7QX3M5N2PLKWJ4R",
+	"github-pat":          "ghp_R8x2mQ7vLk4Tz9Wc1Np5Hs3Jd6Fb0Ga2Ye4U",
+	"slack-bot-token":     "xoxb-285719364082-4917382645091-Qm8Lr2Xv7Kp4Tz9Wc1Np5Hs3",
+	"stripe-access-token": "sk_live_51Hx8Qm2Lr7Xv4Kp9Tz3Wc6Np1Hs5Jd",
+}
+
+func newRedactor(t testing.TB) *Redactor {
+	t.Helper()
+	d, err := NewDetector(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Redactor{Detector: d, Key: []byte("0123456789abcdef0123456789abcdef")}
+}
+
+func TestFindsPlanted(t *testing.T) {
+	r := newRedactor(t)
+	for rule, secret := range planted {
+		text := "here it is: " + secret + " and more"
+		fs := r.Detector.Find(text)
+		if len(fs) != 1 || fs[0].Secret != secret || fs[0].Rule != rule {
+			t.Errorf("%s: found %+v", rule, fs)
+		}
+		out, reps := r.Text(text)
+		if strings.Contains(out, secret) || len(reps) != 1 {
+			t.Errorf("%s: %q, %+v", rule, out, reps)
+		}
+		if !MarkerPattern.MatchString(out) {
+			t.Errorf("%s: no marker in %q", rule, out)
+		}
+		// Idempotent: nothing more is found in the redacted text.
+		if again, reps := r.Text(out); again != out || len(reps) != 0 {
+			t.Errorf("%s: redacting twice changed %q to %q", rule, out, again)
+		}
+	}
+}
+
+func TestMarkerStable(t *testing.T) {
+	r := newRedactor(t)
+	a, b := r.Marker("x", "secret-one"), r.Marker("x", "secret-one")
+	if a != b || a == r.Marker("x", "secret-two") {
+		t.Errorf("markers %q %q", a, b)
+	}
+	if !MarkerPattern.MatchString(a) {
+		t.Errorf("marker %q does not match MarkerPattern", a)
+	}
+}
+
+func TestPrivateKeyAcrossChunks(t *testing.T) {
+	r := newRedactor(t)
+	key := "-----BEGIN RSA PRIVATE KEY-----\n" + strings.Repeat("MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun\n", 30) + "-----END RSA PRIVATE KEY-----\n"
+	text := strings.Repeat("filler line of an output\n", 150) + key + "after\n"
+	out, reps := r.Text(text)
+	if strings.Contains(out, "MIIEowIBAAKCAQEAu1SU1Lf") || len(reps) == 0 {
+		t.Errorf("private key not redacted: %+v", reps)
+	}
+}
+
+func TestLineKeepsJSONValid(t *testing.T) {
+	r := newRedactor(t)
+	line := []byte(`{"type":"user","uuid":"u1","message":{"role":"user","content":[{"type":"text","text":"my key is AKIAZ7QX3M5"},{"type":"text","text":"N2PLKWJ4R ok, and again \"AKIAZ7QX3M5N2PLKWJ4R\""}]},"signature":"AKIAZ7QX3M5N2PLKWJ4R"}`)
+	fields := fieldsOf(t, line, "message.content.0.text", "message.content.1.text")
+	out, reps := r.Line(line, fields)
+	if !json.Valid(out) {
+		t.Fatalf("invalid JSON: %s", out)
+	}
+	var v struct {
+		Message struct {
+			Content []struct{ Text string }
+		}
+		Signature string
+	}
+	json.Unmarshal(out, &v)
+	if v.Signature != "AKIAZ7QX3M5N2PLKWJ4R" {
+		t.Errorf("a field that is not text changed: %s", out)
+	}
+	for _, c := range v.Message.Content {
+		if strings.Contains(c.Text, "AKIAZ7QX3M5") || strings.Contains(c.Text, "N2PLKWJ4R") {
+			t.Errorf("left in %q", c.Text)
+		}
+	}
+	if len(reps) < 2 {
+		t.Errorf("replacements %+v", reps)
+	}
+}
+
+// fieldsOf returns the fields of line at the paths given.
+func fieldsOf(t *testing.T, line []byte, paths ...string) []source.TextField {
+	t.Helper()
+	var out []source.TextField
+	for _, p := range paths {
+		s, e, err := locateForTest(line, p)
+		if err != nil {
+			t.Fatal(p, err)
+		}
+		var text string
+		json.Unmarshal(line[s:e], &text)
+		out = append(out, source.TextField{Path: p, Start: s, End: e, Text: text})
+	}
+	return out
+}
+
+func TestCorpusHasNoSecretsInSamples(t *testing.T) {
+	r := newRedactor(t)
+	for _, s := range []string{
+		"export function apiKeyFromEnv(name: string) { return process.env[name] }",
+		"the token count was 12345; the key: value pairs are listed below",
+		"https://github.com/scribe-archive/scribe/blob/main/README.md",
+		"11111111-1111-4111-8111-111111111111",
+	} {
+		if fs := r.Detector.Find(s); len(fs) != 0 {
+			t.Errorf("%q: false positive %+v", s, fs)
+		}
+	}
+}
+
+func TestSettings(t *testing.T) {
+	dir := t.TempDir()
+	if s, err := Load(dir); s != nil || err != nil {
+		t.Fatalf("no file: %v %v", s, err)
+	}
+	s := New()
+	if err := s.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(dir)
+	if err != nil || !got.Redact || string(got.Key) != string(s.Key) {
+		t.Fatalf("load: %+v %v", got, err)
+	}
+	got.SetRedact(false)
+	if err := got.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	off, err := Load(dir)
+	if err != nil || off.Redact || string(off.Key) != string(s.Key) {
+		t.Fatalf("off: %+v %v", off, err)
+	}
+	if _, err := off.Redactor(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestOwnRules(t *testing.T) {
+	src := New().Src
+	src = append(src, []byte("\n[[rules]]\nid = \"acme-token\"\nregex = '''acme_[a-z0-9]{16}'''\nkeywords = [\"acme_\"]\n\n[[allowlists]]\nregexes = ['''AKIAZ7QX3M5N2PLKWJ4R''']\n")...)
+	d, err := NewDetector(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := d.Find("use acme_0123456789abcdef and AKIAZ7QX3M5N2PLKWJ4R")
+	if len(fs) != 1 || fs[0].Rule != "acme-token" {
+		t.Errorf("found %+v", fs)
+	}
+	if _, err := NewDetector([]byte("[[rules]]\nid = \"bad\"\nregex = '''([a-'''\n")); err == nil {
+		t.Error("a bad rule was accepted")
+	}
+}
+
+func TestSiblings(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{"message.content.3.text", "message.content.4.text", true},
+		{"message.content.3.text", "message.content.5.text", false},
+		{"message.content.9.text", "message.content.10.text", true},
+		{"message.content.3.text", "message.content.4.thinking", false},
+		{"a.1", "a.2", true},
+		{"a.1", "b.2", false},
+		{"x.13.y", "x.14.y", true},
+		{"x.3", "x.13", false},
+		{"toolUseResult.stdout", "toolUseResult.stderr", false},
+	} {
+		if got := siblings(c.a, c.b); got != c.want {
+			t.Errorf("siblings(%q, %q) = %v", c.a, c.b, got)
+		}
+	}
+}
