@@ -108,7 +108,7 @@ func open(path string, shared bool) (*DB, error) {
 	var v int
 	if err := db.QueryRow("PRAGMA user_version").Scan(&v); err != nil {
 		db.Close()
-		return nil, &StaleError{Path: path, Why: "not a readable SQLite database (" + err.Error() + ")", Damaged: true}
+		return nil, unreadable(path, err, true)
 	}
 	if v != Version {
 		db.Close()
@@ -117,12 +117,22 @@ func open(path string, shared bool) (*DB, error) {
 	var n int
 	if err := db.QueryRow("SELECT count(*) FROM sqlite_master WHERE name IN ('rounds','rounds_fts','text_fts','sessions')").Scan(&n); err != nil {
 		db.Close()
-		return nil, &StaleError{Path: path, Why: "not a readable SQLite database (" + err.Error() + ")", Damaged: IsDamaged(err)}
+		return nil, unreadable(path, err, IsDamaged(err))
 	} else if n != 4 {
 		db.Close()
 		return nil, &StaleError{Path: path, Why: "tables are missing"}
 	}
 	return x, nil
+}
+
+// unreadable is the *StaleError of an index SQLite could not read at path;
+// damaged ones say so as damage found in use does (x.damaged).
+func unreadable(path string, err error, damaged bool) *StaleError {
+	why := "not a readable SQLite database (" + err.Error() + ")"
+	if IsDamaged(err) {
+		why = fmt.Sprintf("damaged (%v)", err)
+	}
+	return &StaleError{Path: path, Why: why, Damaged: damaged}
 }
 
 // The bytes of an empty index, scratch and shared, made once per process.
