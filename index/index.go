@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,7 +34,7 @@ var schema string
 
 // Version is the schema version (PRAGMA user_version). A database of
 // another version is rebuilt, never migrated.
-const Version = 1
+const Version = 2
 
 // DB is an open index.
 type DB struct {
@@ -68,9 +69,13 @@ func Open(path string) (*DB, error) { return open(path, true) }
 func OpenScratch(path string) (*DB, error) { return open(path, false) }
 
 func open(path string, shared bool) (*DB, error) {
-	dsn := "file:" + path + "?_pragma=busy_timeout(30000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
+	// Transactions take the write lock when they begin (those that only
+	// read are begun read-only): one that read first could not wait for
+	// it, as writing then would change what it read (the triggers read
+	// the full-text tables' configuration before they write).
+	dsn := "file:" + path + "?_pragma=busy_timeout(30000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
 	if !shared {
-		dsn = "file:" + path + "?_pragma=busy_timeout(30000)&_pragma=journal_mode(DELETE)&_pragma=synchronous(OFF)"
+		dsn = "file:" + path + "?_pragma=busy_timeout(30000)&_pragma=journal_mode(DELETE)&_pragma=synchronous(OFF)&_txlock=immediate"
 	}
 	db, err := sql.Open("sqlite", dsn) // opens the file on first use
 	if err != nil {
@@ -103,7 +108,7 @@ func open(path string, shared bool) (*DB, error) {
 	var v int
 	if err := db.QueryRow("PRAGMA user_version").Scan(&v); err != nil {
 		db.Close()
-		return nil, &StaleError{Path: path, Why: "not a readable SQLite database (" + err.Error() + ")", Damaged: true}
+		return nil, unreadable(path, err, true)
 	}
 	if v != Version {
 		db.Close()
@@ -112,12 +117,22 @@ func open(path string, shared bool) (*DB, error) {
 	var n int
 	if err := db.QueryRow("SELECT count(*) FROM sqlite_master WHERE name IN ('rounds','rounds_fts','text_fts','sessions')").Scan(&n); err != nil {
 		db.Close()
-		return nil, &StaleError{Path: path, Why: "not a readable SQLite database (" + err.Error() + ")", Damaged: IsDamaged(err)}
+		return nil, unreadable(path, err, IsDamaged(err))
 	} else if n != 4 {
 		db.Close()
 		return nil, &StaleError{Path: path, Why: "tables are missing"}
 	}
 	return x, nil
+}
+
+// unreadable is the *StaleError of an index SQLite could not read at path;
+// damaged ones say so as damage found in use does (x.damaged).
+func unreadable(path string, err error, damaged bool) *StaleError {
+	why := "not a readable SQLite database (" + err.Error() + ")"
+	if IsDamaged(err) {
+		why = fmt.Sprintf("damaged (%v)", err)
+	}
+	return &StaleError{Path: path, Why: why, Damaged: damaged}
 }
 
 // The bytes of an empty index, scratch and shared, made once per process.
@@ -324,24 +339,246 @@ func (b *Batch) Put(ctx context.Context, s Session, rows []Row) (err error) {
 		s.SessionID, s.AgentID, s.Title, s.Project, s.Started, s.Ended, s.Doc, s.Seen); err != nil {
 		return fmt.Errorf("%s: %w", x.path, err)
 	}
-	stmt, err := tx.PrepareContext(ctx, `INSERT INTO rounds(session_id, round, started, engagement_id, user_preview, agent_preview,
-			tool_count, thinking_count, thinking_chars, token_count, round_file, body)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT(session_id, round) DO UPDATE SET started=excluded.started, engagement_id=excluded.engagement_id,
-			user_preview=excluded.user_preview, agent_preview=excluded.agent_preview, tool_count=excluded.tool_count,
-			thinking_count=excluded.thinking_count, thinking_chars=excluded.thinking_chars, token_count=excluded.token_count,
-			round_file=excluded.round_file, body=excluded.body`)
+	if len(rows) == 0 {
+		return nil
+	}
+	have, err := x.rowids(ctx, tx, rows)
 	if err != nil {
 		return err
 	}
-	defer stmt.Close()
+	keys, err := newRowidAllocator(ctx, tx)
+	if err != nil {
+		return err
+	}
+	defer keys.close()
+	const cols = `session_id=?, round=?, started=?, engagement_id=?, user_preview=?, agent_preview=?,
+			tool_count=?, thinking_count=?, thinking_chars=?, token_count=?, round_file=?, body=?`
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO rounds(rowid, session_id, round, started, engagement_id, user_preview, agent_preview,
+			tool_count, thinking_count, thinking_chars, token_count, round_file, body)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
+	upd, err := tx.PrepareContext(ctx, `UPDATE rounds SET `+cols+` WHERE rowid = ?`)
+	if err != nil {
+		return err
+	}
+	defer upd.Close()
+	del, err := tx.PrepareContext(ctx, `DELETE FROM rounds WHERE rowid = ?`)
+	if err != nil {
+		return err
+	}
+	defer del.Close()
 	for _, r := range rows {
-		if _, err := stmt.ExecContext(ctx, r.SessionID, r.Round, r.Started, r.EngagementID, r.UserPreview, r.AgentPreview,
-			r.ToolCount, r.ThinkingCount, r.ThinkingChars, r.TokenCount, r.RoundFile, r.Body); err != nil {
+		vals := []any{r.SessionID, r.Round, r.Started, r.EngagementID, r.UserPreview, r.AgentPreview,
+			r.ToolCount, r.ThinkingCount, r.ThinkingChars, r.TokenCount, r.RoundFile, r.Body}
+		ms, known, err := keys.millis(ctx, r.Started)
+		if err != nil {
+			return fmt.Errorf("%s: round %d of %s: %w", x.path, r.Round, r.SessionID, err)
+		}
+		old, ok := have[roundKey{r.SessionID, r.Round}]
+		if ok && sameTime(old, ms, known) {
+			_, err = upd.ExecContext(ctx, append(vals, old)...)
+		} else {
+			if ok {
+				if _, err := del.ExecContext(ctx, old); err != nil {
+					return fmt.Errorf("%s: round %d of %s: %w", x.path, r.Round, r.SessionID, err)
+				}
+			}
+			var id int64
+			if id, err = keys.next(ctx, ms, known); err == nil {
+				_, err = ins.ExecContext(ctx, append([]any{id}, vals...)...)
+			}
+		}
+		if err != nil {
 			return fmt.Errorf("%s: round %d of %s: %w", x.path, r.Round, r.SessionID, err)
 		}
 	}
 	return nil
+}
+
+// conn is a *sql.Conn or a *sql.Tx.
+type conn interface {
+	ExecContext(context.Context, string, ...any) (sql.Result, error)
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+	PrepareContext(context.Context, string) (*sql.Stmt, error)
+}
+
+// roundKey names a round in the index.
+type roundKey struct {
+	session string
+	round   int
+}
+
+// rowids returns the rowids of the rounds of rows already in the index.
+func (x *DB) rowids(ctx context.Context, tx conn, rows []Row) (map[roundKey]int64, error) {
+	type span struct{ lo, hi int }
+	spans := map[string]span{}
+	for _, r := range rows {
+		sp, ok := spans[r.SessionID]
+		if !ok {
+			sp = span{r.Round, r.Round}
+		}
+		spans[r.SessionID] = span{min(sp.lo, r.Round), max(sp.hi, r.Round)}
+	}
+	have := map[roundKey]int64{}
+	for id, sp := range spans {
+		q, err := tx.QueryContext(ctx, `SELECT round, rowid FROM rounds WHERE session_id = ? AND round BETWEEN ? AND ?`, id, sp.lo, sp.hi)
+		if err != nil {
+			return nil, err
+		}
+		for q.Next() {
+			var round int
+			var rowid int64
+			if err := q.Scan(&round, &rowid); err != nil {
+				q.Close()
+				return nil, err
+			}
+			have[roundKey{id, round}] = rowid
+		}
+		err = q.Err()
+		q.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return have, nil
+}
+
+// A round's rowid is its time key: the second it starts in (Unix time)
+// times 2^seqBits, plus a sequence number among the rounds of that second.
+// A round whose second is full takes the next free rowid after it, at most
+// spillMax seconds later. A round whose start SQLite cannot read as a time,
+// that is before 1970, or that found no free rowid, has a negative rowid,
+// in the order the rounds were indexed.
+//
+// Seconds, not milliseconds, and few sequence bits: FTS5 stores the
+// difference between the rowids of a word's successive rounds as a varint,
+// and milliseconds times 2^20 made the full-text tables twice as large.
+// So a rowid bounds a round's start to within spillMax seconds, and
+// search checks the start of the rounds a time bound selects.
+const (
+	seqBits  = 2
+	spillMax = 1023
+	maxSec   = math.MaxInt64>>seqBits - spillMax - 1
+)
+
+// sinceKey returns the smallest rowid of a round that starts at or after
+// t: 0 before 1970 (unknown starts are outside every bound).
+func sinceKey(t time.Time) int64 {
+	ms := t.UnixMilli()
+	switch {
+	case ms <= 0:
+		return 0
+	case ms/1000 > maxSec:
+		return math.MaxInt64
+	}
+	return ms / 1000 << seqBits
+}
+
+// untilKey returns a rowid above that of every round that starts before
+// t.
+func untilKey(t time.Time) int64 {
+	ms := t.UnixMilli()
+	switch {
+	case ms <= 0:
+		return 0
+	case (ms-1)/1000 > maxSec:
+		return math.MaxInt64
+	}
+	return ((ms-1)/1000 + spillMax + 1) << seqBits
+}
+
+// slot returns the rowids a round that starts at ms (known) may have:
+// [lo, hi).
+func slot(ms int64) (lo, hi int64) {
+	lo = ms / 1000 << seqBits
+	return lo, lo + (spillMax+1)<<seqBits
+}
+
+// sameTime reports whether rowid id suits a round that starts at ms
+// (known) or at an unknown time.
+func sameTime(id, ms int64, known bool) bool {
+	if !known {
+		return id < 0
+	}
+	lo, hi := slot(ms)
+	return lo <= id && id < hi
+}
+
+// rowidAllocator gives rounds their rowids.
+type rowidAllocator struct {
+	millis1, free, unknown *sql.Stmt
+}
+
+func newRowidAllocator(ctx context.Context, tx conn) (*rowidAllocator, error) {
+	a := &rowidAllocator{}
+	var err error
+	if a.millis1, err = tx.PrepareContext(ctx, `SELECT `+startMillis("?")); err != nil {
+		return nil, err
+	}
+	// The first free rowid in [?1, ?2).
+	if a.free, err = tx.PrepareContext(ctx, `SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM rounds WHERE rowid = ?1) THEN ?1 ELSE
+			(SELECT r.rowid + 1 FROM rounds r WHERE r.rowid >= ?1 AND r.rowid < ?2 - 1
+				AND NOT EXISTS (SELECT 1 FROM rounds WHERE rowid = r.rowid + 1) ORDER BY r.rowid LIMIT 1) END`); err != nil {
+		a.close()
+		return nil, err
+	}
+	if a.unknown, err = tx.PrepareContext(ctx, `SELECT min(rowid) FROM rounds`); err != nil {
+		a.close()
+		return nil, err
+	}
+	return a, nil
+}
+
+// startMillis is the SQL for the Unix milliseconds of a round's start
+// (expression x), as SQLite reads the stamp (any offset, none for UTC; what
+// strftime's %f shows): NULL when it is not a time.
+func startMillis(x string) string {
+	return `CAST(round(unixepoch(` + x + `, 'subsec') * 1000) AS INTEGER)`
+}
+
+func (a *rowidAllocator) close() {
+	for _, s := range []*sql.Stmt{a.millis1, a.free, a.unknown} {
+		if s != nil {
+			s.Close()
+		}
+	}
+}
+
+// millis returns the Unix milliseconds of a round's start, if it has a
+// time key.
+func (a *rowidAllocator) millis(ctx context.Context, started string) (int64, bool, error) {
+	var ms sql.NullInt64
+	if err := a.millis1.QueryRowContext(ctx, started).Scan(&ms); err != nil {
+		return 0, false, err
+	}
+	if !ms.Valid || ms.Int64 < 0 || ms.Int64/1000 > maxSec {
+		return 0, false, nil
+	}
+	return ms.Int64, true, nil
+}
+
+// next returns a free rowid for a round that starts at ms (known) or at an
+// unknown time.
+func (a *rowidAllocator) next(ctx context.Context, ms int64, known bool) (int64, error) {
+	if known {
+		lo, hi := slot(ms)
+		var id sql.NullInt64
+		if err := a.free.QueryRowContext(ctx, lo, hi).Scan(&id); err != nil {
+			return 0, err
+		}
+		if id.Valid && id.Int64 < hi {
+			return id.Int64, nil
+		}
+	}
+	var low sql.NullInt64
+	if err := a.unknown.QueryRowContext(ctx).Scan(&low); err != nil {
+		return 0, err
+	}
+	return min(low.Int64, 0) - 1, nil
 }
 
 // SessionInfo returns what the index knows of a document, if anything.
@@ -480,110 +717,9 @@ const (
 	HighlightEnd   = "\x03"
 )
 
-// stampLayout is how a time is compared with a round's start: what
-// SQLite's strftime('%Y-%m-%dT%H:%M:%fZ') makes of the stamp.
+// stampLayout is how a time is written in messages: as a round's start,
+// to the millisecond.
 const stampLayout = "2006-01-02T15:04:05.000Z"
-
-// Search finds rounds, best first (bm25), ties broken by session and round.
-// Each hit's snippet is about 16 tokens of the round's text around its
-// first match. A search that finds nothing because a filter names an
-// agent, project or engagement the index does not have is a *FilterError.
-func (x *DB) Search(ctx context.Context, q Query) (_ []Hit, err error) {
-	defer x.damaged(&err)
-	match, phrases, err := parseQuery(q)
-	if err != nil {
-		return nil, err
-	}
-	var where []string
-	args := []any{match}
-	add := func(cond string, v any) {
-		where = append(where, cond)
-		args = append(args, v)
-	}
-	if q.Agent != "" {
-		add("s.agent_id = ?", q.Agent)
-	}
-	if q.Project != "" {
-		add("instr(s.project, ?) > 0", q.Project)
-	}
-	if q.Engagement != "" {
-		add("r.engagement_id = ?", q.Engagement)
-	}
-	// The stamps are text, written by the source: normalised to UTC
-	// before they are compared, so an offset or its absence cannot sort
-	// them wrong.
-	if !q.Since.IsZero() {
-		add("strftime('%Y-%m-%dT%H:%M:%fZ', r.started) >= ?", q.Since.UTC().Format(stampLayout))
-	}
-	if !q.Until.IsZero() {
-		add("strftime('%Y-%m-%dT%H:%M:%fZ', r.started) < ?", q.Until.UTC().Format(stampLayout))
-	}
-	limit := q.Limit
-	if limit <= 0 {
-		limit = 20
-	}
-	sqlText := `SELECT r.rowid, r.session_id, s.agent_id, s.title, s.project, r.round, r.started, r.engagement_id,
-			s.doc, bm25(text_fts) AS rank
-		FROM text_fts JOIN rounds r ON r.rowid = text_fts.rowid JOIN sessions s ON s.session_id = r.session_id
-		WHERE text_fts MATCH ?`
-	for _, w := range where {
-		sqlText += " AND " + w
-	}
-	sqlText += ` ORDER BY rank, r.session_id, r.round LIMIT ?`
-	args = append(args, limit)
-
-	// One transaction: the hits and the text their snippets come from
-	// are of the same moment.
-	tx, err := x.db.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, sqlText, args...)
-	if err != nil {
-		return nil, searchError(q, err)
-	}
-	defer rows.Close()
-	var out []Hit
-	var ids []int64
-	for rows.Next() {
-		var h Hit
-		var id int64
-		var tag sql.NullString
-		if err := rows.Scan(&id, &h.SessionID, &h.AgentID, &h.Title, &h.Project, &h.Round, &h.Started, &tag, &h.Doc, &h.Rank); err != nil {
-			return nil, err
-		}
-		if tag.Valid {
-			h.EngagementID = &tag.String
-		}
-		out = append(out, h)
-		ids = append(ids, id)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, searchError(q, err)
-	}
-	rows.Close()
-	if len(out) == 0 {
-		return nil, unknownFilter(ctx, tx, q)
-	}
-	for i, id := range ids {
-		var body string
-		if err := tx.QueryRowContext(ctx, `SELECT body FROM rounds WHERE rowid = ?`, id).Scan(&body); err != nil {
-			return nil, fmt.Errorf("%s: round %d of %s: %w", x.path, out[i].Round, out[i].SessionID, err)
-		}
-		out[i].Snippet = snippet(body, phrases)
-	}
-	return out, nil
-}
-
-// searchError is err, or a *QueryError if it is SQLite's complaint about
-// a raw query.
-func searchError(q Query, err error) error {
-	if q.Raw {
-		return queryError(q.Text, err)
-	}
-	return err
-}
 
 // unknownFilter returns a *FilterError for the first filter of q that
 // names what the index does not have, else nil.
@@ -639,8 +775,8 @@ type querier interface {
 }
 
 // column returns the strings a query of one column gives.
-func column(ctx context.Context, db querier, query string) ([]string, error) {
-	rows, err := db.QueryContext(ctx, query)
+func column(ctx context.Context, db querier, query string, args ...any) ([]string, error) {
+	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}

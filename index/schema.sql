@@ -2,6 +2,12 @@
 -- the rest is scribe's: the body column and text_fts (full-text search over
 -- what was said, not only the 120-character previews), and the sessions
 -- table (what search shows and filters on).
+--
+-- A round's rowid orders rounds by time: the second it starts in (Unix
+-- time) times 4, plus a sequence number; a round whose start is unknown
+-- has a negative rowid (Put assigns them; seqBits in index.go). So a
+-- full-text query reads the newest rounds first, and --since and --until
+-- are a rowid range.
 CREATE TABLE rounds (
 	session_id TEXT,
 	round INTEGER,
@@ -23,30 +29,18 @@ CREATE VIRTUAL TABLE rounds_fts USING fts5(
 	content='rounds', content_rowid='rowid'
 );
 
+-- What scribe search matches: the body, and in a column of their own the
+-- values search filters on, each one token (round_filters). Contentless:
+-- the text is in rounds. Prefix indexes answer prefixes of up to three
+-- characters without merging the words they start.
 CREATE VIRTUAL TABLE text_fts USING fts5(
-	body,
-	content='rounds', content_rowid='rowid'
+	body, filters,
+	content='', contentless_delete=1, prefix='1 2 3'
 );
 
--- Keep both full-text tables in step with rounds.
-CREATE TRIGGER rounds_ai AFTER INSERT ON rounds BEGIN
-	INSERT INTO rounds_fts(rowid, session_id, round, user_preview, agent_preview)
-		VALUES (new.rowid, new.session_id, new.round, new.user_preview, new.agent_preview);
-	INSERT INTO text_fts(rowid, body) VALUES (new.rowid, new.body);
-END;
-CREATE TRIGGER rounds_ad AFTER DELETE ON rounds BEGIN
-	INSERT INTO rounds_fts(rounds_fts, rowid, session_id, round, user_preview, agent_preview)
-		VALUES ('delete', old.rowid, old.session_id, old.round, old.user_preview, old.agent_preview);
-	INSERT INTO text_fts(text_fts, rowid, body) VALUES ('delete', old.rowid, old.body);
-END;
-CREATE TRIGGER rounds_au AFTER UPDATE ON rounds BEGIN
-	INSERT INTO rounds_fts(rounds_fts, rowid, session_id, round, user_preview, agent_preview)
-		VALUES ('delete', old.rowid, old.session_id, old.round, old.user_preview, old.agent_preview);
-	INSERT INTO text_fts(text_fts, rowid, body) VALUES ('delete', old.rowid, old.body);
-	INSERT INTO rounds_fts(rowid, session_id, round, user_preview, agent_preview)
-		VALUES (new.rowid, new.session_id, new.round, new.user_preview, new.agent_preview);
-	INSERT INTO text_fts(rowid, body) VALUES (new.rowid, new.body);
-END;
+-- text_fts's words, in order: how search finds the words a longer prefix
+-- starts.
+CREATE VIRTUAL TABLE text_terms USING fts5vocab(text_fts, instance);
 
 CREATE TABLE sessions (
 	session_id TEXT PRIMARY KEY, -- the document's id: <session>, or <session>/agent-<id> for a sidechain
@@ -59,5 +53,50 @@ CREATE TABLE sessions (
 	seen INTEGER -- how much of the source the rows reflect (the read note's "seen")
 );
 
+-- The filter tokens of a round: 'a', 'p' and 'e' followed by the hex of
+-- its session's agent id and project and of its engagement, where not
+-- empty.
+CREATE VIEW round_filters AS
+	SELECT r.rowid AS rowid, r.session_id AS session_id, concat_ws(' ',
+		nullif('a' || hex(s.agent_id), 'a'),
+		nullif('p' || hex(s.project), 'p'),
+		nullif('e' || hex(r.engagement_id), 'e')) AS filters
+	FROM rounds r LEFT JOIN sessions s ON s.session_id = r.session_id;
+
+-- Keep both full-text tables in step with rounds, and text_fts's filters
+-- with sessions.
+CREATE TRIGGER rounds_ai AFTER INSERT ON rounds BEGIN
+	INSERT INTO rounds_fts(rowid, session_id, round, user_preview, agent_preview)
+		VALUES (new.rowid, new.session_id, new.round, new.user_preview, new.agent_preview);
+	INSERT INTO text_fts(rowid, body, filters)
+		SELECT new.rowid, new.body, filters FROM round_filters WHERE rowid = new.rowid;
+END;
+CREATE TRIGGER rounds_ad AFTER DELETE ON rounds BEGIN
+	INSERT INTO rounds_fts(rounds_fts, rowid, session_id, round, user_preview, agent_preview)
+		VALUES ('delete', old.rowid, old.session_id, old.round, old.user_preview, old.agent_preview);
+	DELETE FROM text_fts WHERE rowid = old.rowid;
+END;
+CREATE TRIGGER rounds_au AFTER UPDATE ON rounds BEGIN
+	INSERT INTO rounds_fts(rounds_fts, rowid, session_id, round, user_preview, agent_preview)
+		VALUES ('delete', old.rowid, old.session_id, old.round, old.user_preview, old.agent_preview);
+	DELETE FROM text_fts WHERE rowid = old.rowid;
+	INSERT INTO rounds_fts(rowid, session_id, round, user_preview, agent_preview)
+		VALUES (new.rowid, new.session_id, new.round, new.user_preview, new.agent_preview);
+	INSERT INTO text_fts(rowid, body, filters)
+		SELECT new.rowid, new.body, filters FROM round_filters WHERE rowid = new.rowid;
+END;
+CREATE TRIGGER sessions_ai AFTER INSERT ON sessions BEGIN
+	DELETE FROM text_fts WHERE rowid IN (SELECT rowid FROM rounds WHERE session_id = new.session_id);
+	INSERT INTO text_fts(rowid, body, filters)
+		SELECT r.rowid, r.body, f.filters FROM rounds r JOIN round_filters f ON f.rowid = r.rowid
+		WHERE r.session_id = new.session_id;
+END;
+CREATE TRIGGER sessions_au AFTER UPDATE OF agent_id, project ON sessions
+	WHEN old.agent_id IS NOT new.agent_id OR old.project IS NOT new.project BEGIN
+	DELETE FROM text_fts WHERE rowid IN (SELECT rowid FROM rounds WHERE session_id = new.session_id);
+	INSERT INTO text_fts(rowid, body, filters)
+		SELECT r.rowid, r.body, f.filters FROM rounds r JOIN round_filters f ON f.rowid = r.rowid
+		WHERE r.session_id = new.session_id;
+END;
+
 CREATE INDEX rounds_engagement ON rounds(engagement_id, started);
-CREATE INDEX rounds_started ON rounds(started);

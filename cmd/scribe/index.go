@@ -93,6 +93,8 @@ back from now (30m, 24h, 7d, 2w), today or yesterday (midnight UTC).
 today is yesterday's rounds. An --agent, --project or --engagement the
 store has never seen is an error that lists the ones it has.
 
+Hits are ranked by relevance (bm25) among the newest 256 rounds that match
+(or --limit, if more): all of a rare word's rounds, a common word's of lately.
 Each hit shows the session's title, the round, its time, a snippet with the
 matching words marked, and where to read it: the document and the round's
 anchor.`,

@@ -374,10 +374,13 @@ func (s *Views) indexDocInto(batch *index.Batch, md, key string, seen int64, all
 	ldb, err := index.OpenScratch(local)
 	var se *index.StaleError
 	if errors.As(err, &se) {
-		warnings = append(warnings, fmt.Errorf("%v: rebuilding it from the round files", err))
+		w := fmt.Errorf("%v: rebuilding it from the round files", err)
 		if se.Damaged {
-			setAside(local)
+			if to, err := setAside(local); err == nil {
+				w = damageWarning(se, to)
+			}
 		}
+		warnings = append(warnings, w)
 		if err = os.Remove(local); err == nil || errors.Is(err, os.ErrNotExist) {
 			ldb, err = index.OpenScratch(local)
 		}
