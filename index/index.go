@@ -34,7 +34,7 @@ var schema string
 
 // Version is the schema version (PRAGMA user_version). A database of
 // another version is rebuilt, never migrated.
-const Version = 2
+const Version = 3
 
 // DB is an open index.
 type DB struct {

@@ -493,3 +493,28 @@ func TestSearchManyProjects(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchShortPrefix: a prefix of one character finds what FTS5 finds
+// for it, whatever letter follows it in a word, alone or ending a phrase.
+func TestSearchShortPrefix(t *testing.T) {
+	c := newCorpus(t)
+	var rows []Row
+	for i, b := range []string{"t", "tea time", "Tête-à-tête", "tж", "tѣ x", "x T9", "other", "hello pie", "hello p", "hello, Père", "hello world", "t\ue000 private", "жук"} {
+		rows = append(rows, Row{SessionID: "s", Round: i + 1, Started: stamp(i), Body: b})
+	}
+	c.put(t, Session{SessionID: "s", AgentID: "claude", Doc: "x/s.md"}, rows)
+	ctx := context.Background()
+	for text, raw := range map[string]string{"t*": "t*", "hello.p*": `"hello p"*`, "T*": "t*", "p*": "p*", "hel*": "hel*", "ж*": "ж*"} {
+		got, err := c.db.Search(ctx, Query{Text: text, Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := c.db.Search(ctx, Query{Text: raw, Raw: true, Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want) == 0 || !reflect.DeepEqual(found(got), found(want)) {
+			t.Errorf("%q: %v, want %v (FTS5's %s)", text, found(got), found(want), raw)
+		}
+	}
+}

@@ -31,11 +31,12 @@ CREATE VIRTUAL TABLE rounds_fts USING fts5(
 
 -- What scribe search matches: the body, and in a column of their own the
 -- values search filters on, each one token (round_filters). Contentless:
--- the text is in rounds. Prefix indexes answer prefixes of up to three
--- characters without merging the words they start.
+-- the text is in rounds. Prefix indexes answer prefixes of two and three
+-- characters without merging the words they start (search makes a prefix
+-- of one character the prefixes of two it can be).
 CREATE VIRTUAL TABLE text_fts USING fts5(
 	body, filters,
-	content='', contentless_delete=1, prefix='1 2 3'
+	content='', contentless_delete=1, prefix='2 3'
 );
 
 -- text_fts's words, in order: how search finds the words a longer prefix

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -30,10 +31,11 @@ import (
 // filters column (a project filter is as many as the projects it selects,
 // up to filterProjects; past that, the rounds FTS5 finds are checked).
 //
-// A prefix of up to three characters is read from FTS5's prefix indexes; a
-// longer one is replaced by the words it starts (at most expandWords, found
-// in text_terms), since FTS5 would merge everything those words index
-// before reading the first match.
+// A prefix of two or three characters is read from FTS5's prefix indexes;
+// one of a character is replaced by the prefixes of two it can be (and the
+// word of one), a longer one by the words it starts (at most expandWords,
+// found in text_terms): FTS5 would merge everything the words it starts
+// index before reading the first match.
 const (
 	rankWindow  = 256     // candidates ranked, at least
 	expandWords = 32      // words a long prefix is replaced by, at most
@@ -308,29 +310,76 @@ func quotePhrase(p phrase) string {
 }
 
 // phraseMatch returns the FTS5 query for one phrase of a literal query. A
-// phrase that ends in a prefix of more than three characters becomes the
-// phrases it can be (the words that start with the prefix), when they are
-// few; ok is false when there are none, and the phrase cannot match.
+// phrase that ends in a prefix of one character, or of more than three,
+// becomes the phrases it can be, when they are few: ending in the prefixes
+// of two characters that start with the one, or in the words that start
+// with the longer one. ok is false when there are none, and the phrase
+// cannot match.
 func (s *searcher) phraseMatch(p phrase) (m string, ok bool, err error) {
 	last := p.tokens[len(p.tokens)-1]
-	if !p.prefix || utf8.RuneCountInString(last) <= 3 || !isASCII(last) {
-		// Short prefixes have prefix indexes. FTS5 folds other letters
-		// than ASCII's in ways this does not know: FTS5 finds their words.
+	n := utf8.RuneCountInString(last)
+	if !p.prefix || n == 2 || n == 3 || !isASCII(last) {
+		// Prefixes of two and three have prefix indexes. FTS5 folds
+		// other letters than ASCII's in ways this does not know: FTS5
+		// finds their words.
 		return quotePhrase(p), true, nil
 	}
-	words, all, err := s.words(strings.ToLower(last))
-	if err != nil || !all {
-		return quotePhrase(p), true, err
+	var alts []phrase
+	with := func(w string, prefix bool) {
+		alts = append(alts, phrase{tokens: append(slices.Clone(p.tokens[:len(p.tokens)-1]), w), prefix: prefix})
 	}
-	if len(words) == 0 {
-		return "", false, nil
+	last = strings.ToLower(last)
+	if n == 1 {
+		seconds, err := s.seconds(last)
+		if err != nil {
+			return "", false, err
+		}
+		with(last, false)
+		for _, c := range seconds {
+			with(last+string(c), true)
+		}
+	} else {
+		words, all, err := s.words(last)
+		if err != nil || !all {
+			return quotePhrase(p), true, err
+		}
+		if len(words) == 0 {
+			return "", false, nil
+		}
+		for _, w := range words {
+			with(w, false)
+		}
 	}
-	var alts []string
-	for _, w := range words {
-		alt := phrase{tokens: append(slices.Clone(p.tokens[:len(p.tokens)-1]), w)}
-		alts = append(alts, quotePhrase(alt))
+	var qs []string
+	for _, a := range alts {
+		qs = append(qs, quotePhrase(a))
 	}
-	return "(" + strings.Join(alts, " OR ") + ")", true, nil
+	return "(" + strings.Join(qs, " OR ") + ")", true, nil
+}
+
+// seconds returns the characters that may follow c in a word: ASCII's
+// letters and digits, and the others that do in a word of text_terms.
+func (s *searcher) seconds(c string) ([]rune, error) {
+	var out []rune
+	for r := '0'; r <= 'z'; r++ {
+		if '0' <= r && r <= '9' || 'a' <= r && r <= 'z' {
+			out = append(out, r)
+		}
+	}
+	// Beyond ASCII, one word of text_terms at a time: the first at or
+	// after c followed by the next possible character.
+	for next := rune(utf8.RuneSelf); next <= unicode.MaxRune; {
+		w, ok, err := s.term(c + string(next))
+		if err != nil || !ok || !strings.HasPrefix(w, c) {
+			return out, err
+		}
+		r, _ := utf8.DecodeRuneInString(w[len(c):])
+		out = append(out, r)
+		if next = r + 1; next == 0xD800 {
+			next = 0xE000 // no surrogates in UTF-8
+		}
+	}
+	return out, nil
 }
 
 func isASCII(s string) bool {
@@ -342,24 +391,33 @@ func isASCII(s string) bool {
 	return true
 }
 
-// words returns the words of text_terms that start with prefix, and
-// whether that is all of them (there are at most expandWords).
-func (s *searcher) words(prefix string) ([]string, bool, error) {
+// term returns the first word of text_terms at or after from.
+func (s *searcher) term(from string) (string, bool, error) {
 	if s.terms == nil {
 		var err error
 		if s.terms, err = s.tx.PrepareContext(s.ctx, `SELECT term FROM text_terms WHERE term >= ? LIMIT 1`); err != nil {
-			return nil, false, err
+			return "", false, err
 		}
 	}
+	var w string
+	err := s.terms.QueryRowContext(s.ctx, from).Scan(&w)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	return w, err == nil, err
+}
+
+// words returns the words of text_terms that start with prefix, and
+// whether that is all of them (there are at most expandWords).
+func (s *searcher) words(prefix string) ([]string, bool, error) {
 	var out []string
 	for from := prefix; ; {
-		var w string
-		err := s.terms.QueryRowContext(s.ctx, from).Scan(&w)
-		if errors.Is(err, sql.ErrNoRows) || err == nil && !strings.HasPrefix(w, prefix) {
-			return out, true, nil
-		}
+		w, ok, err := s.term(from)
 		if err != nil {
 			return nil, false, err
+		}
+		if !ok || !strings.HasPrefix(w, prefix) {
+			return out, true, nil
 		}
 		if len(out) == expandWords {
 			return nil, false, nil
