@@ -358,6 +358,8 @@ type update struct {
 	redacted map[int]redactedLine
 	// sums are the sizes and hashes of the round files written.
 	sums map[int]roundSum
+	// hashBuf is what closeRound reads a round's source bytes through.
+	hashBuf []byte
 }
 
 // oldDoc is what an update keeps of the document it replaces.
@@ -741,7 +743,10 @@ func (u *update) closeRound(r *session.Round, buf *bytes.Buffer, w io.Writer) er
 		if !last.NoNewline {
 			end++
 		}
-		if _, err := io.Copy(u.closed, io.NewSectionReader(u.src, u.lastEnd, end-u.lastEnd)); err != nil {
+		if u.hashBuf == nil {
+			u.hashBuf = make([]byte, 1<<16)
+		}
+		if _, err := io.CopyBuffer(u.closed, io.NewSectionReader(u.src, u.lastEnd, end-u.lastEnd), u.hashBuf); err != nil {
 			return err
 		}
 		u.lastEnd = end
