@@ -360,6 +360,8 @@ type update struct {
 	sums map[int]roundSum
 	// hashBuf is what closeRound reads a round's source bytes through.
 	hashBuf []byte
+	// roundsChecked is set once the round files were checked (ensureRounds).
+	roundsChecked bool
 }
 
 // oldDoc is what an update keeps of the document it replaces.
@@ -399,8 +401,10 @@ func (u *update) run() error {
 		settled := st != nil && st.Next == nil
 		if settled {
 			u.old = st
-			if err := u.checkRounds(); err != nil {
-				return err
+			if u.opts.Verify || u.roundsListChanged() {
+				if err := u.ensureRounds(); err != nil {
+					return err
+				}
 			}
 			if done, err := u.check(); err != nil || done {
 				return err
@@ -410,7 +414,7 @@ func (u *update) run() error {
 			return err
 		}
 		if !settled && u.old != nil {
-			if err := u.checkRounds(); err != nil {
+			if err := u.ensureRounds(); err != nil {
 				return err
 			}
 			if done, err := u.check(); err != nil || done {
@@ -418,7 +422,23 @@ func (u *update) run() error {
 			}
 		}
 	}
+	if err := u.ensureRounds(); err != nil {
+		return err
+	}
 	return u.build()
+}
+
+// ensureRounds checks the round files against their record (checkRounds)
+// once, before the update writes anything. An update that writes nothing
+// (an append with nothing new) checks them only when a file was added to
+// or removed from their folder since the note (roundsListChanged), and
+// leaves damage within a file to the next update that writes.
+func (u *update) ensureRounds() error {
+	if u.roundsChecked || u.old == nil {
+		return nil
+	}
+	u.roundsChecked = true
+	return u.checkRounds()
 }
 
 // loadOld reads the existing document's head and settles its read note st.
@@ -485,6 +505,11 @@ func (u *update) check() (done bool, err error) {
 	}
 	u.res.Outcome = Unchanged
 	u.seen = st.Seen
+	if st.DocFormat != session.FormatVersion || u.notePending {
+		if err := u.ensureRounds(); err != nil { // it writes the note
+			return false, err
+		}
+	}
 	if st.Seen < st.Size {
 		// The torn last line the last update left is still torn: say so
 		// at every update until it is complete, not only the first time.
@@ -796,4 +821,37 @@ func (u *update) rebuildGraph(path string) error {
 	size, err := appendGraph(path, 0, b.Nodes())
 	u.old.GraphSize = size
 	return err
+}
+
+// roundsListChanged reports whether the rounds folder does not list the
+// round files the record and the note describe (one deleted, or one
+// added), or changed after the note was written (one renamed over): a
+// listing of the folder, where checking the files is a stat each.
+func (u *update) roundsListChanged() bool {
+	st := u.old
+	if st.RoundsSize == nil {
+		return false // no record yet: the next update that writes makes one
+	}
+	note, err := os.Stat(filepath.Join(u.folder, stateFile))
+	if err != nil {
+		return true
+	}
+	dirPath := RoundsDir(u.folder)
+	dir, err := os.Stat(dirPath)
+	if errors.Is(err, fs.ErrNotExist) && *st.RoundsSize == 0 && st.OpenRound == nil {
+		return false // no round yet
+	}
+	if err != nil || changeTime(dir).After(changeTime(note)) {
+		return true
+	}
+	sums, err := readSums(filepath.Join(u.folder, roundsFile), *st.RoundsSize)
+	if err != nil {
+		return true
+	}
+	want := len(sums)
+	if st.OpenRound != nil {
+		want++
+	}
+	have, err := RoundNumbers(dirPath)
+	return err != nil || len(have) != want
 }
