@@ -90,7 +90,7 @@ type roundBuffers struct {
 }
 
 var roundBufferPool = sync.Pool{New: func() any {
-	return &roundBuffers{w: bufio.NewWriterSize(nil, 1<<18), r: bufio.NewReaderSize(nil, 1<<20)}
+	return &roundBuffers{w: bufio.NewWriterSize(nil, 1<<16), r: bufio.NewReaderSize(nil, 1<<16)}
 }}
 
 // keptLine is the longest line buffer kept for the next round file: a
