@@ -59,7 +59,7 @@ func (u *update) checkRounds() error {
 	if err != nil {
 		return err
 	}
-	size, err := appendSums(filepath.Join(u.folder, roundsFile), 0, closed)
+	size, err := appendSums(&u.batch, filepath.Join(u.folder, roundsFile), 0, closed)
 	if err != nil {
 		return err
 	}

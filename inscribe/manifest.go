@@ -97,24 +97,26 @@ func (u *update) recordRounds(st, next *docState) error {
 		closed = append(closed, s)
 	}
 	sort.Slice(closed, func(i, j int) bool { return closed[i].Round < closed[j].Round })
-	size, err := appendSums(filepath.Join(u.folder, roundsFile), from, closed)
+	size, err := appendSums(&u.batch, filepath.Join(u.folder, roundsFile), from, closed)
 	next.RoundsSize = &size
 	return err
 }
 
-// appendSums appends sums to a record, after its first size bytes, and
-// syncs it. It returns the record's new size.
-func appendSums(path string, size int64, sums []roundSum) (int64, error) {
+// appendSums appends sums to a record, after its first size bytes, durable
+// once b commits (appendAt). It returns the record's new size.
+func appendSums(b *atomicfile.Batch, path string, size int64, sums []roundSum) (int64, error) {
 	var sb strings.Builder
 	for _, s := range sums {
 		fmt.Fprintf(&sb, "%d\t%d\t%s\n", s.Round, s.Size, s.SHA256)
 	}
-	return appendAt(path, size, sb.String())
+	return appendAt(b, path, size, sb.String())
 }
 
 // appendAt cuts a file back to size bytes (what the last finished update
-// left) and appends text, syncing it. It returns the new size.
-func appendAt(path string, size int64, text string) (int64, error) {
+// left) and appends text. It returns the new size. The file is flushed to
+// disk with b's files, before any of them is put in place (the note that
+// records the new size is one of them).
+func appendAt(b *atomicfile.Batch, path string, size int64, text string) (int64, error) {
 	if fi, err := os.Stat(path); err == nil && fi.Size() > size {
 		if err := os.Truncate(path, size); err != nil {
 			return 0, err
@@ -133,12 +135,10 @@ func appendAt(path string, size int64, text string) (int64, error) {
 		return 0, err
 	}
 	n, err := f.WriteString(text)
-	if err == nil {
-		err = f.Sync()
-	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
+	b.SyncFirst(path)
 	return size + int64(n), err
 }
 

@@ -669,7 +669,7 @@ func (u *update) build() error {
 	if err := u.writeFiles(); err != nil {
 		return err
 	}
-	if next.GraphSize, err = appendGraph(filepath.Join(u.folder, graphFile), st.GraphSize, nodes); err != nil {
+	if next.GraphSize, err = appendGraph(&u.batch, filepath.Join(u.folder, graphFile), st.GraphSize, nodes); err != nil {
 		return err
 	}
 	if err := u.recordRounds(st, &next); err != nil {
@@ -818,7 +818,7 @@ func (u *update) rebuildGraph(path string) error {
 	}
 	b.Flush()
 	os.Remove(path)
-	size, err := appendGraph(path, 0, b.Nodes())
+	size, err := appendGraph(&u.batch, path, 0, b.Nodes())
 	u.old.GraphSize = size
 	return err
 }
