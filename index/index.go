@@ -353,20 +353,13 @@ func (b *Batch) Put(ctx context.Context, s Session, rows []Row) (err error) {
 	defer keys.close()
 	const cols = `session_id=?, round=?, started=?, engagement_id=?, user_preview=?, agent_preview=?,
 			tool_count=?, thinking_count=?, thinking_chars=?, token_count=?, round_file=?, body=?`
-	upd, err := tx.PrepareContext(ctx, `UPDATE rounds SET `+cols+` WHERE rowid = ?`)
-	if err != nil {
-		return err
-	}
-	defer upd.Close()
-	del, err := tx.PrepareContext(ctx, `DELETE FROM rounds WHERE rowid = ?`)
-	if err != nil {
-		return err
-	}
-	defer del.Close()
-	// New rounds are inserted together, in rowid order, by statements of
-	// many rows (insertRounds): FTS5 flushes its pending terms to disk at
-	// the start of every statement that writes it (its savepoint), so one
-	// INSERT a row would flush once a round.
+	// Rounds replaced are few (an append's last one or two): their
+	// statements are not prepared ahead.
+	const upd, del = `UPDATE rounds SET ` + cols + ` WHERE rowid = ?`, `DELETE FROM rounds WHERE rowid = ?`
+	// New rounds are inserted together, in rowid order, by one statement
+	// (insertRounds): FTS5 flushes its pending terms to disk at the start
+	// of every statement that writes it (its savepoint), so one INSERT a
+	// round would flush once a round.
 	var news []newRound
 	for _, r := range rows {
 		vals := []any{r.SessionID, r.Round, r.Started, r.EngagementID, r.UserPreview, r.AgentPreview,
@@ -377,10 +370,10 @@ func (b *Batch) Put(ctx context.Context, s Session, rows []Row) (err error) {
 		}
 		old, ok := have[roundKey{r.SessionID, r.Round}]
 		if ok && sameTime(old, ms, known) {
-			_, err = upd.ExecContext(ctx, append(vals, old)...)
+			_, err = tx.ExecContext(ctx, upd, append(vals, old)...)
 		} else {
 			if ok {
-				if _, err := del.ExecContext(ctx, old); err != nil {
+				if _, err := tx.ExecContext(ctx, del, old); err != nil {
 					return fmt.Errorf("%s: round %d of %s: %w", x.path, r.Round, r.SessionID, err)
 				}
 			}
