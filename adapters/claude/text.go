@@ -29,18 +29,7 @@ func (a *Adapter) TextFields(line []byte) []source.TextField {
 	if bookkeepingOnly(line) {
 		return nil
 	}
-	out := make([]source.TextField, 0, 16)
-	jsonpatch.Strings(line, func(p []string) bool { return notText(p) }, func(v jsonpatch.StringValue) {
-		if notText(v.Path) {
-			return
-		}
-		text := jsonpatch.DecodeString(line[v.Start:v.End])
-		if text == "" || isDataURL(text) {
-			return
-		}
-		out = append(out, source.TextField{Path: jsonpatch.JoinPath(v.Path), Start: v.Start, End: v.End, Text: text})
-	})
-	return out
+	return jsonpatch.TextValues[source.TextField](line, notText, isText)
 }
 
 // bookkeepingOnly reports whether a line is an entry of a type that holds
@@ -72,6 +61,7 @@ func notText(path []string) bool {
 	}
 	v := identityKey(k)
 	if len(k) <= 32 && nameLike(k) {
+		k = strings.Clone(k) // a key may be a part of its line (jsonpatch.TextValues)
 		for {
 			old := keyKinds.Load()
 			next := map[string]bool{k: v}
@@ -145,3 +135,7 @@ func isDataURL(s string) bool {
 	head := s[:min(len(s), 200)]
 	return strings.Contains(head, ";base64,")
 }
+
+// isText reports whether a string value that is not an identity is text:
+// not empty, and not an inlined image.
+func isText(s string) bool { return s != "" && !isDataURL(s) }

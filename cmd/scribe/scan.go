@@ -315,7 +315,7 @@ func scanDoc(red *redact.Redactor, md string) ([]secretJSON, error) {
 		return nil, err
 	}
 	text := string(doc)
-	for _, fd := range red.Detector.Find(text) {
+	for _, fd := range red.Find(text) {
 		i := strings.Index(text, fd.Secret)
 		out = append(out, secretJSON{Kind: fd.Rule, Session: session, Round: roundAt(text, i), File: md,
 			Line: strings.Count(text[:i], "\n") + 1, Excerpt: redact.Excerpt(text, i, i+len(fd.Secret))})

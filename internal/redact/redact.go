@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/scribe-archive/scribe/internal/jsonpatch"
 	"github.com/scribe-archive/scribe/session/source"
@@ -15,9 +16,30 @@ import (
 // A Redactor replaces the secrets a Detector finds with markers keyed by a
 // store's key.
 type Redactor struct {
+	// Detector finds the secrets; when nil, build makes it on first use.
 	Detector *Detector
 	Key      []byte
+
+	// build makes the detector of a store's settings (Settings.Redactor)
+	// when a text is first scanned: loading gitleaks' rules costs some 60
+	// ms and 12 MB of heap, which a command with nothing to scan (append
+	// of a session with nothing new, from a hook) should not pay.
+	build func() *Detector
+	once  sync.Once
 }
+
+// detector returns the detector, made on first use.
+func (r *Redactor) detector() *Detector {
+	r.once.Do(func() {
+		if r.Detector == nil && r.build != nil {
+			r.Detector = r.build()
+		}
+	})
+	return r.Detector
+}
+
+// Find returns the secrets in text (Detector.Find).
+func (r *Redactor) Find(text string) []Finding { return r.detector().Find(text) }
 
 // A Replacement is one secret replaced.
 type Replacement struct {
@@ -48,7 +70,7 @@ func (r *Redactor) Marker(rule, secret string) string {
 // Text returns text with every occurrence of every secret found in it
 // replaced, and what was replaced (once per secret).
 func (r *Redactor) Text(text string) (string, []Replacement) {
-	fs := r.Detector.Find(text)
+	fs := r.Find(text)
 	if len(fs) == 0 {
 		return text, nil
 	}
@@ -153,7 +175,7 @@ func (r *Redactor) Line(line []byte, fields []source.TextField) ([]byte, []Repla
 			}
 		}
 		if !dup {
-			add(r.Detector.Find(f.Text))
+			add(r.Find(f.Text))
 		}
 	}
 	// Secrets split between neighbouring content blocks (the same list,
@@ -170,7 +192,7 @@ func (r *Redactor) Line(line []byte, fields []source.TextField) ([]byte, []Repla
 		a, b := fields[i].Text, fields[i+1].Text
 		ta, hb := a[cutStart(a, len(a)-junction):], b[:cutEnd(b, junction)]
 		joined := ta + hb
-		for _, f := range r.Detector.Find(joined) {
+		for _, f := range r.Find(joined) {
 			k := strings.Index(joined, f.Secret)
 			if k < 0 || k >= len(ta) || k+len(f.Secret) <= len(ta) {
 				continue // not across the junction
