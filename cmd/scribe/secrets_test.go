@@ -514,3 +514,105 @@ func TestRepairRedacted(t *testing.T) {
 		t.Errorf("check --store after repair: %d\n%s%s", code, out, errOut)
 	}
 }
+
+// plantedRollout writes a copy of the sample Codex rollout aced… with
+// secrets planted in its text (a prompt, reasoning, a reply, a call's
+// arguments and outputs), under dir's sessions folder, and returns its
+// path.
+func plantedRollout(t *testing.T, dir string) string {
+	t.Helper()
+	const rel = "2026/11/23/rollout-2026-11-23T16-52-22-01a20952-aced-7670-b71b-a40087387e93.jsonl"
+	data, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), "testdata", "codex", "sessions", filepath.FromSlash(rel)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each phrase is replaced wherever the client wrote it (the response
+	// item, the event, the task's last message), as JSON string content.
+	esc := func(s string) string { e := jsonpatch.EncodeString(s); return string(e[1 : len(e)-1]) }
+	for _, r := range []struct{ old, new string }{
+		{"create hello.py please", "create hello.py please; the AWS key is " + awsKey + " and the database is " + dbURL},
+		{"I should check what exists before writing.", "I should check what exists before writing. The Slack bot token " + slackToken + " is in the notes."},
+		{"Let me check the directory.", "Let me check the directory with the token " + githubPAT + "."},
+		{esc(`{"cmd": "ls -la"}`), esc(`{"cmd": "curl -H 'Authorization: Bearer ` + jwtToken + `' https://api.example.com/v1/items; ls -la"}`)},
+		{esc("Output:\ntotal 8\n"), esc("Output:\nSTRIPE_SECRET_KEY=" + stripeKey + "\nAWS_SECRET_ACCESS_KEY=" + envSecret + "\ntotal 8\n")},
+		{esc("cat: missing.txt: No such file or directory\n"), esc(privateKey + "\n")},
+	} {
+		if !bytes.Contains(data, []byte(r.old)) {
+			t.Fatalf("the sample rollout no longer holds %q", r.old)
+		}
+		data = bytes.ReplaceAll(data, []byte(r.old), []byte(r.new))
+	}
+	p := filepath.Join(dir, "sessions", filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestCodexSecretsStayOut: a Codex rollout's planted secrets are in no
+// file of the store, check reports them redacted, and the redacted export
+// resumes in the real Codex client, markers in place of the secrets.
+func TestCodexSecretsStayOut(t *testing.T) {
+	dir := t.TempDir()
+	src := plantedRollout(t, dir)
+	root := filepath.Join(dir, "store")
+	if code, out, errOut := runScribe(t, "--root", root, "inscribe", src); code != 0 {
+		t.Fatalf("inscribe: %d\n%s%s", code, out, errOut)
+	}
+	secrets := []string{awsKey, dbPassword, slackToken, githubPAT, jwtToken, stripeKey, envSecret, "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ"}
+	if hits := grepTree(t, root, secrets); len(hits) > 0 {
+		t.Errorf("secrets left in the store:\n%s", strings.Join(hits, "\n"))
+	}
+	code, out, errOut := runScribe(t, "--root", root, "check", "--store", "--json")
+	if code != 0 {
+		t.Fatalf("check --store: %d\n%s%s", code, out, errOut)
+	}
+	var reps []struct{ Findings []struct{ Kind string } }
+	if err := json.Unmarshal([]byte(out), &reps); err != nil {
+		t.Fatal(err)
+	}
+	redacted := 0
+	for _, r := range reps {
+		for _, f := range r.Findings {
+			if f.Kind != "redacted" {
+				t.Errorf("finding %+v", f)
+			}
+			redacted++
+		}
+	}
+	if redacted == 0 {
+		t.Errorf("check --store reports nothing redacted:\n%s", out)
+	}
+	exp := filepath.Join(dir, "export")
+	if code, out, errOut := runScribe(t, "--root", root, "export-codex", "01a20952-aced-7670-b71b-a40087387e93", "--out", exp); code != 0 {
+		t.Fatalf("export-codex: %d\n%s%s", code, out, errOut)
+	}
+	if hits := grepTree(t, exp, secrets); len(hits) > 0 {
+		t.Errorf("secrets in the export:\n%s", strings.Join(hits, "\n"))
+	}
+	cp, err := realclient.FindCodex(testenv.Shared(t))
+	if err != nil {
+		if os.Getenv("SCRIBE_REQUIRE_CODEX") != "" {
+			t.Fatalf("%v, and SCRIBE_REQUIRE_CODEX is set", err)
+		}
+		t.Skipf("%v: %s", err, realclient.CodexInstall)
+	}
+	rel, _ := filepath.Rel(filepath.Join(dir, "sessions"), src)
+	got, err := cp.Probe(filepath.Join(exp, rel))
+	if err != nil {
+		t.Fatalf("the real Codex client does not resume the redacted export: %v", err)
+	}
+	for _, m := range []string{"[REDACTED:aws-access-token:", "[REDACTED:slack-bot-token:", "[REDACTED:github-pat:", "[REDACTED:private-key:"} {
+		if !bytes.Contains(got, []byte(m)) {
+			t.Errorf("the resumed conversation lacks %s…]:\n%.3000s", m, got)
+		}
+	}
+	for _, s := range secrets {
+		if bytes.Contains(got, []byte(s)) {
+			t.Errorf("the resumed conversation holds %s…", s[:8])
+		}
+	}
+}
