@@ -372,6 +372,8 @@ type update struct {
 	redacted map[int]redactedLine
 	// sums are the sizes and hashes of the round files written.
 	sums map[int]roundSum
+	// held is a redacted line whose next line may continue its text.
+	held *heldLine
 }
 
 // oldDoc is what an update keeps of the document it replaces.
@@ -601,6 +603,18 @@ func (u *update) build() error {
 	next.Seen = st.OpenOffset
 	var nodes []source.Node
 	var renderBuf bytes.Buffer
+	var ready []source.Line
+	add := func(ls []source.Line) error {
+		for _, l := range ls {
+			if r := b.Add(l); r != nil {
+				if err := u.closeRound(r, &renderBuf, bw); err != nil {
+					return err
+				}
+				next.OpenOffset, next.OpenLine = u.lastEnd, r.Entries[len(r.Entries)-1].Line+1
+			}
+		}
+		return nil
+	}
 	for {
 		l, err := lr.Next()
 		if err == io.EOF {
@@ -614,13 +628,13 @@ func (u *update) build() error {
 			break
 		}
 		next.Seen = l.End()
-		u.redactLine(&l)
-		if r := b.Add(l); r != nil {
-			if err := u.closeRound(r, &renderBuf, bw); err != nil {
-				return err
-			}
-			next.OpenOffset, next.OpenLine = u.lastEnd, r.Entries[len(r.Entries)-1].Line+1
+		ready = u.redactLine(l, ready[:0])
+		if err := add(ready); err != nil {
+			return err
 		}
+	}
+	if err := add(u.releaseHeld(ready[:0])); err != nil {
+		return err
 	}
 	nodes = b.Nodes()
 	fin := b.Finish()

@@ -139,3 +139,44 @@ func isDataURL(s string) bool {
 // isText reports whether a string value that is not an identity is text:
 // not empty, and not an inlined image.
 func isText(s string) bool { return s != "" && !isDataURL(s) }
+
+var _ source.TextJoiner = (*Adapter)(nil)
+
+// MessagePart reports whether a line is an assistant entry with text
+// blocks: Claude Code writes each content block of an assistant message as
+// an entry of its own, under the message's id. The text blocks are
+// message.content.N.text (thinking, tool calls and their inputs are never
+// joined: a reply's text is not cut into them).
+func (a *Adapter) MessagePart(line []byte, fields []source.TextField) (id string, first, last int, ok bool) {
+	first, last = -1, -1
+	for i, f := range fields {
+		if isTextBlock(f.Path) {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	if first < 0 {
+		return "", -1, -1, false
+	}
+	if s, e, err := jsonpatch.Locate(line, []string{"type"}); err != nil || string(line[s:e]) != `"assistant"` {
+		return "", -1, -1, false
+	}
+	s, e, err := jsonpatch.Locate(line, []string{"message", "id"})
+	if err != nil || e-s < 2 || line[s] != '"' {
+		return "", -1, -1, false
+	}
+	return jsonpatch.DecodeString(line[s:e]), first, last, true
+}
+
+// isTextBlock reports whether path is a text block's text:
+// message.content.N.text.
+func isTextBlock(path string) bool {
+	rest, ok := strings.CutPrefix(path, "message.content.")
+	if !ok {
+		return false
+	}
+	n, ok := strings.CutSuffix(rest, ".text")
+	return ok && isIndex(n)
+}

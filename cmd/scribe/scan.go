@@ -236,6 +236,10 @@ func scanTranscript(red *redact.Redactor, a source.Adapter, path, session string
 		}
 		pending = keep
 	}
+	var prev struct {
+		ok        bool
+		msg, text string
+	}
 	lr := source.NewLineReader(f, 1, 0)
 	for {
 		l, err := lr.Next()
@@ -248,8 +252,23 @@ func scanTranscript(red *redact.Redactor, a source.Adapter, path, session string
 		if l.Torn() {
 			break
 		}
-		if _, reps := red.Line(l.Raw, tf.TextFields(l.Raw)); len(reps) > 0 {
+		fields := tf.TextFields(l.Raw)
+		if _, reps := red.Line(l.Raw, fields); len(reps) > 0 {
 			pending = append(pending, found(reps, session, 0, path, l.No)...)
+		}
+		// A secret cut between two lines of one message, as the store
+		// finds it (inscribe's heldLine).
+		if tj, ok := a.(source.TextJoiner); ok {
+			msg, first, last, part := tj.MessagePart(l.Raw, fields)
+			if part && prev.ok && msg == prev.msg {
+				if _, _, reps := red.Joint(prev.text, fields[first].Text); len(reps) > 0 {
+					pending = append(pending, found(reps, session, 0, path, l.No)...)
+				}
+			}
+			prev.ok, prev.msg = part, msg
+			if part {
+				prev.text = fields[last].Text
+			}
 		}
 		if r := b.Add(l); r != nil && len(r.Entries) > 0 {
 			settle(r.Entries[len(r.Entries)-1].Line, r.N)

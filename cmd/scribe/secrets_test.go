@@ -33,13 +33,17 @@ const (
 	imagePAT   = "ghp_Tz9Wc1Np5Hs3Jd6Fb0Ga2YeQ4K8r2Xq7mLv4"
 	splitLeft  = "glpat-Xq7mLv4Tz9"
 	splitRight = "Wc1Np5Hs3J"
+	// An npm token cut between two text blocks of one assistant message,
+	// which Claude Code writes as two lines.
+	crossLeft  = "npm_Xq7mLv4Tz9Wc1Np5"
+	crossRight = "Hs3Jd6Fb0Ga2YeQ4K8r2"
 	pemBody    = "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\nQyNTUxOQAAACCq7mLv4Tz9Wc1Np5Hs3Jd6Fb0Ga2YeQ4K8r2Xq7mLv4QAAAJgq7mLv4Tz9Wc\n1Np5Hs3Jd6Fb0Ga2YeQ4K8r2Xq7mLv4Tz9Wc1Np5Hs3Jd6Fb0Ga2YeQ4K8r2Xq7mLv4Tz9W\n"
 	privateKey = "-----BEGIN OPENSSH PRIVATE KEY-----\n" + pemBody + "-----END OPENSSH PRIVATE KEY-----"
 )
 
 // secretStrings are what must not be anywhere in a redacting store.
 var secretStrings = []string{awsKey, dbPassword, slackToken, githubPAT, jwtToken, stripeKey, envSecret, inputKey, imagePAT,
-	splitLeft, splitRight, "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ"}
+	splitLeft, splitRight, crossLeft, crossRight, "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ"}
 
 // plantedSession writes a copy of the sample session 1111… with secrets
 // planted in its text, into a projects folder under dir, and returns the
@@ -88,6 +92,11 @@ func plantedSession(t *testing.T, dir string) string {
 		{"type": "text", "text": "now read missing.txt and run a failing command; the screenshot is /tmp/shots/" + imagePAT + ".png; my GitLab token is " + splitLeft},
 		{"type": "text", "text": splitRight + " (the rest of it)"},
 	})
+	// A token cut between two lines: the last reply (msg_0008) is a
+	// thinking block then a text block, each a line; the thinking block
+	// becomes a text block that ends with the token's start.
+	set(54, "message.content", []map[string]string{{"type": "text", "text": "Noting it for later: the npm token is " + crossLeft}})
+	set(55, "message.content.0.text", crossRight+" (that was the whole token). Done.")
 	p := filepath.Join(dir, "projects", "-home-dev-src-tools-thinking", id+".jsonl")
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)
@@ -163,7 +172,7 @@ func TestSecretsStayOut(t *testing.T) {
 	for _, s := range secrets {
 		kinds[s.Kind] = true
 	}
-	for _, k := range []string{"aws-access-token", "url-password", "slack-bot-token", "github-pat", "curl-auth-header", "generic-api-key", "stripe-access-token", "private-key", "gitlab-pat"} {
+	for _, k := range []string{"aws-access-token", "url-password", "slack-bot-token", "github-pat", "curl-auth-header", "generic-api-key", "stripe-access-token", "private-key", "gitlab-pat", "npm-access-token"} {
 		if !kinds[k] {
 			t.Errorf("scan does not list a %s (it lists %v)", k, kinds)
 		}
@@ -209,7 +218,7 @@ func TestSecretsStayOut(t *testing.T) {
 			lines[f.Line] = true
 		}
 	}
-	for _, n := range []int{1, 3, 15, 19, 20, 21, 24, 28, 46, 52} {
+	for _, n := range []int{1, 3, 15, 19, 20, 21, 24, 28, 46, 52, 54, 55} {
 		if !lines[n] {
 			t.Errorf("line %d is not reported redacted (reported: %v)", n, lines)
 		}
@@ -431,7 +440,8 @@ func TestNoFalsePositives(t *testing.T) {
 
 // TestRedactPrefixThenAppend: with redaction, inscribing a prefix of a
 // session and appending the rest gives the store that inscribing the whole
-// gives, byte for byte (with the same key), at every cut.
+// gives, byte for byte (with the same key), at every cut: a cut between
+// the two lines a token is cut between (54 and 55) included.
 func TestRedactPrefixThenAppend(t *testing.T) {
 	dir := t.TempDir()
 	src := plantedSession(t, dir)
@@ -449,7 +459,10 @@ func TestRedactPrefixThenAppend(t *testing.T) {
 	}
 	want := storeFilesOf(t, ref)
 	lines := bytes.SplitAfter(whole, []byte("\n"))
-	for _, cut := range []int{3, 20, 25, 47, 53} {
+	for cut := 1; cut < len(lines)-1; cut++ { // the last is empty
+		if testing.Short() && cut != 3 && cut != 20 && cut != 47 && cut != 54 {
+			continue
+		}
 		root := filepath.Join(dir, fmt.Sprintf("cut%d", cut))
 		os.MkdirAll(root, 0o700)
 		os.WriteFile(filepath.Join(root, "redact.toml"), key, 0o600)
