@@ -231,3 +231,15 @@ func TestDetectorOnFirstUse(t *testing.T) {
 		t.Error("a rule that does not compile is not reported")
 	}
 }
+
+// TestStopWords: the generic rule's stop words still keep a value from
+// being a secret (scribe looks for them without gitleaks' trie).
+func TestStopWords(t *testing.T) {
+	r := newRedactor(t)
+	if fs := r.Find(`api_key = "Zq8Lr2Xv7Kp4Tz9Wc1Np5Hs3Jd6Fb0"`); len(fs) != 1 {
+		t.Fatalf("without a stop word: %+v", fs)
+	}
+	if fs := r.Find(`api_key = "Zq8Lr2Xv7AbstractWc1Np5Hs3Jd6Fb0"`); len(fs) != 0 {
+		t.Errorf("a value holding a stop word (abstract) is a secret: %+v", fs)
+	}
+}
