@@ -162,7 +162,7 @@ func TestSecretsStayOut(t *testing.T) {
 	}
 	// scan lists every planted secret in the source, and none in the
 	// store.
-	code, out, errOut := runScribe(t, "--root", root, "scan", "--json", src)
+	code, out, _ := runScribe(t, "--root", root, "scan", "--json", src)
 	if code != 1 {
 		t.Errorf("scan of the source: status %d, want 1", code)
 	}
@@ -193,31 +193,7 @@ func TestSecretsStayOut(t *testing.T) {
 
 	// check --store: every line that held a secret is reported redacted,
 	// and nothing else differs.
-	code, out, errOut = runScribe(t, "--root", root, "check", "--store", "--json")
-	if code != 0 {
-		t.Fatalf("check --store: %d\n%s%s", code, out, errOut)
-	}
-	var reps []struct {
-		Findings []struct {
-			Kind, Field, Msg, Diff string
-			Line                   int
-		}
-	}
-	if err := json.Unmarshal([]byte(out), &reps); err != nil {
-		t.Fatal(err)
-	}
-	lines := map[int]bool{}
-	for _, r := range reps {
-		for _, f := range r.Findings {
-			if f.Kind != "redacted" {
-				t.Errorf("finding %+v", f)
-			}
-			if f.Diff != "" {
-				t.Errorf("a redacted finding shows a diff: %+v", f)
-			}
-			lines[f.Line] = true
-		}
-	}
+	lines, out := checkRedacted(t, root)
 	for _, n := range []int{1, 3, 15, 19, 20, 21, 24, 28, 46, 52, 54, 55} {
 		if !lines[n] {
 			t.Errorf("line %d is not reported redacted (reported: %v)", n, lines)
@@ -308,6 +284,39 @@ func TestNoRedact(t *testing.T) {
 	if strings.Contains(out, awsKey) {
 		t.Errorf("check shows the deleted key:\n%s", out)
 	}
+}
+
+// checkRedacted runs check --store, which must report nothing but
+// redacted entries, without a diff (it would show the secret), and returns
+// the lines reported and its output.
+func checkRedacted(t *testing.T, root string) (map[int]bool, string) {
+	t.Helper()
+	code, out, errOut := runScribe(t, "--root", root, "check", "--store", "--json")
+	if code != 0 {
+		t.Fatalf("check --store: %d\n%s%s", code, out, errOut)
+	}
+	var reps []struct {
+		Findings []struct {
+			Kind, Field, Msg, Diff string
+			Line                   int
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &reps); err != nil {
+		t.Fatal(err)
+	}
+	lines := map[int]bool{}
+	for _, r := range reps {
+		for _, f := range r.Findings {
+			if f.Kind != "redacted" {
+				t.Errorf("finding %+v", f)
+			}
+			if f.Diff != "" {
+				t.Errorf("a redacted finding shows a diff: %+v", f)
+			}
+			lines[f.Line] = true
+		}
+	}
+	return lines, out
 }
 
 // treeBytes reads every file of a store but its lock files.
@@ -579,25 +588,19 @@ func TestCodexSecretsStayOut(t *testing.T) {
 	if hits := grepTree(t, root, secrets); len(hits) > 0 {
 		t.Errorf("secrets left in the store:\n%s", strings.Join(hits, "\n"))
 	}
-	code, out, errOut := runScribe(t, "--root", root, "check", "--store", "--json")
-	if code != 0 {
-		t.Fatalf("check --store: %d\n%s%s", code, out, errOut)
-	}
-	var reps []struct{ Findings []struct{ Kind string } }
-	if err := json.Unmarshal([]byte(out), &reps); err != nil {
-		t.Fatal(err)
-	}
-	redacted := 0
-	for _, r := range reps {
-		for _, f := range r.Findings {
-			if f.Kind != "redacted" {
-				t.Errorf("finding %+v", f)
-			}
-			redacted++
+	// The lines that held a secret: the prompt (its response item, its
+	// event, the turn's context), reasoning, a reply, a call's arguments
+	// and two outputs.
+	lines, out := checkRedacted(t, root)
+	for _, n := range []int{8, 11, 13, 14, 17, 44} {
+		if !lines[n] {
+			t.Errorf("line %d is not reported redacted (reported: %v)", n, lines)
 		}
 	}
-	if redacted == 0 {
-		t.Errorf("check --store reports nothing redacted:\n%s", out)
+	for _, s := range secrets {
+		if strings.Contains(out, s) {
+			t.Errorf("check prints a secret: %s…", s[:8])
+		}
 	}
 	exp := filepath.Join(dir, "export")
 	if code, out, errOut := runScribe(t, "--root", root, "export-codex", "01a20952-aced-7670-b71b-a40087387e93", "--out", exp); code != 0 {
