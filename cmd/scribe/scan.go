@@ -236,10 +236,7 @@ func scanTranscript(red *redact.Redactor, a source.Adapter, path, session string
 		}
 		pending = keep
 	}
-	var prev struct {
-		ok        bool
-		msg, text string
-	}
+	joint := newJointScan(red, a)
 	lr := source.NewLineReader(f, 1, 0)
 	for {
 		l, err := lr.Next()
@@ -256,19 +253,8 @@ func scanTranscript(red *redact.Redactor, a source.Adapter, path, session string
 		if _, reps := red.Line(l.Raw, fields); len(reps) > 0 {
 			pending = append(pending, found(reps, session, 0, path, l.No)...)
 		}
-		// A secret cut between two lines of one message, as the store
-		// finds it (inscribe's heldLine).
-		if tj, ok := a.(source.TextJoiner); ok {
-			msg, first, last, part := tj.MessagePart(l.Raw, fields)
-			if part && prev.ok && msg == prev.msg {
-				if _, _, reps := red.Joint(prev.text, fields[first].Text); len(reps) > 0 {
-					pending = append(pending, found(reps, session, 0, path, l.No)...)
-				}
-			}
-			prev.ok, prev.msg = part, msg
-			if part {
-				prev.text = fields[last].Text
-			}
+		if reps := joint.next(l.Raw, fields); len(reps) > 0 {
+			pending = append(pending, found(reps, session, 0, path, l.No)...)
 		}
 		if r := b.Add(l); r != nil && len(r.Entries) > 0 {
 			settle(r.Entries[len(r.Entries)-1].Line, r.N)
@@ -285,6 +271,38 @@ func found(reps []redact.Replacement, session string, round int, file string, li
 		out = append(out, secretJSON{Kind: r.Rule, Session: session, Round: round, File: file, Line: line, Path: r.Path, Excerpt: r.Excerpt})
 	}
 	return out
+}
+
+// A jointScan finds the secrets cut between two lines of one message,
+// as the store does when it inscribes (source.TextJoiner): it is given
+// the lines in order.
+type jointScan struct {
+	red       *redact.Redactor
+	tf        source.TextJoiner // nil: the format writes no message in parts
+	ok        bool
+	msg, text string // the last line's message and last text block
+}
+
+func newJointScan(red *redact.Redactor, a source.Adapter) *jointScan {
+	tj, _ := a.(source.TextJoiner)
+	return &jointScan{red: red, tf: tj}
+}
+
+// next returns the secrets cut between the last line given and line.
+func (j *jointScan) next(line []byte, fields []source.TextField) []redact.Replacement {
+	if j.tf == nil {
+		return nil
+	}
+	msg, first, last, part := j.tf.MessagePart(line, fields)
+	var reps []redact.Replacement
+	if part && j.ok && msg == j.msg {
+		_, _, reps = j.red.Joint(j.text, fields[first].Text)
+	}
+	j.ok, j.msg = part, msg
+	if part {
+		j.text = fields[last].Text
+	}
+	return reps
 }
 
 // scanDoc lists the secrets a document of the store holds: in its round
@@ -309,6 +327,7 @@ func scanDoc(red *redact.Redactor, md string) ([]secretJSON, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
+	joint := newJointScan(red, f.adapter)
 	for _, n := range rounds {
 		p := inscribe.RoundPath(folder, n)
 		rf, err := inscribe.ReadRound(p)
@@ -322,7 +341,9 @@ func scanDoc(red *redact.Redactor, md string) ([]secretJSON, error) {
 			}
 			var reps []redact.Replacement
 			if re.JSON != nil && tf != nil {
-				_, reps = red.Line(raw, tf.TextFields(raw))
+				fields := tf.TextFields(raw)
+				_, reps = red.Line(raw, fields)
+				reps = append(reps, joint.next(raw, fields)...)
 			} else if re.Text != nil {
 				_, reps = red.Text(*re.Text)
 			}
