@@ -356,3 +356,62 @@ func TestContextDetail(t *testing.T) {
 		t.Errorf("sizes: prompts %d, conversation %d, full %d, with ids %d", len(prompts), len(conv), len(full), len(ids))
 	}
 }
+
+// TestEnsureIndexStamp: once every document is found indexed, a search
+// lists them again only when an agent's folder has changed since: a
+// document whose indexing was lost (a run stopped after writing it, which
+// changed its folder) is indexed by the next search; while the folders are
+// as they were, the index is trusted, and nothing is listed.
+func TestEnsureIndexStamp(t *testing.T) {
+	s, _ := sampleStore(t)
+	claude := filepath.Join(s.SessionsDir(), "claude")
+	past := time.Now().Add(-time.Hour)
+	agents, _ := filepath.Glob(filepath.Join(s.SessionsDir(), "*"))
+	for _, a := range agents {
+		os.Chtimes(a, past, past)
+	}
+	if _, err := s.EnsureIndex(); err != nil {
+		t.Fatal(err)
+	}
+	want, err := s.Search(index.Query{Text: "question"})
+	if err != nil || len(want) == 0 {
+		t.Fatalf("search: %v %v", want, err)
+	}
+	s.CloseIndex()
+	lose := func() {
+		db, err := sql.Open("sqlite", filepath.Join(s.SessionsDir(), inscribe.StoreDB))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		for _, q := range []string{`DELETE FROM rounds WHERE session_id = ?`, `DELETE FROM sessions WHERE session_id = ?`} {
+			if _, err := db.Exec(q, want[0].SessionID); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	search := func() []views.Hit {
+		s2, _ := reopen(s.Root)
+		defer s2.CloseIndex()
+		if _, err := s2.EnsureIndex(); err != nil {
+			t.Fatal(err)
+		}
+		hits, err := s2.Search(index.Query{Text: "question"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return hits
+	}
+
+	// Lost, the folders unchanged: the stamp is trusted.
+	lose()
+	if got := search(); len(got) >= len(want) {
+		t.Errorf("the documents were listed again with the folders unchanged: %d hits, want fewer than %d", len(got), len(want))
+	}
+	// The folder changed (as writing the document changes it): indexed.
+	now := time.Now()
+	os.Chtimes(claude, now, now)
+	if got := search(); len(got) != len(want) {
+		t.Errorf("after the folder changed: %d hits, want %d", len(got), len(want))
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/scribe-archive/scribe/index"
 	"github.com/scribe-archive/scribe/inscribe"
@@ -652,8 +653,13 @@ func (s *Views) reindexOnce() ([]error, error) {
 // EnsureIndex makes sure the store's index covers every document before it
 // is searched: a document it lacks (an index deleted, or a run stopped
 // before indexing) is indexed now, so a search is never silently short.
+//
+// Listing every document costs a directory read per session. So when all
+// are found indexed, the index records how the agents' folders looked
+// before they were listed (foldersStamp); while they look the same, no
+// document was added or removed, and nothing is listed.
 func (s *Views) EnsureIndex() ([]error, error) {
-	docs, err := s.Docs()
+	stamp, settled, err := s.foldersStamp()
 	if err != nil {
 		return nil, err
 	}
@@ -661,24 +667,76 @@ func (s *Views) EnsureIndex() ([]error, error) {
 	if err != nil {
 		return warnings, err
 	}
-	n, err := sdb.Sessions(context.Background())
+	ctx := context.Background()
+	old, err := sdb.FoldersStamp(ctx)
+	if err == nil && old == stamp {
+		return warnings, nil
+	}
+	n := 0
+	if err == nil {
+		n, err = sdb.Sessions(ctx)
+	}
 	if ws, retry := s.recoverIndex(err); retry {
 		warnings = append(warnings, ws...)
 		n = -1 // a new index: every document goes in
 	} else if err != nil {
 		return warnings, err
 	}
-	if n == len(docs) {
-		return warnings, nil
+	docs, err := s.Docs()
+	if err != nil {
+		return warnings, err
 	}
-	for _, md := range docs {
-		ws, err := s.IndexDoc(md, false)
-		warnings = append(warnings, ws...)
-		if err != nil {
-			return warnings, err
+	if n != len(docs) {
+		for _, md := range docs {
+			ws, err := s.IndexDoc(md, false)
+			warnings = append(warnings, ws...)
+			if err != nil {
+				return warnings, err
+			}
 		}
 	}
-	return warnings, nil
+	if !settled {
+		return warnings, nil
+	}
+	if sdb, _, err = s.storeIndex(); err == nil {
+		err = sdb.SetFoldersStamp(ctx, stamp)
+	}
+	if _, retry := s.recoverIndex(err); retry {
+		err = nil // set aside: the next search lists the documents again
+	}
+	return warnings, err
+}
+
+// stampSettle is how old the agents' folders must be for their stamp to be
+// recorded: a document added in the same tick of the file system's clock
+// as the last change before the stamp was taken would leave the folder's
+// modification time as it was.
+const stampSettle = 2 * time.Second
+
+// foldersStamp describes the agents' folders, where every document is
+// added or removed (a sidechain's document, in its session's folder,
+// comes with its parent's rewritten): each one's name and modification
+// time. settled says every one is older than stampSettle.
+func (s *Views) foldersStamp() (stamp string, settled bool, err error) {
+	agents, err := s.agents()
+	if errors.Is(err, os.ErrNotExist) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	var sb strings.Builder
+	settled = true
+	now := time.Now()
+	for _, a := range agents {
+		fi, err := os.Stat(filepath.Join(s.SessionsDir(), a))
+		if err != nil {
+			return "", false, err
+		}
+		fmt.Fprintf(&sb, "%s %d\n", a, fi.ModTime().UnixNano())
+		settled = settled && now.Sub(fi.ModTime()) > stampSettle
+	}
+	return sb.String(), settled, nil
 }
 
 // Hit is a search hit with where to read it.
