@@ -115,10 +115,10 @@ func open(path string, shared bool) (*DB, error) {
 		return nil, &StaleError{Path: path, Why: fmt.Sprintf("written by another version of scribe (schema %d, this one uses %d)", v, Version)}
 	}
 	var n int
-	if err := db.QueryRow("SELECT count(*) FROM sqlite_master WHERE name IN ('rounds','rounds_fts','text_fts','pairs_fts','sessions')").Scan(&n); err != nil {
+	if err := db.QueryRow("SELECT count(*) FROM sqlite_master WHERE name IN ('rounds','rounds_fts','text_fts','pairs_fts','folders_stamp','sessions')").Scan(&n); err != nil {
 		db.Close()
 		return nil, unreadable(path, err, IsDamaged(err))
-	} else if n != 5 {
+	} else if n != 6 {
 		db.Close()
 		return nil, &StaleError{Path: path, Why: "tables are missing"}
 	}
