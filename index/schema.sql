@@ -44,7 +44,9 @@ CREATE VIRTUAL TABLE text_fts USING fts5(
 -- with all its pairs, which a phrase of common words finds without
 -- reading every round that has the words (Elasticsearch's index_phrases).
 -- Only which rounds have a token is kept (detail=none). A body whose pairs
--- are not all there (scribe_pairs) has the token "unpaired" instead.
+-- are not all there (scribe_pairs) has the token "unpaired" instead; one
+-- with no pairs (fewer than two words; session.db's, which are empty) has
+-- no row.
 CREATE VIRTUAL TABLE pairs_fts USING fts5(
 	pairs, filters,
 	content='', contentless_delete=1, detail=none, tokenize="unicode61 tokenchars '_'"
@@ -83,7 +85,8 @@ CREATE TRIGGER rounds_ai AFTER INSERT ON rounds BEGIN
 	INSERT INTO text_fts(rowid, body, filters)
 		SELECT new.rowid, new.body, filters FROM round_filters WHERE rowid = new.rowid;
 	INSERT INTO pairs_fts(rowid, pairs, filters)
-		SELECT new.rowid, scribe_pairs(new.body), filters FROM round_filters WHERE rowid = new.rowid;
+		SELECT new.rowid, p.pairs, f.filters FROM (SELECT scribe_pairs(new.body) AS pairs) p, round_filters f
+		WHERE f.rowid = new.rowid AND p.pairs <> '';
 END;
 CREATE TRIGGER rounds_ad AFTER DELETE ON rounds BEGIN
 	INSERT INTO rounds_fts(rounds_fts, rowid, session_id, round, user_preview, agent_preview)
@@ -101,7 +104,8 @@ CREATE TRIGGER rounds_au AFTER UPDATE ON rounds BEGIN
 	INSERT INTO text_fts(rowid, body, filters)
 		SELECT new.rowid, new.body, filters FROM round_filters WHERE rowid = new.rowid;
 	INSERT INTO pairs_fts(rowid, pairs, filters)
-		SELECT new.rowid, scribe_pairs(new.body), filters FROM round_filters WHERE rowid = new.rowid;
+		SELECT new.rowid, p.pairs, f.filters FROM (SELECT scribe_pairs(new.body) AS pairs) p, round_filters f
+		WHERE f.rowid = new.rowid AND p.pairs <> '';
 END;
 CREATE TRIGGER sessions_ai AFTER INSERT ON sessions BEGIN
 	DELETE FROM text_fts WHERE rowid IN (SELECT rowid FROM rounds WHERE session_id = new.session_id);
@@ -111,7 +115,7 @@ CREATE TRIGGER sessions_ai AFTER INSERT ON sessions BEGIN
 	DELETE FROM pairs_fts WHERE rowid IN (SELECT rowid FROM rounds WHERE session_id = new.session_id);
 	INSERT INTO pairs_fts(rowid, pairs, filters)
 		SELECT r.rowid, scribe_pairs(r.body), f.filters FROM rounds r JOIN round_filters f ON f.rowid = r.rowid
-		WHERE r.session_id = new.session_id;
+		WHERE r.session_id = new.session_id AND scribe_pairs(r.body) <> '';
 END;
 CREATE TRIGGER sessions_au AFTER UPDATE OF agent_id, project ON sessions
 	WHEN old.agent_id IS NOT new.agent_id OR old.project IS NOT new.project BEGIN
@@ -122,7 +126,7 @@ CREATE TRIGGER sessions_au AFTER UPDATE OF agent_id, project ON sessions
 	DELETE FROM pairs_fts WHERE rowid IN (SELECT rowid FROM rounds WHERE session_id = new.session_id);
 	INSERT INTO pairs_fts(rowid, pairs, filters)
 		SELECT r.rowid, scribe_pairs(r.body), f.filters FROM rounds r JOIN round_filters f ON f.rowid = r.rowid
-		WHERE r.session_id = new.session_id;
+		WHERE r.session_id = new.session_id AND scribe_pairs(r.body) <> '';
 END;
 
 CREATE INDEX rounds_engagement ON rounds(engagement_id, started);
