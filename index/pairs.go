@@ -115,16 +115,19 @@ func uncertain(body string) bool {
 }
 
 // commonWord is how many rounds a word of a query with phrases must match
-// for the phrases' pairs to be searched: FTS5 finds the rounds of a rarer
-// word, and checks the phrases in them, sooner.
+// for the phrases' pairs to be searched: the rounds of a rarer word are
+// fewer, and they are the candidates instead.
 const commonWord = 1024
 
-// pairsMatch returns the pairs_fts query for the candidates of a literal
-// query that has a phrase of two whole words or more, and whether to
-// search by it: not when a word of the query is rare (commonWord).
-func (s *searcher) pairsMatch(q Query, phrases []phrase, parts, filters []string) (string, bool, error) {
+// phraseSource returns where a literal query that has a phrase of two whole
+// words or more finds its candidates, when not as FTS5 does (ok false): the
+// table and the match there. That is the rounds of its rarest word in
+// text_fts when one is in fewer than commonWord rounds (within the time
+// bounds), else the rounds with all its phrases' pairs in pairs_fts; with
+// the filters, either way.
+func (s *searcher) phraseSource(q Query, phrases []phrase, parts, filters []string) (table, match string, ok bool, err error) {
 	if q.Raw {
-		return "", false, nil
+		return "", "", false, nil
 	}
 	var pairs, words []string
 	for i, p := range phrases {
@@ -135,35 +138,43 @@ func (s *searcher) pairsMatch(q Query, phrases []phrase, parts, filters []string
 		}
 	}
 	if len(pairs) == 0 {
-		return "", false, nil
+		return "", "", false, nil
 	}
+	rarest, fewest := "", commonWord
 	for _, w := range words {
 		var n int
 		if err := s.tx.QueryRowContext(s.ctx, `SELECT count(*) FROM (SELECT 1 FROM text_fts WHERE text_fts MATCH ? AND rowid >= ? AND rowid < ? LIMIT ?)`,
 			"{body} : ("+w+")", s.lo, s.hi, commonWord).Scan(&n); err != nil {
-			return "", false, err
+			return "", "", false, err
 		}
-		if n < commonWord {
-			return "", false, nil
+		if n < fewest {
+			rarest, fewest = w, n
 		}
+	}
+	if rarest != "" {
+		match = "{body} : (" + rarest + ")"
+		for _, f := range filters {
+			match += " AND {filters} : " + f
+		}
+		return "text_fts", match, true, nil
 	}
 	slices.Sort(pairs)
-	m := "((" + strings.Join(slices.Compact(pairs), " AND ") + ") OR " + unpairedToken + ")"
+	match = "((" + strings.Join(slices.Compact(pairs), " AND ") + ") OR " + unpairedToken + ")"
 	for _, f := range filters {
-		m += " AND " + f
+		match += " AND " + f
 	}
-	return m, true, nil
+	return "pairs_fts", match, true, nil
 }
 
-// pairCandidates returns the newest k rounds (or a few more) that pairs
-// selects in pairs_fts and that match body, the query's text_fts match
-// without its filters (which pairs has), scored. countMatches decides for
-// most rounds; FTS5 for those it cannot (a body not read, or with letters
-// FTS5 may fold).
-func (s *searcher) pairCandidates(pairs, body string, k int, sc *scorer) ([]candidate, error) {
+// verified returns the newest k rounds (or fewer) that match selects in
+// table and that match body, the query's text_fts match without its
+// filters (which match has), scored. countMatches decides for most rounds;
+// FTS5 for those it cannot (a body not read, or with letters FTS5 may
+// fold).
+func (s *searcher) verified(table, match, body string, k int, sc *scorer) ([]candidate, error) {
 	var out []candidate
 	for hi := s.hi; ; {
-		ids, next, done, err := s.candidates("pairs_fts", pairs, hi, k)
+		ids, next, done, err := s.candidates(table, match, hi, k)
 		if err != nil {
 			return nil, err
 		}

@@ -128,12 +128,12 @@ func (x *DB) Search(ctx context.Context, q Query) (_ []Hit, err error) {
 	if err != nil {
 		return nil, s.searchError(q, err)
 	}
-	pairs, byPairs, err := s.pairsMatch(q, phrases, parts, filterTerms)
+	table, source, ok, err := s.phraseSource(q, phrases, parts, filterTerms)
 	if err != nil {
 		return nil, err
 	}
-	if byPairs {
-		found, err := s.pairCandidates(pairs, body, k, sc)
+	if ok {
+		found, err := s.verified(table, source, body, k, sc)
 		if err != nil {
 			return nil, err
 		}
