@@ -36,6 +36,9 @@ import (
 // word of one), a longer one by the words it starts (at most expandWords,
 // found in text_terms): FTS5 would merge everything the words it starts
 // index before reading the first match.
+//
+// A phrase of common words found in few rounds is looked up by its pairs
+// of words instead (pairs.go).
 const (
 	rankWindow  = 256     // candidates ranked, at least
 	expandWords = 32      // words a long prefix is replaced by, at most
