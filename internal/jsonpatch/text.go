@@ -17,7 +17,9 @@ type TextValue struct {
 // TextValues returns the string values of the JSON entry data whose path
 // skip does not report, and whose text keep accepts, in the order they
 // appear; descents into objects and arrays skip reports are not made. T is
-// TextValue or a type of the same fields (source.TextField).
+// TextValue or a type of the same fields (source.TextField). The keys of
+// the path skip is given are parts of data, valid during the call only: a
+// skip that keeps one keeps a copy (strings.Clone).
 //
 // It gives what Strings with DecodeString and JoinPath would give, at a
 // fraction of the cost (the text finders of the adapters call it for every
