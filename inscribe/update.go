@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -854,7 +855,8 @@ func (u *update) rebuildGraph(path string) error {
 // roundsListChanged reports whether the rounds folder does not list the
 // round files the record and the note describe (one deleted, or one
 // added), or changed after the note was written (one renamed over): a
-// listing of the folder, where checking the files is a stat each.
+// listing of the folder and a read of the record's last line, where
+// checking the files is a stat each.
 func (u *update) roundsListChanged() bool {
 	st := u.old
 	if st.RoundsSize == nil {
@@ -872,14 +874,57 @@ func (u *update) roundsListChanged() bool {
 	if err != nil || changeTime(dir).After(changeTime(note)) {
 		return true
 	}
-	sums, err := readSums(filepath.Join(u.folder, roundsFile), *st.RoundsSize)
-	if err != nil {
+	// Rounds are numbered from 1 without a gap: the last one's number is
+	// how many files there are.
+	want := 0
+	if st.OpenRound != nil {
+		want = st.OpenRound.Round
+	} else if want, err = lastRecorded(filepath.Join(u.folder, roundsFile), *st.RoundsSize); err != nil {
 		return true
 	}
-	want := len(sums)
-	if st.OpenRound != nil {
-		want++
+	have, err := countRounds(dirPath)
+	return err != nil || have != want
+}
+
+// lastRecorded returns the number of the last round a record's first size
+// bytes hold (0 for none), reading only its last line.
+func lastRecorded(path string, size int64) (int, error) {
+	if size == 0 {
+		return 0, nil
 	}
-	have, err := RoundNumbers(dirPath)
-	return err != nil || len(have) != want
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	buf := make([]byte, min(size, 128))
+	if _, err := f.ReadAt(buf, size-int64(len(buf))); err != nil {
+		return 0, err
+	}
+	line := buf[:len(buf)-1] // without its newline
+	if i := bytes.LastIndexByte(line, '\n'); i >= 0 {
+		line = line[i+1:]
+	}
+	n, _, _ := bytes.Cut(line, []byte("\t"))
+	return strconv.Atoi(string(n))
+}
+
+// countRounds counts the round files in a rounds folder (RoundNumbers,
+// without sorting them).
+func countRounds(dir string) (int, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(-1)
+	n := 0
+	for _, name := range names {
+		if num, ok := strings.CutSuffix(name, ".json"); ok && !strings.HasPrefix(name, ".") {
+			if k, err := strconv.Atoi(num); err == nil && k > 0 {
+				n++
+			}
+		}
+	}
+	return n, err
 }
