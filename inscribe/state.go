@@ -213,17 +213,9 @@ func (g *fileGraph) Items() []source.Node {
 }
 
 // appendGraph appends nodes to a graph file, after the first size bytes
-// (what the last finished update left), and syncs it. It returns the new
-// size.
-func appendGraph(path string, size int64, nodes []source.Node) (int64, error) {
-	if fi, err := os.Stat(path); err == nil && fi.Size() > size {
-		if err := os.Truncate(path, size); err != nil {
-			return 0, err
-		}
-	}
-	if len(nodes) == 0 {
-		return size, nil
-	}
+// (what the last finished update left), durable once b commits (appendAt).
+// It returns the new size.
+func appendGraph(b *atomicfile.Batch, path string, size int64, nodes []source.Node) (int64, error) {
 	var sb strings.Builder
 	for _, n := range nodes {
 		if strings.ContainsAny(n.UUID+n.Anchor+n.Parent, "\t\n") {
@@ -231,18 +223,7 @@ func appendGraph(path string, size int64, nodes []source.Node) (int64, error) {
 		}
 		fmt.Fprintf(&sb, "%s\t%s\t%s\n", n.UUID, n.Anchor, n.Parent)
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, FileMode)
-	if err != nil {
-		return 0, err
-	}
-	n, err := f.WriteString(sb.String())
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return size + int64(n), err
+	return appendAt(b, path, size, sb.String())
 }
 
 // graphComplete reports whether a graph file holds at least what a note
