@@ -496,10 +496,11 @@ func (u *update) check() (done bool, err error) {
 	unchanged := false
 	switch {
 	case u.srcSize != st.Size:
-	case !u.opts.Verify && u.srcChanged.Before(u.noteTime()):
+	case changeTimeTrusted && !u.opts.Verify && u.srcChanged.Before(u.noteTime()):
 		// Nothing wrote to the source, nor put another file in its
 		// place, since the note was written: its bytes are those the
-		// note describes, without reading them.
+		// note describes, without reading them. (A source's
+		// modification time, which a copy can keep, would not say so.)
 		unchanged = !u.opts.Force
 	default:
 		got, err := hashRange(u.src, st.Size, tailWindow)
