@@ -51,6 +51,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/scribe-archive/scribe/session/source"
 )
@@ -153,7 +154,9 @@ func readMeta(p string) (m SessionMeta, ok bool) {
 		return m, false
 	}
 	defer f.Close()
-	head := make([]byte, 16<<10)
+	buf := headBufs.Get().(*[]byte)
+	defer headBufs.Put(buf)
+	head := *buf
 	n, err := io.ReadFull(f, head)
 	head = head[:n]
 	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
@@ -174,6 +177,10 @@ func readMeta(p string) (m SessionMeta, ok bool) {
 	json.Unmarshal(r.Payload, &m)
 	return m, true
 }
+
+// headBufs holds the buffers readMeta reads a file's first bytes into:
+// detection reads every file of a folder.
+var headBufs = sync.Pool{New: func() any { b := make([]byte, 16<<10); return &b }}
 
 // mayOpenWithMeta reports whether a file whose first bytes are head (all
 // of it when whole) may start with a session_meta record, without decoding
