@@ -84,27 +84,23 @@ func (e RoundEntry) Bytes() ([]byte, error) {
 func writeRoundTo(w io.Writer, rf RoundFile, r *session.Round, src io.ReaderAt) error {
 	agent := rf.Agent
 	rf.Agent = nil
-	head, err := json.MarshalIndent(rf, "", "  ")
-	if err != nil {
-		panic(fmt.Sprintf("inscribe: encode round: %v", err))
-	}
 	// The agent's blocks and the entries are written one by one, as
 	// MarshalIndent would lay them out, so that a long round is never whole
-	// in memory twice more. Each entry embeds its source line verbatim.
-	head = bytes.TrimSuffix(head, []byte("\"agent\": null,\n  \"entries\": null\n}"))
+	// in memory twice more, and long texts in pieces (longtext.go). Each
+	// entry embeds its source line verbatim.
 	buf := bufio.NewWriterSize(w, 1<<16)
-	buf.Write(head)
+	if err := writeIndented(buf, &rf, "", longTexts(&rf, nil), "\"agent\": null,\n  \"entries\": null\n}"); err != nil {
+		panic(fmt.Sprintf("inscribe: encode round: %v", err))
+	}
 	buf.WriteString("\"agent\": [")
 	for i := range agent {
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		b, err := json.MarshalIndent(&agent[i], "    ", "  ")
-		if err != nil {
+		buf.WriteString("\n    ")
+		if err := writeIndented(buf, &agent[i], "    ", longTexts(&RoundFile{}, agent[i:i+1]), ""); err != nil {
 			panic(fmt.Sprintf("inscribe: encode round: %v", err))
 		}
-		buf.WriteString("\n    ")
-		buf.Write(b)
 	}
 	if len(agent) > 0 {
 		buf.WriteString("\n  ")
@@ -120,7 +116,16 @@ func writeRoundTo(w io.Writer, rf RoundFile, r *session.Round, src io.ReaderAt) 
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		if e.Raw == nil && e.Len > 0 {
+		// A long line that is embedded as is is copied from the source
+		// to the file, not read into memory.
+		stream := false
+		if e.Raw == nil && e.Len >= longText && !e.Invalid {
+			var err error
+			if stream, err = embeddable(src, e.Offset, int64(e.Len)); err != nil {
+				return fmt.Errorf("read line %d back from the source: %w", e.Line, err)
+			}
+		}
+		if e.Raw == nil && e.Len > 0 && !stream {
 			if lines == nil || e.Offset < pos {
 				last := r.Entries[len(r.Entries)-1]
 				span := max(last.Offset+int64(last.Len), e.Offset+int64(e.Len)) - e.Offset
@@ -146,6 +151,12 @@ func writeRoundTo(w io.Writer, rf RoundFile, r *session.Round, src io.ReaderAt) 
 			buf.WriteString(", \"no_newline\": true")
 		}
 		switch {
+		case stream:
+			buf.WriteString(", \"json\": ")
+			if _, err := io.Copy(buf, io.NewSectionReader(src, e.Offset, int64(e.Len))); err != nil {
+				return fmt.Errorf("read line %d back from the source: %w", e.Line, err)
+			}
+			lines = nil
 		// A valid JSON line is embedded as is, unless white space surrounds
 		// it (a CRLF line end, say): a JSON reader would drop that.
 		case !e.Invalid && utf8.Valid(e.Raw) && len(bytes.TrimSpace(e.Raw)) == len(e.Raw):
@@ -187,16 +198,15 @@ func roundBlocks(r *session.Round) (*RoundBlock, []RoundBlock) {
 	var agent []RoundBlock
 	for i, it := range r.Items {
 		if i == 0 && it.Role == "user" && it.Note == "" {
-			var sb strings.Builder
+			var texts []string
 			for _, b := range it.Blocks {
 				if b.Kind == session.KindText {
-					if sb.Len() > 0 {
-						sb.WriteString("\n")
-					}
-					sb.WriteString(b.Text)
+					texts = append(texts, b.Text)
 				}
 			}
-			user = &RoundBlock{Type: "text", Text: sb.String()}
+			// Join copies nothing when there is one text: a long prompt
+			// is not held twice.
+			user = &RoundBlock{Type: "text", Text: strings.Join(texts, "\n")}
 			continue
 		}
 		if it.Role != "assistant" {
