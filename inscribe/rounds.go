@@ -15,6 +15,7 @@ import (
 
 	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/session"
+	"github.com/scribe-archive/scribe/session/source"
 )
 
 // RoundFile is the JSON form of a round file, rounds/NNN.json. Entries hold
@@ -248,19 +249,50 @@ func partBlocks(parts []session.Part) []RoundBlock {
 	return out
 }
 
-// ReadRound reads a round file.
+// ReadRound reads a round file. The entries' lines are slices of the
+// file's bytes, read into memory once: a round file of a 100 MB line is not
+// held again in a decoder's buffer and again in each line's copy.
 func ReadRound(p string) (*RoundFile, error) {
-	f, err := os.Open(p)
+	data, err := readWhole(p)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	var rf RoundFile
-	dec := json.NewDecoder(bufio.NewReaderSize(f, 1<<16))
-	if err := dec.Decode(&rf); err != nil {
+	var rf struct {
+		RoundFile
+		Entries []struct {
+			RoundEntry
+			JSON inPlace `json:"json,omitempty"`
+		} `json:"entries"`
+	}
+	if err := json.Unmarshal(data, &rf); err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
-	return &rf, nil
+	out := rf.RoundFile
+	out.Entries = make([]RoundEntry, len(rf.Entries))
+	for i, e := range rf.Entries {
+		out.Entries[i] = e.RoundEntry
+		out.Entries[i].JSON = json.RawMessage(e.JSON)
+	}
+	return &out, nil
+}
+
+// inPlace is a JSON value kept as a slice of the bytes it was decoded from
+// (which ReadRound owns and never changes), where json.RawMessage copies
+// it.
+type inPlace []byte
+
+func (v *inPlace) UnmarshalJSON(b []byte) error {
+	*v = b
+	return nil
+}
+
+// readWhole reads a file whole (os.ReadFile: into a buffer of its size),
+// telling the memory limit of it first (source.NoteLine).
+func readWhole(p string) ([]byte, error) {
+	if fi, err := os.Stat(p); err == nil && fi.Size() > 1<<20 {
+		source.NoteLine(fi.Size())
+	}
+	return os.ReadFile(p)
 }
 
 // ReadRoundHeader reads a round file's fields up to its entries, and

@@ -78,6 +78,10 @@ var (
 // the longest line (cmd/scribe).
 func OnLongerLine(f func(n int64)) { onLongerLine.Store(&f) }
 
+// NoteLine records, for [OnLongerLine], that a line of n bytes is about to
+// be read into memory, or a file of n bytes that holds lines.
+func NoteLine(n int64) { sawLine(n) }
+
 // sawLine records a line's length.
 func sawLine(n int64) {
 	for {
