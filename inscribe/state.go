@@ -224,25 +224,29 @@ func appendGraph(path string, size int64, nodes []source.Node) (int64, error) {
 	if len(nodes) == 0 {
 		return size, nil
 	}
-	var sb strings.Builder
-	for _, n := range nodes {
-		if strings.ContainsAny(n.UUID+n.Anchor+n.Parent, "\t\n") {
-			continue
-		}
-		fmt.Fprintf(&sb, "%s\t%s\t%s\n", n.UUID, n.Anchor, n.Parent)
-	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, FileMode)
 	if err != nil {
 		return 0, err
 	}
-	n, err := f.WriteString(sb.String())
+	// Written through a small buffer: a session's nodes are one per line,
+	// and their text is not held whole once more.
+	w := bufio.NewWriterSize(f, 1<<16)
+	var n int64
+	for _, nd := range nodes {
+		if strings.ContainsAny(nd.UUID, "\t\n") || strings.ContainsAny(nd.Anchor, "\t\n") || strings.ContainsAny(nd.Parent, "\t\n") {
+			continue
+		}
+		k, _ := fmt.Fprintf(w, "%s\t%s\t%s\n", nd.UUID, nd.Anchor, nd.Parent)
+		n += int64(k)
+	}
+	err = w.Flush()
 	if err == nil {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	return size + int64(n), err
+	return size + n, err
 }
 
 // graphComplete reports whether a graph file holds at least what a note

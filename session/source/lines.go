@@ -72,11 +72,14 @@ var (
 )
 
 // OnLongerLine has f told the length of every line longer than any read
-// before it by a LineReader of this process, when the reader learns it:
-// for a file, before the line is read into memory. f may be called from
-// several goroutines at once. The command uses it to bound its memory by
-// the longest line (cmd/scribe).
-func OnLongerLine(f func(n int64)) { onLongerLine.Store(&f) }
+// before it (from this call on) by a LineReader of this process, when the
+// reader learns it: for a file, before the line is read into memory. f
+// may be called from several goroutines at once. The command uses it to
+// bound its memory by the longest line (cmd/scribe).
+func OnLongerLine(f func(n int64)) {
+	onLongerLine.Store(&f)
+	longestLine.Store(0)
+}
 
 // NoteLine records, for [OnLongerLine], that a line of n bytes is about to
 // be read into memory, or a file of n bytes that holds lines.
