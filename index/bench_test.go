@@ -161,7 +161,9 @@ func BenchmarkSearchStore(b *testing.B) {
 // shape, each reporting the median, 95th percentile and maximum over its
 // queries. Rare words are in about 240 rounds, common ones in about
 // 500,000; a common prefix matches up to nine rounds in ten, a phrase of
-// two common words about 7,700, one of three (phrase-sparse) about 90: in
+// two common words about 7,700, one of three (phrase-sparse) about 90
+// (with a filter, a few; phrase-and-word adds a common or rare word or a
+// prefix): in
 // this corpus words are drawn at random, so common words are found
 // together far more often than side by side, which real text seldom
 // does. The filters select a third of the rounds (an agent), a fortieth
@@ -226,6 +228,14 @@ func BenchmarkSearchMillion(b *testing.B) {
 		}},
 		{"phrase", append(text("the-file", "run.test", "error/function"), raw(`"index search"`)...)},
 		{"phrase-sparse", text("go-test-data", "the.file.error", "src/index/search.go")},
+		{"phrase-sparse-filtered", []Query{
+			{Text: "go-test-data", Agent: "historian"},
+			{Text: "the.file.error", Since: day(100)},
+			{Text: "run-test-data", Engagement: "console-work"},
+			{Text: "data-error-file", Project: "project-1"},
+		}},
+		{"phrase-and-word", append(text("error go-test-data", "the-file-error data", "file the-test", r[20]+" the-file"),
+			Query{Text: "deploy*  go-test-data"})},
 		{"phrase-filtered", []Query{
 			{Text: "the-file", Agent: "claude", Since: day(59)},
 			{Text: "run.test", Engagement: "console-work"},

@@ -34,7 +34,7 @@ var schema string
 
 // Version is the schema version (PRAGMA user_version). A database of
 // another version is rebuilt, never migrated.
-const Version = 3
+const Version = 4
 
 // DB is an open index.
 type DB struct {
@@ -115,10 +115,10 @@ func open(path string, shared bool) (*DB, error) {
 		return nil, &StaleError{Path: path, Why: fmt.Sprintf("written by another version of scribe (schema %d, this one uses %d)", v, Version)}
 	}
 	var n int
-	if err := db.QueryRow("SELECT count(*) FROM sqlite_master WHERE name IN ('rounds','rounds_fts','text_fts','sessions')").Scan(&n); err != nil {
+	if err := db.QueryRow("SELECT count(*) FROM sqlite_master WHERE name IN ('rounds','rounds_fts','text_fts','pairs_fts','folders_stamp','sessions')").Scan(&n); err != nil {
 		db.Close()
 		return nil, unreadable(path, err, IsDamaged(err))
-	} else if n != 4 {
+	} else if n != 6 {
 		db.Close()
 		return nil, &StaleError{Path: path, Why: "tables are missing"}
 	}
@@ -798,7 +798,7 @@ func column(ctx context.Context, db querier, query string, args ...any) ([]strin
 func (x *DB) Dump(ctx context.Context) (_ string, err error) {
 	defer x.damaged(&err)
 	var sb strings.Builder
-	for _, t := range []string{"rounds_fts", "text_fts"} {
+	for _, t := range []string{"rounds_fts", "text_fts", "pairs_fts"} {
 		if _, err := x.db.ExecContext(ctx, `INSERT INTO `+t+`(`+t+`) VALUES('integrity-check')`); err != nil {
 			return "", fmt.Errorf("%s: %s is out of step with rounds: %w", x.path, t, err)
 		}

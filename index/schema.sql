@@ -39,6 +39,19 @@ CREATE VIRTUAL TABLE text_fts USING fts5(
 	content='', contentless_delete=1, prefix='2 3'
 );
 
+-- Every two adjacent words of the body as one token (scribe_pairs: "go_test"
+-- for "go test"), and the filters again: a phrase's rounds are those
+-- with all its pairs, which a phrase of common words finds without
+-- reading every round that has the words (Elasticsearch's index_phrases).
+-- Only which rounds have a token is kept (detail=none). A body whose pairs
+-- are not all there (scribe_pairs) has the token "unpaired" instead; one
+-- with no pairs (fewer than two words; session.db's, which are empty) has
+-- no row.
+CREATE VIRTUAL TABLE pairs_fts USING fts5(
+	pairs, filters,
+	content='', contentless_delete=1, detail=none, tokenize="unicode61 tokenchars '_'"
+);
+
 -- text_fts's words, in order: how search finds the words a longer prefix
 -- starts.
 CREATE VIRTUAL TABLE text_terms USING fts5vocab(text_fts, instance);
@@ -64,33 +77,45 @@ CREATE VIEW round_filters AS
 		nullif('e' || hex(r.engagement_id), 'e')) AS filters
 	FROM rounds r LEFT JOIN sessions s ON s.session_id = r.session_id;
 
--- Keep both full-text tables in step with rounds, and text_fts's filters
--- with sessions.
+-- Keep the full-text tables in step with rounds, and the filters of
+-- text_fts and pairs_fts with sessions.
 CREATE TRIGGER rounds_ai AFTER INSERT ON rounds BEGIN
 	INSERT INTO rounds_fts(rowid, session_id, round, user_preview, agent_preview)
 		VALUES (new.rowid, new.session_id, new.round, new.user_preview, new.agent_preview);
 	INSERT INTO text_fts(rowid, body, filters)
 		SELECT new.rowid, new.body, filters FROM round_filters WHERE rowid = new.rowid;
+	INSERT INTO pairs_fts(rowid, pairs, filters)
+		SELECT new.rowid, p.pairs, f.filters FROM (SELECT scribe_pairs(new.body) AS pairs) p, round_filters f
+		WHERE f.rowid = new.rowid AND p.pairs <> '';
 END;
 CREATE TRIGGER rounds_ad AFTER DELETE ON rounds BEGIN
 	INSERT INTO rounds_fts(rounds_fts, rowid, session_id, round, user_preview, agent_preview)
 		VALUES ('delete', old.rowid, old.session_id, old.round, old.user_preview, old.agent_preview);
 	DELETE FROM text_fts WHERE rowid = old.rowid;
+	DELETE FROM pairs_fts WHERE rowid = old.rowid;
 END;
 CREATE TRIGGER rounds_au AFTER UPDATE ON rounds BEGIN
 	INSERT INTO rounds_fts(rounds_fts, rowid, session_id, round, user_preview, agent_preview)
 		VALUES ('delete', old.rowid, old.session_id, old.round, old.user_preview, old.agent_preview);
 	DELETE FROM text_fts WHERE rowid = old.rowid;
+	DELETE FROM pairs_fts WHERE rowid = old.rowid;
 	INSERT INTO rounds_fts(rowid, session_id, round, user_preview, agent_preview)
 		VALUES (new.rowid, new.session_id, new.round, new.user_preview, new.agent_preview);
 	INSERT INTO text_fts(rowid, body, filters)
 		SELECT new.rowid, new.body, filters FROM round_filters WHERE rowid = new.rowid;
+	INSERT INTO pairs_fts(rowid, pairs, filters)
+		SELECT new.rowid, p.pairs, f.filters FROM (SELECT scribe_pairs(new.body) AS pairs) p, round_filters f
+		WHERE f.rowid = new.rowid AND p.pairs <> '';
 END;
 CREATE TRIGGER sessions_ai AFTER INSERT ON sessions BEGIN
 	DELETE FROM text_fts WHERE rowid IN (SELECT rowid FROM rounds WHERE session_id = new.session_id);
 	INSERT INTO text_fts(rowid, body, filters)
 		SELECT r.rowid, r.body, f.filters FROM rounds r JOIN round_filters f ON f.rowid = r.rowid
 		WHERE r.session_id = new.session_id;
+	DELETE FROM pairs_fts WHERE rowid IN (SELECT rowid FROM rounds WHERE session_id = new.session_id);
+	INSERT INTO pairs_fts(rowid, pairs, filters)
+		SELECT r.rowid, scribe_pairs(r.body), f.filters FROM rounds r JOIN round_filters f ON f.rowid = r.rowid
+		WHERE r.session_id = new.session_id AND scribe_pairs(r.body) <> '';
 END;
 CREATE TRIGGER sessions_au AFTER UPDATE OF agent_id, project ON sessions
 	WHEN old.agent_id IS NOT new.agent_id OR old.project IS NOT new.project BEGIN
@@ -98,6 +123,18 @@ CREATE TRIGGER sessions_au AFTER UPDATE OF agent_id, project ON sessions
 	INSERT INTO text_fts(rowid, body, filters)
 		SELECT r.rowid, r.body, f.filters FROM rounds r JOIN round_filters f ON f.rowid = r.rowid
 		WHERE r.session_id = new.session_id;
+	DELETE FROM pairs_fts WHERE rowid IN (SELECT rowid FROM rounds WHERE session_id = new.session_id);
+	INSERT INTO pairs_fts(rowid, pairs, filters)
+		SELECT r.rowid, scribe_pairs(r.body), f.filters FROM rounds r JOIN round_filters f ON f.rowid = r.rowid
+		WHERE r.session_id = new.session_id AND scribe_pairs(r.body) <> '';
 END;
 
 CREATE INDEX rounds_engagement ON rounds(engagement_id, started);
+
+-- How the store's folders of documents looked when every document was
+-- last found indexed (views.EnsureIndex): while they look the same, a
+-- search need not list the documents to know.
+CREATE TABLE folders_stamp (
+	id INTEGER PRIMARY KEY CHECK (id = 1),
+	stamp TEXT
+);

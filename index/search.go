@@ -36,6 +36,9 @@ import (
 // word of one), a longer one by the words it starts (at most expandWords,
 // found in text_terms): FTS5 would merge everything the words it starts
 // index before reading the first match.
+//
+// A phrase of common words found in few rounds is looked up by its pairs
+// of words instead (pairs.go).
 const (
 	rankWindow  = 256     // candidates ranked, at least
 	expandWords = 32      // words a long prefix is replaced by, at most
@@ -100,14 +103,19 @@ func (x *DB) Search(ctx context.Context, q Query) (_ []Hit, err error) {
 	if q.Raw {
 		text, possible = q.Text, true
 	}
-	filters, ok, err := s.filterMatch(q)
+	filterTerms, ok, err := s.filterMatch(q)
 	if err != nil {
 		return nil, err
 	}
 	if !possible || !ok {
 		return nil, unknownFilter(ctx, tx, q)
 	}
-	match := "{body} : (" + text + ")" + filters
+	filters := ""
+	for _, t := range filterTerms {
+		filters += " AND {filters} : " + t
+	}
+	body := "{body} : (" + text + ")"
+	match := body + filters
 	s.lo, s.hi = math.MinInt64, math.MaxInt64
 	if !q.Since.IsZero() {
 		s.lo = sinceKey(q.Since)
@@ -119,16 +127,30 @@ func (x *DB) Search(ctx context.Context, q Query) (_ []Hit, err error) {
 	}
 
 	k := max(rankWindow, limit)
-	ids, err := s.candidates(match, k)
+	sc, err := s.scorer(q, phrases, parts)
+	if err != nil {
+		return nil, s.searchError(q, err)
+	}
+	table, source, ok, err := s.phraseSource(q, phrases, parts, filterTerms)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		found, err := s.verified(table, source, body, k, sc)
+		if err != nil {
+			return nil, err
+		}
+		if len(found) == 0 {
+			return nil, unknownFilter(ctx, tx, q)
+		}
+		return s.hits(best(found, limit), phrases)
+	}
+	ids, _, _, err := s.candidates("text_fts", match, s.hi, k)
 	if err != nil {
 		return nil, s.searchError(q, err)
 	}
 	if len(ids) == 0 {
 		return nil, unknownFilter(ctx, tx, q)
-	}
-	sc, err := s.scorer(q, phrases, parts)
-	if err != nil {
-		return nil, err
 	}
 	// An OR of --fts may have a rare phrase whose rounds are all older
 	// than the window: every round with a rare phrase of the query is a
@@ -142,7 +164,7 @@ func (x *DB) Search(ctx context.Context, q Query) (_ []Hit, err error) {
 			if m == "" || sc.hits[i] > float64(k) {
 				continue
 			}
-			more, err := s.candidates("{body} : ("+q.Text+") AND {body} : ("+m+")"+filters, k)
+			more, _, _, err := s.candidates("text_fts", "{body} : ("+q.Text+") AND {body} : ("+m+")"+filters, s.hi, k)
 			if err != nil {
 				return nil, s.searchError(q, err)
 			}
@@ -154,14 +176,11 @@ func (x *DB) Search(ctx context.Context, q Query) (_ []Hit, err error) {
 			}
 		}
 	}
-	ranked, err := s.rank(ids, sc)
+	found, err := s.load(ids, sc)
 	if err != nil {
 		return nil, err
 	}
-	if len(ranked) > limit {
-		ranked = ranked[:limit]
-	}
-	return s.hits(ranked, phrases)
+	return s.hits(best(found, limit), phrases)
 }
 
 // searcher is one search's transaction and statements.
@@ -183,38 +202,41 @@ func (s *searcher) close() {
 	}
 }
 
-// candidates returns the rowids of the newest k rounds that match, start
-// within the time bounds and are of the project, newest first.
-func (s *searcher) candidates(match string, k int) ([]int64, error) {
-	var out []int64
-	for hi := s.hi; ; {
-		ids, err := s.rowids(match, s.lo, hi, k)
+// candidates returns the rowids of the newest k rounds with rowid below hi
+// that match in table (text_fts or pairs_fts), start within the time
+// bounds and are of the project, newest first; and where the next ones are
+// (below next), or that there are no more (done).
+func (s *searcher) candidates(table, match string, hi int64, k int) (out []int64, next int64, done bool, err error) {
+	for {
+		ids, err := s.rowids(table, match, s.lo, hi, k)
 		if err != nil {
-			return nil, err
+			return nil, 0, false, err
 		}
-		if s.since == nil && s.until == nil && s.project == "" {
-			return ids, nil
+		n := len(ids)
+		if n > 0 {
+			hi = ids[n-1]
 		}
-		if len(ids) == 0 {
-			return out, nil
-		}
-		// The rowids bound a round's start to within spillMax seconds.
-		n, last := len(ids), ids[len(ids)-1]
-		if ids, err = s.exact(ids); err != nil {
-			return nil, err
+		if s.since != nil || s.until != nil || s.project != "" {
+			// The rowids bound a round's start to within spillMax seconds.
+			if ids, err = s.exact(ids); err != nil {
+				return nil, 0, false, err
+			}
 		}
 		out = append(out, ids...)
-		if len(out) >= k || n < k {
-			return out[:min(len(out), k)], nil
+		if len(out) > k {
+			out = out[:k]
+			return out, out[k-1], false, nil
 		}
-		hi = last
+		if len(out) == k || n < k {
+			return out, hi, n < k, nil
+		}
 	}
 }
 
-// rowids returns the rowids of the newest k rounds that match, with rowid
-// in [lo, hi), newest first.
-func (s *searcher) rowids(match string, lo, hi int64, k int) ([]int64, error) {
-	rows, err := s.tx.QueryContext(s.ctx, `SELECT rowid FROM text_fts WHERE text_fts MATCH ? AND rowid >= ? AND rowid < ?
+// rowids returns the rowids of the newest k rounds that match in table,
+// with rowid in [lo, hi), newest first.
+func (s *searcher) rowids(table, match string, lo, hi int64, k int) ([]int64, error) {
+	rows, err := s.tx.QueryContext(s.ctx, `SELECT rowid FROM `+table+` WHERE `+table+` MATCH ? AND rowid >= ? AND rowid < ?
 		ORDER BY rowid DESC LIMIT ?`, match, lo, hi, k)
 	if err != nil {
 		return nil, err
@@ -269,7 +291,7 @@ func (s *searcher) searchError(q Query, err error) error {
 	if !q.Raw {
 		return err
 	}
-	if _, err2 := s.rowids(q.Text, math.MinInt64, math.MaxInt64, 1); err2 != nil {
+	if _, err2 := s.rowids("text_fts", q.Text, math.MinInt64, math.MaxInt64, 1); err2 != nil {
 		err = err2
 	}
 	return queryError(q.Text, err)
@@ -436,18 +458,18 @@ func filterToken(kind byte, v string) string {
 	return `"` + string(kind) + hex.EncodeToString([]byte(v)) + `"`
 }
 
-// filterMatch returns the FTS5 query that selects the rounds q's agent,
-// project and engagement filters select, to follow the text's with AND;
-// ok is false when a filter selects nothing.
-func (s *searcher) filterMatch(q Query) (m string, ok bool, err error) {
+// filterMatch returns the FTS5 queries that select the rounds q's agent,
+// project and engagement filters select, each a token or an OR of them, to
+// follow the text's with AND; ok is false when a filter selects nothing.
+func (s *searcher) filterMatch(q Query) (m []string, ok bool, err error) {
 	if q.Agent != "" {
-		m += " AND {filters} : " + filterToken('a', q.Agent)
+		m = append(m, filterToken('a', q.Agent))
 	}
 	if q.Project != "" {
 		// The projects that contain the text, each a token.
 		projects, err := column(s.ctx, s.tx, `SELECT DISTINCT project FROM sessions WHERE instr(project, ?) > 0 ORDER BY 1`, q.Project)
 		if err != nil || len(projects) == 0 {
-			return "", false, err
+			return nil, false, err
 		}
 		if len(projects) > filterProjects {
 			s.project = q.Project
@@ -458,11 +480,11 @@ func (s *searcher) filterMatch(q Query) (m string, ok bool, err error) {
 			toks = append(toks, filterToken('p', p))
 		}
 		if toks != nil {
-			m += " AND {filters} : (" + strings.Join(toks, " OR ") + ")"
+			m = append(m, "("+strings.Join(toks, " OR ")+")")
 		}
 	}
 	if q.Engagement != "" {
-		m += " AND {filters} : " + filterToken('e', q.Engagement)
+		m = append(m, filterToken('e', q.Engagement))
 	}
 	return m, true, nil
 }
@@ -546,8 +568,9 @@ func (s *searcher) scorer(q Query, phrases []phrase, parts []string) (*scorer, e
 }
 
 // score is bm25 of a round whose body (nil: too long to read) has dl
-// tokens.
-func (sc *scorer) score(body *string, dl int64) float64 {
+// tokens; found says every phrase is in the body, as countMatches finds
+// them.
+func (sc *scorer) score(body *string, dl int64) (score float64, found bool) {
 	var tf []int
 	if body != nil {
 		var n int64
@@ -562,14 +585,15 @@ func (sc *scorer) score(body *string, dl int64) float64 {
 		}
 	}
 	norm := bm25K1 * (1 - bm25B + bm25B*float64(dl)/sc.avgdl)
-	score := 0.0
+	found = body != nil
 	for i, f := range tf {
+		found = found && f > 0
 		if f == 0 && sc.all {
 			f = 1 // a match FTS5 folds letters to find
 		}
 		score += sc.idf[i] * float64(f) * (bm25K1 + 1) / (float64(f) + norm)
 	}
-	return score
+	return score, found
 }
 
 // countMatches returns how often each phrase matches body, as the snippet
@@ -614,10 +638,11 @@ type candidate struct {
 	round   int
 	body    *string // nil: longer than scoreBytes, not read
 	score   float64
+	found   bool // every phrase is in body (scorer.score)
 }
 
-// rank scores the candidates and returns them best first.
-func (s *searcher) rank(ids []int64, sc *scorer) ([]candidate, error) {
+// load reads and scores the rounds ids, in no order.
+func (s *searcher) load(ids []int64, sc *scorer) ([]candidate, error) {
 	list, err := json.Marshal(ids)
 	if err != nil {
 		return nil, err
@@ -641,19 +666,21 @@ func (s *searcher) rank(ids []int64, sc *scorer) ([]candidate, error) {
 			c.body = &body.String
 		}
 		dl, _ := varint(sz) // the body's tokens, as FTS5 counts them
-		c.score = sc.score(c.body, int64(dl))
+		c.score, c.found = sc.score(c.body, int64(dl))
 		out = append(out, c)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	slices.SortFunc(out, func(a, b candidate) int {
+	return out, rows.Err()
+}
+
+// best returns the best limit candidates, best first.
+func best(cs []candidate, limit int) []candidate {
+	slices.SortFunc(cs, func(a, b candidate) int {
 		if a.score != b.score {
 			return cmp.Compare(b.score, a.score)
 		}
 		return cmp.Or(strings.Compare(a.session, b.session), cmp.Compare(a.round, b.round))
 	})
-	return out, nil
+	return cs[:min(len(cs), limit)]
 }
 
 // hits returns the hits of the ranked rounds, in order, with what search

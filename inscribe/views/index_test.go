@@ -356,3 +356,83 @@ func TestContextDetail(t *testing.T) {
 		t.Errorf("sizes: prompts %d, conversation %d, full %d, with ids %d", len(prompts), len(conv), len(full), len(ids))
 	}
 }
+
+// TestEnsureIndexStamp: once every document is found indexed, a search
+// lists them again only when the names in an agent's folder have changed:
+// a document put in the store by a process that did not index it is
+// indexed by the next search; while the folders have the same names (an
+// update renames a document into place), the index is trusted and nothing
+// is listed.
+func TestEnsureIndexStamp(t *testing.T) {
+	s, _ := sampleStore(t)
+	claude := filepath.Join(s.SessionsDir(), "claude")
+	age := func() { // every agent's folder, as an hour ago
+		past := time.Now().Add(-time.Hour)
+		agents, _ := filepath.Glob(filepath.Join(s.SessionsDir(), "*", ""))
+		for _, a := range agents {
+			os.Chtimes(a, past, past)
+		}
+	}
+	search := func() []views.Hit {
+		t.Helper()
+		s2, _ := reopen(s.Root)
+		defer s2.CloseIndex()
+		if _, err := s2.EnsureIndex(); err != nil {
+			t.Fatal(err)
+		}
+		hits, err := s2.Search(index.Query{Text: "question"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return hits
+	}
+	age()
+	want := search()
+	if len(want) == 0 {
+		t.Fatal("no hits")
+	}
+	md := filepath.Join(s.SessionsDir(), want[0].Doc)
+	lose := func() {
+		t.Helper()
+		db, err := sql.Open("sqlite", filepath.Join(s.SessionsDir(), inscribe.StoreDB))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		for _, q := range []string{`DELETE FROM rounds WHERE session_id = ?`, `DELETE FROM sessions WHERE session_id = ?`} {
+			if _, err := db.Exec(q, want[0].SessionID); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+
+	// Lost from the index, the folder as it was, or modified with the
+	// same names: the stamp is trusted.
+	lose()
+	if got := search(); len(got) >= len(want) {
+		t.Errorf("the documents were listed again with the folder unchanged: %d hits, want fewer than %d", len(got), len(want))
+	}
+	now := time.Now()
+	os.Chtimes(claude, now, now)
+	if got := search(); len(got) >= len(want) {
+		t.Errorf("the documents were listed again with the same names: %d hits, want fewer than %d", len(got), len(want))
+	}
+	// The document taken out and put back, as a copy or a sync would, by
+	// a process that does not index: found.
+	away := t.TempDir()
+	for _, p := range []string{md, inscribe.Folder(md)} {
+		if err := os.Rename(p, filepath.Join(away, filepath.Base(p))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	age()
+	search()
+	for _, p := range []string{md, inscribe.Folder(md)} {
+		if err := os.Rename(filepath.Join(away, filepath.Base(p)), p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := search(); len(got) != len(want) {
+		t.Errorf("after the document was put back: %d hits, want %d", len(got), len(want))
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"io/fs"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/scribe-archive/scribe/index"
 	"github.com/scribe-archive/scribe/inscribe"
@@ -650,8 +652,16 @@ func (s *Views) reindexOnce() ([]error, error) {
 // EnsureIndex makes sure the store's index covers every document before it
 // is searched: a document it lacks (an index deleted, or a run stopped
 // before indexing) is indexed now, so a search is never silently short.
+//
+// Listing every document costs a directory read per session. So when all
+// are found indexed, the index records how the agents' folders looked
+// before they were listed (a folderStamp each): while they look the same,
+// no document was added or removed, and nothing is listed. A folder that
+// was modified (every update of a document renames it into place) is read,
+// one directory read, and if it has the same names, its documents are
+// those it had.
 func (s *Views) EnsureIndex() ([]error, error) {
-	docs, err := s.Docs()
+	now, err := s.folderStamps()
 	if err != nil {
 		return nil, err
 	}
@@ -659,24 +669,158 @@ func (s *Views) EnsureIndex() ([]error, error) {
 	if err != nil {
 		return warnings, err
 	}
-	n, err := sdb.Sessions(context.Background())
+	ctx := context.Background()
+	recorded, err := sdb.FoldersStamp(ctx)
+	if err == nil {
+		var same bool
+		if same, err = sameFolders(recorded, now); same || err != nil {
+			if err == nil {
+				err = s.recordStamps(now)
+			}
+			return warnings, err
+		}
+	}
+	n := 0
+	if err == nil {
+		n, err = sdb.Sessions(ctx)
+	}
 	if ws, retry := s.recoverIndex(err); retry {
 		warnings = append(warnings, ws...)
 		n = -1 // a new index: every document goes in
 	} else if err != nil {
 		return warnings, err
 	}
-	if n == len(docs) {
-		return warnings, nil
-	}
-	for _, md := range docs {
-		ws, err := s.IndexDoc(md, false)
-		warnings = append(warnings, ws...)
-		if err != nil {
+	for i := range now {
+		if err := now[i].readNames(); err != nil {
 			return warnings, err
 		}
 	}
-	return warnings, nil
+	docs, err := s.Docs()
+	if err != nil {
+		return warnings, err
+	}
+	if n != len(docs) {
+		for _, md := range docs {
+			ws, err := s.IndexDoc(md, false)
+			warnings = append(warnings, ws...)
+			if err != nil {
+				return warnings, err
+			}
+		}
+	}
+	return warnings, s.recordStamps(now)
+}
+
+// stampSettle is how old an agent's folder must be for its stamp to be
+// recorded: a change in the same tick of the file system's clock as the
+// last before the stamp was taken would leave its modification time as
+// it was.
+const stampSettle = 2 * time.Second
+
+// A folderStamp describes an agent's folder, where every document is added
+// or removed (a sidechain's document, in its session's folder, comes with
+// its parent's rewritten).
+type folderStamp struct {
+	dir      string
+	modified time.Time
+	names    uint64 // the sum of the hashes of its names, but hidden ones (temporary files, locks); 0: not read
+}
+
+func (f folderStamp) String() string {
+	return fmt.Sprintf("%s %d %x", filepath.Base(f.dir), f.modified.UnixNano(), f.names)
+}
+
+// readNames reads the names of the folder.
+func (f *folderStamp) readNames() error {
+	d, err := os.Open(f.dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return err
+	}
+	f.names = 1 // read
+	for _, n := range names {
+		if !strings.HasPrefix(n, ".") {
+			h := fnv.New64a()
+			h.Write([]byte(n))
+			f.names += h.Sum64()
+		}
+	}
+	return nil
+}
+
+// folderStamps returns the stamps of the agents' folders, their names not
+// read.
+func (s *Views) folderStamps() ([]folderStamp, error) {
+	agents, err := s.agents()
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []folderStamp
+	for _, a := range agents {
+		dir := filepath.Join(s.SessionsDir(), a)
+		fi, err := os.Stat(dir)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, folderStamp{dir: dir, modified: fi.ModTime()})
+	}
+	return out, nil
+}
+
+// sameFolders reports whether the folders now are as recorded: the same
+// agents, each modified when it was, or else with the same names (read
+// now).
+func sameFolders(recorded string, now []folderStamp) (bool, error) {
+	lines := strings.Split(strings.TrimSuffix(recorded, "\n"), "\n")
+	if recorded == "" || len(lines) != len(now) {
+		return recorded == "" && len(now) == 0, nil
+	}
+	for i := range now {
+		name, rest, _ := strings.Cut(lines[i], " ")
+		modified, names, _ := strings.Cut(rest, " ")
+		if name != filepath.Base(now[i].dir) || names == "0" {
+			return false, nil
+		}
+		if modified == strconv.FormatInt(now[i].modified.UnixNano(), 10) {
+			now[i].names, _ = strconv.ParseUint(names, 16, 64)
+			continue
+		}
+		if err := now[i].readNames(); err != nil {
+			return false, err
+		}
+		if fmt.Sprintf("%x", now[i].names) != names {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// recordStamps records the folders' stamps in the store's index, when
+// every folder was modified over stampSettle ago; else the next search
+// looks again.
+func (s *Views) recordStamps(stamps []folderStamp) error {
+	var sb strings.Builder
+	for _, f := range stamps {
+		if time.Since(f.modified) < stampSettle {
+			return nil
+		}
+		sb.WriteString(f.String() + "\n")
+	}
+	sdb, _, err := s.storeIndex()
+	if err == nil {
+		err = sdb.SetFoldersStamp(context.Background(), sb.String())
+	}
+	if _, retry := s.recoverIndex(err); retry {
+		err = nil // set aside: the next search lists the documents again
+	}
+	return err
 }
 
 // Hit is a search hit with where to read it.

@@ -1,0 +1,204 @@
+package index
+
+import (
+	"cmp"
+	"database/sql/driver"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"modernc.org/sqlite"
+)
+
+// Phrases of common words.
+//
+// FTS5 finds a phrase by reading the rounds that have all its words and
+// comparing where in them the words are: a phrase of three common words
+// found in 90 of a million rounds reads the half million that have the
+// words. So pairs_fts indexes every two adjacent words of a body as one
+// token, "go_test" for "go test", and a phrase's candidates are the rounds
+// with all its pairs (with two words, exactly its rounds): few when the
+// phrase is rare, however common its words. The pairs are cut in Go
+// (scribe_pairs, called by the triggers); FTS5 folds their case and
+// diacritics as it folds words, the same in the index and in the query.
+const (
+	// unpairedToken stands for the pairs of a body that has not got them
+	// all: a round with it is a candidate for every phrase. No pair is
+	// it: a pair has '_'.
+	unpairedToken = "unpaired"
+	// pairBytes is the longest body whose pairs are indexed: the pairs
+	// are twice the body, in memory while the row is written.
+	pairBytes = 1 << 20
+)
+
+func init() {
+	sqlite.MustRegisterDeterministicScalarFunction("scribe_pairs", 1, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+		body, _ := args[0].(string)
+		return pairText(body), nil
+	})
+}
+
+// pairText returns the pairs of adjacent tokens of body, each as the two
+// tokens joined with '_', separated by spaces; unpairedToken when body
+// is longer than pairBytes or has a combining mark (FTS5 keeps those in
+// the token they follow, which Go's tokens end at, so their pairs would
+// not be FTS5's).
+func pairText(body string) string {
+	if len(body) > pairBytes {
+		return unpairedToken
+	}
+	var sb strings.Builder
+	prev := ""
+	for i := 0; ; {
+		start, end := nextToken(body, i)
+		if start == len(body) {
+			break
+		}
+		if hasMark(body[i:start]) {
+			return unpairedToken
+		}
+		tok := body[start:end]
+		if prev != "" {
+			sb.Grow(len(prev) + len(tok) + 2)
+			sb.WriteString(prev)
+			sb.WriteByte('_')
+			sb.WriteString(tok)
+			sb.WriteByte(' ')
+		}
+		prev, i = tok, end
+	}
+	return sb.String()
+}
+
+// hasMark reports whether s, text between tokens, has a combining mark.
+func hasMark(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			r, _ := utf8.DecodeRuneInString(s[i:])
+			if unicode.IsMark(r) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// phrasePairs returns the pairs_fts tokens of p's adjacent whole tokens
+// (a prefix is not whole), as FTS5 strings.
+func phrasePairs(p phrase) []string {
+	toks := p.tokens
+	if p.prefix {
+		toks = toks[:len(toks)-1]
+	}
+	var out []string
+	for i := 0; i+1 < len(toks); i++ {
+		out = append(out, `"`+strings.ReplaceAll(toks[i]+"_"+toks[i+1], `"`, `""`)+`"`)
+	}
+	return out
+}
+
+// uncertain reports whether a token of body has a letter or digit beyond
+// ASCII: FTS5 folds some of them (diacritics) where countMatches does not,
+// so a body countMatches finds no match in may still be one.
+func uncertain(body string) bool {
+	for i := 0; i < len(body); i++ {
+		if body[i] >= utf8.RuneSelf {
+			r, n := utf8.DecodeRuneInString(body[i:])
+			if isTokenRune(r) || unicode.IsMark(r) {
+				return true
+			}
+			i += n - 1
+		}
+	}
+	return false
+}
+
+// commonWord is how many rounds a word of a query with phrases must match
+// for the phrases' pairs to be searched: the rounds of a rarer word are
+// fewer, and they are the candidates instead.
+const commonWord = 1024
+
+// phraseSource returns where a literal query that has a phrase of two whole
+// words or more finds its candidates, when not as FTS5 does (ok false): the
+// table and the match there. That is the rounds of its rarest word in
+// text_fts when one is in fewer than commonWord rounds (within the time
+// bounds), else the rounds with all its phrases' pairs in pairs_fts; with
+// the filters, either way.
+func (s *searcher) phraseSource(q Query, phrases []phrase, parts, filters []string) (table, match string, ok bool, err error) {
+	if q.Raw {
+		return "", "", false, nil
+	}
+	var pairs, words []string
+	for i, p := range phrases {
+		if pp := phrasePairs(p); len(pp) > 0 {
+			pairs = append(pairs, pp...)
+		} else {
+			words = append(words, parts[i])
+		}
+	}
+	if len(pairs) == 0 {
+		return "", "", false, nil
+	}
+	rarest, fewest := "", commonWord
+	for _, w := range words {
+		var n int
+		if err := s.tx.QueryRowContext(s.ctx, `SELECT count(*) FROM (SELECT 1 FROM text_fts WHERE text_fts MATCH ? AND rowid >= ? AND rowid < ? LIMIT ?)`,
+			"{body} : ("+w+")", s.lo, s.hi, commonWord).Scan(&n); err != nil {
+			return "", "", false, err
+		}
+		if n < fewest {
+			rarest, fewest = w, n
+		}
+	}
+	if rarest != "" {
+		match = "{body} : (" + rarest + ")"
+		for _, f := range filters {
+			match += " AND {filters} : " + f
+		}
+		return "text_fts", match, true, nil
+	}
+	slices.Sort(pairs)
+	match = "((" + strings.Join(slices.Compact(pairs), " AND ") + ") OR " + unpairedToken + ")"
+	for _, f := range filters {
+		match += " AND " + f
+	}
+	return "pairs_fts", match, true, nil
+}
+
+// verified returns the newest k rounds (or fewer) that match selects in
+// table and that match body, the query's text_fts match without its
+// filters (which match has), scored. countMatches decides for most rounds;
+// FTS5 for those it cannot (a body not read, or with letters FTS5 may
+// fold).
+func (s *searcher) verified(table, match, body string, k int, sc *scorer) ([]candidate, error) {
+	var out []candidate
+	for hi := s.hi; ; {
+		ids, next, done, err := s.candidates(table, match, hi, k)
+		if err != nil {
+			return nil, err
+		}
+		cs, err := s.load(ids, sc)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range cs {
+			if !c.found && (c.body == nil || uncertain(*c.body)) {
+				var n int
+				if err := s.tx.QueryRowContext(s.ctx, `SELECT count(*) FROM text_fts WHERE text_fts MATCH ? AND rowid = ?`, body, c.id).Scan(&n); err != nil {
+					return nil, err
+				}
+				c.found = n > 0
+			}
+			if c.found {
+				out = append(out, c)
+			}
+		}
+		if done || len(out) >= k {
+			// The newest k, as a search by text_fts ranks.
+			slices.SortFunc(out, func(a, b candidate) int { return cmp.Compare(b.id, a.id) })
+			return out[:min(len(out), k)], nil
+		}
+		hi = next
+	}
+}
