@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -50,7 +49,7 @@ func convert(t *testing.T, md, dir string) string {
 // every reply and every tool call with its full result of the live
 // branch, as structured items.
 func TestCrossResumeInCodex(t *testing.T) {
-	python, script := probeTool(t)
+	cp := probeTool(t)
 	docs := claudeDocs(t)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 2)
@@ -62,12 +61,9 @@ func TestCrossResumeInCodex(t *testing.T) {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			p := convert(t, md, t.TempDir())
-			cmd := exec.Command(python, script, p)
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			out, err := cmd.Output()
+			out, err := cp.Probe(p)
 			if err != nil {
-				t.Errorf("%s: the client does not resume the conversion: %v\n%s%s", id, err, out, stderr.Bytes())
+				t.Errorf("%s: the client does not resume the conversion: %v", id, err)
 				return
 			}
 			got, err := codexUnits(out)
@@ -96,7 +92,7 @@ func TestCrossResumeInCodex(t *testing.T) {
 // corpus (../shared), written by Claude Code 1.0 to 2.1 on other people's
 // machines.
 func TestCrossResumeInCodexPublic(t *testing.T) {
-	python, script := probeTool(t)
+	cp := probeTool(t)
 	dir := filepath.Join(t.TempDir(), "proj")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -130,9 +126,9 @@ func TestCrossResumeInCodexPublic(t *testing.T) {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			p := convert(t, md, t.TempDir())
-			out, err := exec.Command(python, script, p).Output()
+			out, err := cp.Probe(p)
 			if err != nil {
-				t.Errorf("%s: the client does not resume the conversion: %v\n%.2000s", id, err, out)
+				t.Errorf("%s: the client does not resume the conversion: %.2000v", id, err)
 				return
 			}
 			got, err := codexUnits(out)

@@ -3,7 +3,6 @@ package exportcodex_test
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,52 +11,33 @@ import (
 	"github.com/scribe-archive/scribe/exportcodex"
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/inscribe/document"
+	"github.com/scribe-archive/scribe/internal/realclient"
 	"github.com/scribe-archive/scribe/internal/testenv"
 )
 
-// probeTool returns the command that asks the real Codex client what it
-// sends the model when it resumes a rollout
-// (../shared/realclient/codex_resume_probe.py, with CODEX naming the
-// client's launcher). Where the client, python3 or ../shared is missing,
-// the test is skipped with a message, unless SCRIBE_REQUIRE_CODEX is set
-// (as .ci/run sets it): then it fails.
-func probeTool(t *testing.T) (python, script string) {
+// probeTool returns the real Codex client's probe (realclient.FindCodex).
+// Where the client, python3 or ../shared is missing, the test is skipped
+// with a message, unless SCRIBE_REQUIRE_CODEX is set (as .ci/run sets it):
+// then it fails.
+func probeTool(t *testing.T) *realclient.CodexProbe {
 	t.Helper()
-	skip := func(why string) {
-		t.Helper()
-		if os.Getenv("SCRIBE_REQUIRE_CODEX") != "" {
-			t.Fatalf("%s, and SCRIBE_REQUIRE_CODEX is set", why)
-		}
-		t.Skipf("%s: install the client with .ci/install-codex and export CODEX=$(.ci/install-codex | tail -1)", why)
-	}
-	script = filepath.Join(testenv.Shared(t), "realclient", "codex_resume_probe.py")
-	if _, err := os.Stat(script); err != nil {
-		skip(script + " is missing")
-	}
-	launcher := os.Getenv("CODEX")
-	if launcher == "" {
-		skip("CODEX is not set")
-	}
-	if _, err := os.Stat(launcher); err != nil {
-		skip("CODEX=" + launcher + " does not exist")
-	}
-	python, err := exec.LookPath("python3")
+	p, err := realclient.FindCodex(testenv.Shared(t))
 	if err != nil {
-		skip("python3 is not on PATH")
+		if os.Getenv("SCRIBE_REQUIRE_CODEX") != "" {
+			t.Fatalf("%v, and SCRIBE_REQUIRE_CODEX is set", err)
+		}
+		t.Skipf("%v: %s", err, realclient.CodexInstall)
 	}
-	return python, script
+	return p
 }
 
 // probe prints the input the client sends when it resumes rollout, with
 // others (a fork's source) beside it.
-func probe(t *testing.T, python, script, rollout string, others ...string) []byte {
+func probe(t *testing.T, p *realclient.CodexProbe, rollout string, others ...string) []byte {
 	t.Helper()
-	cmd := exec.Command(python, append([]string{script, rollout}, others...)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := p.Probe(rollout, others...)
 	if err != nil {
-		t.Fatalf("probe %s: %v\n%s%s", rollout, err, out, stderr.Bytes())
+		t.Fatal(err)
 	}
 	return out
 }
@@ -67,7 +47,7 @@ func probe(t *testing.T, python, script, rollout string, others ...string) []byt
 // input. A fork is probed with its source beside it, the source rollout for
 // the source and the exported one for the export.
 func TestResumeLikeSource(t *testing.T) {
-	python, script := probeTool(t)
+	cp := probeTool(t)
 	root, files := corpus(t)
 	s, err := inscribe.OpenStore(t.TempDir())
 	if err != nil {
@@ -106,8 +86,8 @@ func TestResumeLikeSource(t *testing.T) {
 				srcOthers = []string{origin}
 				expOthers = []string{codex.FindRollout(out, *m.ForkedFrom)}
 			}
-			want := probe(t, python, script, p, srcOthers...)
-			got := probe(t, python, script, filepath.Join(out, rel), expOthers...)
+			want := probe(t, cp, p, srcOthers...)
+			got := probe(t, cp, filepath.Join(out, rel), expOthers...)
 			if !bytes.Equal(got, want) {
 				t.Errorf("the client resumes the export differently from the source:\nsource: %.2000s\nexport: %.2000s", want, got)
 			}
@@ -118,7 +98,7 @@ func TestResumeLikeSource(t *testing.T) {
 // TestResumeCarriesEdit: a prompt edited in the document is what the
 // client resumes with.
 func TestResumeCarriesEdit(t *testing.T) {
-	python, script := probeTool(t)
+	cp := probeTool(t)
 	data, rel := sample(t, "b3d9")
 	md, _, _ := inscribeOne(t, rel, data)
 	doc, err := os.ReadFile(md)
@@ -137,7 +117,7 @@ func TestResumeCarriesEdit(t *testing.T) {
 	if err != nil || len(ws) > 0 {
 		t.Fatalf("export: %v %v", err, ws)
 	}
-	got := probe(t, python, script, files[0].Path)
+	got := probe(t, cp, files[0].Path)
 	if !strings.Contains(string(got), `"third question, edited"`) {
 		t.Errorf("the client does not resume with the edited prompt:\n%.3000s", got)
 	}

@@ -259,7 +259,7 @@ func (u *update) writeFiles() error {
 		if red := u.store.Redact; red != nil {
 			copyFile = func(b *atomicfile.Batch, from, to string) (bool, error) { return copyRedacted(b, red, from, to) }
 		}
-		changed, err := copyFile(&u.batch, c.from, c.to)
+		changed, err := copyFile(&u.batch, c.from, c.target(u.store.Redact))
 		if err != nil {
 			u.res.Warnings = append(u.res.Warnings, fmt.Errorf("%s: not kept: %w", c.from, err))
 			continue

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/scribe-archive/scribe/internal/atomicfile"
+	"github.com/scribe-archive/scribe/internal/jsonpatch"
 	"github.com/scribe-archive/scribe/session"
 	"github.com/scribe-archive/scribe/session/source"
 )
@@ -30,6 +31,11 @@ type Redactor interface {
 	// RedactLine returns line with the secrets in its text fields
 	// replaced, and whether anything was.
 	RedactLine(line []byte, fields []source.TextField) ([]byte, bool)
+	// RedactJoint returns two texts with the secrets cut between them (a
+	// ends with a secret's start, b starts with its rest) replaced, and
+	// whether any was: a is the last text block of a line and b the first
+	// of the next, parts of one message (source.TextJoiner).
+	RedactJoint(a, b string) (string, string, bool)
 	// RedactFile does the same for a file kept beside a session (a large
 	// tool output, a subagent's description): JSON is redacted in its
 	// string values, other text as a whole; anything else is kept as it
@@ -47,24 +53,100 @@ type redactedLine struct {
 	srcLen int
 }
 
+// A heldLine is a line redacted but not yet built, because the next line
+// may continue its last text block (source.TextJoiner): a secret cut
+// between the two is replaced in both before either is built. Both lines
+// are in one round (a round starts at a prompt, never inside a message),
+// and an append builds the open round again from its first line, so a
+// secret cut between a line that ended one run and a line the next run
+// reads is replaced in both as well: redaction is a function of the
+// round's lines, and inscribing a prefix and appending the rest gives what
+// inscribing the whole gives.
+type heldLine struct {
+	l       source.Line // its Raw is the update's own
+	srcLen  int
+	changed bool
+	msg     string
+	last    source.TextField // the last text block, in l.Raw
+}
+
 // redactLine replaces the secrets of a source line about to be built, and
-// remembers the redacted bytes for its round file. l.Raw is then the
-// redacted line; the line's offset and end in the source stay as they were.
-func (u *update) redactLine(l *source.Line) {
+// remembers the redacted bytes for its round file; it returns the lines
+// ready to be built, in order: none while l is held, the held line, l.
+// The lines' offsets and ends stay the source's.
+func (u *update) redactLine(l source.Line, ready []source.Line) []source.Line {
 	red := u.store.Redact
 	tf, ok := u.spec.adapter.(source.TextFinder)
 	if red == nil || !ok {
-		return
+		return append(ready, l)
 	}
-	out, changed := red.RedactLine(l.Raw, tf.TextFields(l.Raw))
+	srcLen := len(l.Raw)
+	fields := tf.TextFields(l.Raw)
+	out, changed := red.RedactLine(l.Raw, fields)
+	tj, joins := u.spec.adapter.(source.TextJoiner)
+	if !joins {
+		u.keepRedacted(l.No, out, srcLen, changed)
+		l.Raw = out
+		return append(ready, l)
+	}
+	if changed {
+		fields = tf.TextFields(out)
+	}
+	l.Raw = out
+	msg, first, last, part := tj.MessagePart(l.Raw, fields)
+	if h := u.held; h != nil {
+		u.held = nil
+		if part && msg == h.msg {
+			if a, b, cut := red.RedactJoint(h.last.Text, fields[first].Text); cut {
+				h.l.Raw, h.changed = spliceText(h.l.Raw, h.last, a), true
+				l.Raw, changed = spliceText(l.Raw, fields[first], b), true
+				fields = tf.TextFields(l.Raw)
+				msg, first, last, part = tj.MessagePart(l.Raw, fields)
+			}
+		}
+		u.keepRedacted(h.l.No, h.l.Raw, h.srcLen, h.changed)
+		ready = append(ready, h.l)
+	}
+	if part {
+		if !changed {
+			l.Raw = bytes.Clone(l.Raw) // the reader's buffer
+		}
+		u.held = &heldLine{l: l, srcLen: srcLen, changed: changed, msg: msg, last: fields[last]}
+		return ready
+	}
+	u.keepRedacted(l.No, l.Raw, srcLen, changed)
+	return append(ready, l)
+}
+
+// releaseHeld returns the line held, if any, ready to be built: the
+// source has no next line yet.
+func (u *update) releaseHeld(ready []source.Line) []source.Line {
+	if h := u.held; h != nil {
+		u.held = nil
+		u.keepRedacted(h.l.No, h.l.Raw, h.srcLen, h.changed)
+		ready = append(ready, h.l)
+	}
+	return ready
+}
+
+// keepRedacted remembers the redacted bytes of line n for its round file.
+func (u *update) keepRedacted(n int, raw []byte, srcLen int, changed bool) {
 	if !changed {
 		return
 	}
 	if u.redacted == nil {
 		u.redacted = make(map[int]redactedLine)
 	}
-	u.redacted[l.No] = redactedLine{raw: out, srcLen: len(l.Raw)}
-	l.Raw = out
+	u.redacted[n] = redactedLine{raw: raw, srcLen: srcLen}
+}
+
+// spliceText returns line with the value of field f replaced by text.
+func spliceText(line []byte, f source.TextField, text string) []byte {
+	enc := jsonpatch.EncodeString(text)
+	out := make([]byte, 0, len(line)-(f.End-f.Start)+len(enc))
+	out = append(out, line[:f.Start]...)
+	out = append(out, enc...)
+	return append(out, line[f.End:]...)
 }
 
 // unredact makes the entries of a round built from redacted lines point at

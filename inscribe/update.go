@@ -170,13 +170,10 @@ func (s *Store) Update(src source.Session, opts Options) []Result {
 		forkOf: func() string { return a.ForkOrigin(src) },
 	}
 	for _, rel := range src.Files {
-		to := rel
-		if s.Redact != nil {
-			to = s.Redact.RedactName(rel)
-		}
 		spec.files = append(spec.files, fileCopy{
 			from: filepath.Join(src.FilesDir, filepath.FromSlash(rel)),
-			to:   filepath.Join(folder, SourceFilesDir, filepath.FromSlash(to)),
+			to:   filepath.Join(folder, SourceFilesDir),
+			rel:  rel,
 		})
 	}
 	r := s.updateDoc(spec, opts)
@@ -285,7 +282,24 @@ type docSpec struct {
 	files          []fileCopy
 }
 
-type fileCopy struct{ from, to string }
+// A fileCopy is a file kept beside a session, copied into the store: to
+// is its path there, or, with rel, the folder of rel (its path beside the
+// session), whose name is redacted when the store redacts. The name is
+// redacted when the file is copied, so that a session with nothing new
+// does not load the detector.
+type fileCopy struct{ from, to, rel string }
+
+// target is where c is copied to in the store.
+func (c fileCopy) target(red Redactor) string {
+	if c.rel == "" {
+		return c.to
+	}
+	rel := c.rel
+	if red != nil {
+		rel = red.RedactName(rel)
+	}
+	return filepath.Join(c.to, filepath.FromSlash(rel))
+}
 
 // updateDoc is inscribe and append for one document. The order of writes
 // makes a kill at any moment harmless: round files and the graph first, then
@@ -358,6 +372,8 @@ type update struct {
 	redacted map[int]redactedLine
 	// sums are the sizes and hashes of the round files written.
 	sums map[int]roundSum
+	// held is a redacted line whose next line may continue its text.
+	held *heldLine
 }
 
 // oldDoc is what an update keeps of the document it replaces.
@@ -586,6 +602,18 @@ func (u *update) build() error {
 	next.Source = u.store.recordedSource(u.spec.source)
 	next.Seen = st.OpenOffset
 	var nodes []source.Node
+	var ready []source.Line
+	add := func(ls []source.Line) error {
+		for _, l := range ls {
+			if r := b.Add(l); r != nil {
+				if err := u.closeRound(r, bw); err != nil {
+					return err
+				}
+				next.OpenOffset, next.OpenLine = u.lastEnd, r.Entries[len(r.Entries)-1].Line+1
+			}
+		}
+		return nil
+	}
 	for {
 		l, err := lr.Next()
 		if err == io.EOF {
@@ -599,13 +627,13 @@ func (u *update) build() error {
 			break
 		}
 		next.Seen = l.End()
-		u.redactLine(&l)
-		if r := b.Add(l); r != nil {
-			if err := u.closeRound(r, bw); err != nil {
-				return err
-			}
-			next.OpenOffset, next.OpenLine = u.lastEnd, r.Entries[len(r.Entries)-1].Line+1
+		ready = u.redactLine(l, ready[:0])
+		if err := add(ready); err != nil {
+			return err
 		}
+	}
+	if err := add(u.releaseHeld(ready[:0])); err != nil {
+		return err
 	}
 	nodes = b.Nodes()
 	fin := b.Finish()

@@ -29,18 +29,7 @@ func (a *Adapter) TextFields(line []byte) []source.TextField {
 	if bookkeepingOnly(line) {
 		return nil
 	}
-	out := make([]source.TextField, 0, 16)
-	jsonpatch.Strings(line, func(p []string) bool { return notText(p) }, func(v jsonpatch.StringValue) {
-		if notText(v.Path) {
-			return
-		}
-		text := jsonpatch.DecodeString(line[v.Start:v.End])
-		if text == "" || isDataURL(text) {
-			return
-		}
-		out = append(out, source.TextField{Path: jsonpatch.JoinPath(v.Path), Start: v.Start, End: v.End, Text: text})
-	})
-	return out
+	return jsonpatch.TextValues[source.TextField](line, notText, isText)
 }
 
 // bookkeepingOnly reports whether a line is an entry of a type that holds
@@ -72,6 +61,7 @@ func notText(path []string) bool {
 	}
 	v := identityKey(k)
 	if len(k) <= 32 && nameLike(k) {
+		k = strings.Clone(k) // a key may be a part of its line (jsonpatch.TextValues)
 		for {
 			old := keyKinds.Load()
 			next := map[string]bool{k: v}
@@ -144,4 +134,49 @@ func isDataURL(s string) bool {
 	}
 	head := s[:min(len(s), 200)]
 	return strings.Contains(head, ";base64,")
+}
+
+// isText reports whether a string value that is not an identity is text:
+// not empty, and not an inlined image.
+func isText(s string) bool { return s != "" && !isDataURL(s) }
+
+var _ source.TextJoiner = (*Adapter)(nil)
+
+// MessagePart reports whether a line is an assistant entry with text
+// blocks: Claude Code writes each content block of an assistant message as
+// an entry of its own, under the message's id. The text blocks are
+// message.content.N.text (thinking, tool calls and their inputs are never
+// joined: a reply's text is not cut into them).
+func (a *Adapter) MessagePart(line []byte, fields []source.TextField) (id string, first, last int, ok bool) {
+	first, last = -1, -1
+	for i, f := range fields {
+		if isTextBlock(f.Path) {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	if first < 0 {
+		return "", -1, -1, false
+	}
+	if s, e, err := jsonpatch.Locate(line, []string{"type"}); err != nil || string(line[s:e]) != `"assistant"` {
+		return "", -1, -1, false
+	}
+	s, e, err := jsonpatch.Locate(line, []string{"message", "id"})
+	if err != nil || e-s < 2 || line[s] != '"' {
+		return "", -1, -1, false
+	}
+	return jsonpatch.DecodeString(line[s:e]), first, last, true
+}
+
+// isTextBlock reports whether path is a text block's text:
+// message.content.N.text.
+func isTextBlock(path string) bool {
+	rest, ok := strings.CutPrefix(path, "message.content.")
+	if !ok {
+		return false
+	}
+	n, ok := strings.CutSuffix(rest, ".text")
+	return ok && isIndex(n)
 }

@@ -21,18 +21,7 @@ func (a *Adapter) TextFields(line []byte) []source.TextField {
 	if len(line) == 0 || line[0] != '{' {
 		return nil
 	}
-	out := make([]source.TextField, 0, 16)
-	jsonpatch.Strings(line, func(p []string) bool { return notText(p) }, func(v jsonpatch.StringValue) {
-		if notText(v.Path) {
-			return
-		}
-		text := jsonpatch.DecodeString(line[v.Start:v.End])
-		if text == "" || isDataURL(text) {
-			return
-		}
-		out = append(out, source.TextField{Path: jsonpatch.JoinPath(v.Path), Start: v.Start, End: v.End, Text: text})
-	})
-	return out
+	return jsonpatch.TextValues[source.TextField](line, notText, isText)
 }
 
 // notText reports whether the value at path is not text, by its key (or,
@@ -72,3 +61,7 @@ func isIndex(k string) bool {
 func isDataURL(s string) bool {
 	return strings.HasPrefix(s, "data:") && strings.Contains(s[:min(len(s), 200)], ";base64,")
 }
+
+// isText reports whether a string value that is not an identity is text:
+// not empty, and not an inlined image.
+func isText(s string) bool { return s != "" && !isDataURL(s) }

@@ -236,6 +236,7 @@ func scanTranscript(red *redact.Redactor, a source.Adapter, path, session string
 		}
 		pending = keep
 	}
+	joint := newJointScan(red, a)
 	lr := source.NewLineReader(f, 1, 0)
 	for {
 		l, err := lr.Next()
@@ -248,7 +249,11 @@ func scanTranscript(red *redact.Redactor, a source.Adapter, path, session string
 		if l.Torn() {
 			break
 		}
-		if _, reps := red.Line(l.Raw, tf.TextFields(l.Raw)); len(reps) > 0 {
+		fields := tf.TextFields(l.Raw)
+		if _, reps := red.Line(l.Raw, fields); len(reps) > 0 {
+			pending = append(pending, found(reps, session, 0, path, l.No)...)
+		}
+		if reps := joint.next(l.Raw, fields); len(reps) > 0 {
 			pending = append(pending, found(reps, session, 0, path, l.No)...)
 		}
 		if r := b.Add(l); r != nil && len(r.Entries) > 0 {
@@ -266,6 +271,38 @@ func found(reps []redact.Replacement, session string, round int, file string, li
 		out = append(out, secretJSON{Kind: r.Rule, Session: session, Round: round, File: file, Line: line, Path: r.Path, Excerpt: r.Excerpt})
 	}
 	return out
+}
+
+// A jointScan finds the secrets cut between two lines of one message,
+// as the store does when it inscribes (source.TextJoiner): it is given
+// the lines in order.
+type jointScan struct {
+	red       *redact.Redactor
+	tf        source.TextJoiner // nil: the format writes no message in parts
+	ok        bool
+	msg, text string // the last line's message and last text block
+}
+
+func newJointScan(red *redact.Redactor, a source.Adapter) *jointScan {
+	tj, _ := a.(source.TextJoiner)
+	return &jointScan{red: red, tf: tj}
+}
+
+// next returns the secrets cut between the last line given and line.
+func (j *jointScan) next(line []byte, fields []source.TextField) []redact.Replacement {
+	if j.tf == nil {
+		return nil
+	}
+	msg, first, last, part := j.tf.MessagePart(line, fields)
+	var reps []redact.Replacement
+	if part && j.ok && msg == j.msg {
+		_, _, reps = j.red.Joint(j.text, fields[first].Text)
+	}
+	j.ok, j.msg = part, msg
+	if part {
+		j.text = fields[last].Text
+	}
+	return reps
 }
 
 // scanDoc lists the secrets a document of the store holds: in its round
@@ -290,6 +327,7 @@ func scanDoc(red *redact.Redactor, md string) ([]secretJSON, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
+	joint := newJointScan(red, f.adapter)
 	for _, n := range rounds {
 		p := inscribe.RoundPath(folder, n)
 		rf, err := inscribe.ReadRound(p)
@@ -303,7 +341,9 @@ func scanDoc(red *redact.Redactor, md string) ([]secretJSON, error) {
 			}
 			var reps []redact.Replacement
 			if re.JSON != nil && tf != nil {
-				_, reps = red.Line(raw, tf.TextFields(raw))
+				fields := tf.TextFields(raw)
+				_, reps = red.Line(raw, fields)
+				reps = append(reps, joint.next(raw, fields)...)
 			} else if re.Text != nil {
 				_, reps = red.Text(*re.Text)
 			}
@@ -315,7 +355,7 @@ func scanDoc(red *redact.Redactor, md string) ([]secretJSON, error) {
 		return nil, err
 	}
 	text := string(doc)
-	for _, fd := range red.Detector.Find(text) {
+	for _, fd := range red.Find(text) {
 		i := strings.Index(text, fd.Secret)
 		out = append(out, secretJSON{Kind: fd.Rule, Session: session, Round: roundAt(text, i), File: md,
 			Line: strings.Count(text[:i], "\n") + 1, Excerpt: redact.Excerpt(text, i, i+len(fd.Secret))})

@@ -33,13 +33,17 @@ const (
 	imagePAT   = "ghp_Tz9Wc1Np5Hs3Jd6Fb0Ga2YeQ4K8r2Xq7mLv4"
 	splitLeft  = "glpat-Xq7mLv4Tz9"
 	splitRight = "Wc1Np5Hs3J"
+	// An npm token cut between two text blocks of one assistant message,
+	// which Claude Code writes as two lines.
+	crossLeft  = "npm_Xq7mLv4Tz9Wc1Np5"
+	crossRight = "Hs3Jd6Fb0Ga2YeQ4K8r2"
 	pemBody    = "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\nQyNTUxOQAAACCq7mLv4Tz9Wc1Np5Hs3Jd6Fb0Ga2YeQ4K8r2Xq7mLv4QAAAJgq7mLv4Tz9Wc\n1Np5Hs3Jd6Fb0Ga2YeQ4K8r2Xq7mLv4Tz9Wc1Np5Hs3Jd6Fb0Ga2YeQ4K8r2Xq7mLv4Tz9W\n"
 	privateKey = "-----BEGIN OPENSSH PRIVATE KEY-----\n" + pemBody + "-----END OPENSSH PRIVATE KEY-----"
 )
 
 // secretStrings are what must not be anywhere in a redacting store.
 var secretStrings = []string{awsKey, dbPassword, slackToken, githubPAT, jwtToken, stripeKey, envSecret, inputKey, imagePAT,
-	splitLeft, splitRight, "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ"}
+	splitLeft, splitRight, crossLeft, crossRight, "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ"}
 
 // plantedSession writes a copy of the sample session 1111… with secrets
 // planted in its text, into a projects folder under dir, and returns the
@@ -88,6 +92,11 @@ func plantedSession(t *testing.T, dir string) string {
 		{"type": "text", "text": "now read missing.txt and run a failing command; the screenshot is /tmp/shots/" + imagePAT + ".png; my GitLab token is " + splitLeft},
 		{"type": "text", "text": splitRight + " (the rest of it)"},
 	})
+	// A token cut between two lines: the last reply (msg_0008) is a
+	// thinking block then a text block, each a line; the thinking block
+	// becomes a text block that ends with the token's start.
+	set(54, "message.content", []map[string]string{{"type": "text", "text": "Noting it for later: the npm token is " + crossLeft}})
+	set(55, "message.content.0.text", crossRight+" (that was the whole token). Done.")
 	p := filepath.Join(dir, "projects", "-home-dev-src-tools-thinking", id+".jsonl")
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)
@@ -153,7 +162,7 @@ func TestSecretsStayOut(t *testing.T) {
 	}
 	// scan lists every planted secret in the source, and none in the
 	// store.
-	code, out, errOut := runScribe(t, "--root", root, "scan", "--json", src)
+	code, out, _ := runScribe(t, "--root", root, "scan", "--json", src)
 	if code != 1 {
 		t.Errorf("scan of the source: status %d, want 1", code)
 	}
@@ -163,7 +172,7 @@ func TestSecretsStayOut(t *testing.T) {
 	for _, s := range secrets {
 		kinds[s.Kind] = true
 	}
-	for _, k := range []string{"aws-access-token", "url-password", "slack-bot-token", "github-pat", "curl-auth-header", "generic-api-key", "stripe-access-token", "private-key", "gitlab-pat"} {
+	for _, k := range []string{"aws-access-token", "url-password", "slack-bot-token", "github-pat", "curl-auth-header", "generic-api-key", "stripe-access-token", "private-key", "gitlab-pat", "npm-access-token"} {
 		if !kinds[k] {
 			t.Errorf("scan does not list a %s (it lists %v)", k, kinds)
 		}
@@ -184,32 +193,8 @@ func TestSecretsStayOut(t *testing.T) {
 
 	// check --store: every line that held a secret is reported redacted,
 	// and nothing else differs.
-	code, out, errOut = runScribe(t, "--root", root, "check", "--store", "--json")
-	if code != 0 {
-		t.Fatalf("check --store: %d\n%s%s", code, out, errOut)
-	}
-	var reps []struct {
-		Findings []struct {
-			Kind, Field, Msg, Diff string
-			Line                   int
-		}
-	}
-	if err := json.Unmarshal([]byte(out), &reps); err != nil {
-		t.Fatal(err)
-	}
-	lines := map[int]bool{}
-	for _, r := range reps {
-		for _, f := range r.Findings {
-			if f.Kind != "redacted" {
-				t.Errorf("finding %+v", f)
-			}
-			if f.Diff != "" {
-				t.Errorf("a redacted finding shows a diff: %+v", f)
-			}
-			lines[f.Line] = true
-		}
-	}
-	for _, n := range []int{1, 3, 15, 19, 20, 21, 24, 28, 46, 52} {
+	lines, out := checkRedacted(t, root)
+	for _, n := range []int{1, 3, 15, 19, 20, 21, 24, 28, 46, 52, 54, 55} {
 		if !lines[n] {
 			t.Errorf("line %d is not reported redacted (reported: %v)", n, lines)
 		}
@@ -280,7 +265,8 @@ func TestNoRedact(t *testing.T) {
 		t.Error("append wrote redact.toml in a store without it")
 	}
 	// The gate: scan --store finds what the store holds.
-	if code, out, _ := runScribe(t, "--root", root, "scan", "--store"); code != 1 || !strings.Contains(out, "aws-access-token") {
+	// (The npm token cut between two lines included.)
+	if code, out, _ := runScribe(t, "--root", root, "scan", "--store"); code != 1 || !strings.Contains(out, "aws-access-token") || !strings.Contains(out, "npm-access-token") {
 		t.Errorf("scan --store of a store holding secrets: status %d\n%s", code, out)
 	}
 	// A person deletes the key from the document by hand: check finds the
@@ -299,6 +285,39 @@ func TestNoRedact(t *testing.T) {
 	if strings.Contains(out, awsKey) {
 		t.Errorf("check shows the deleted key:\n%s", out)
 	}
+}
+
+// checkRedacted runs check --store, which must report nothing but
+// redacted entries, without a diff (it would show the secret), and returns
+// the lines reported and its output.
+func checkRedacted(t *testing.T, root string) (map[int]bool, string) {
+	t.Helper()
+	code, out, errOut := runScribe(t, "--root", root, "check", "--store", "--json")
+	if code != 0 {
+		t.Fatalf("check --store: %d\n%s%s", code, out, errOut)
+	}
+	var reps []struct {
+		Findings []struct {
+			Kind, Field, Msg, Diff string
+			Line                   int
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &reps); err != nil {
+		t.Fatal(err)
+	}
+	lines := map[int]bool{}
+	for _, r := range reps {
+		for _, f := range r.Findings {
+			if f.Kind != "redacted" {
+				t.Errorf("finding %+v", f)
+			}
+			if f.Diff != "" {
+				t.Errorf("a redacted finding shows a diff: %+v", f)
+			}
+			lines[f.Line] = true
+		}
+	}
+	return lines, out
 }
 
 // treeBytes reads every file of a store but its lock files.
@@ -431,7 +450,8 @@ func TestNoFalsePositives(t *testing.T) {
 
 // TestRedactPrefixThenAppend: with redaction, inscribing a prefix of a
 // session and appending the rest gives the store that inscribing the whole
-// gives, byte for byte (with the same key), at every cut.
+// gives, byte for byte (with the same key), at every cut: a cut between
+// the two lines a token is cut between (54 and 55) included.
 func TestRedactPrefixThenAppend(t *testing.T) {
 	dir := t.TempDir()
 	src := plantedSession(t, dir)
@@ -449,7 +469,10 @@ func TestRedactPrefixThenAppend(t *testing.T) {
 	}
 	want := storeFilesOf(t, ref)
 	lines := bytes.SplitAfter(whole, []byte("\n"))
-	for _, cut := range []int{3, 20, 25, 47, 53} {
+	for cut := 1; cut < len(lines)-1; cut++ { // the last is empty
+		if testing.Short() && cut != 3 && cut != 20 && cut != 47 && cut != 54 {
+			continue
+		}
 		root := filepath.Join(dir, fmt.Sprintf("cut%d", cut))
 		os.MkdirAll(root, 0o700)
 		os.WriteFile(filepath.Join(root, "redact.toml"), key, 0o600)
@@ -512,5 +535,101 @@ func TestRepairRedacted(t *testing.T) {
 	}
 	if code, out, errOut := runScribe(t, "--root", root, "check", "--store"); code != 0 {
 		t.Errorf("check --store after repair: %d\n%s%s", code, out, errOut)
+	}
+}
+
+// plantedRollout writes a copy of the sample Codex rollout aced… with
+// secrets planted in its text (a prompt, reasoning, a reply, a call's
+// arguments and outputs), under dir's sessions folder, and returns its
+// path.
+func plantedRollout(t *testing.T, dir string) string {
+	t.Helper()
+	const rel = "2026/11/23/rollout-2026-11-23T16-52-22-01a20952-aced-7670-b71b-a40087387e93.jsonl"
+	data, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), "testdata", "codex", "sessions", filepath.FromSlash(rel)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each phrase is replaced wherever the client wrote it (the response
+	// item, the event, the task's last message), as JSON string content.
+	esc := func(s string) string { e := jsonpatch.EncodeString(s); return string(e[1 : len(e)-1]) }
+	for _, r := range []struct{ old, new string }{
+		{"create hello.py please", "create hello.py please; the AWS key is " + awsKey + " and the database is " + dbURL},
+		{"I should check what exists before writing.", "I should check what exists before writing. The Slack bot token " + slackToken + " is in the notes."},
+		{"Let me check the directory.", "Let me check the directory with the token " + githubPAT + "."},
+		{esc(`{"cmd": "ls -la"}`), esc(`{"cmd": "curl -H 'Authorization: Bearer ` + jwtToken + `' https://api.example.com/v1/items; ls -la"}`)},
+		{esc("Output:\ntotal 8\n"), esc("Output:\nSTRIPE_SECRET_KEY=" + stripeKey + "\nAWS_SECRET_ACCESS_KEY=" + envSecret + "\ntotal 8\n")},
+		{esc("cat: missing.txt: No such file or directory\n"), esc(privateKey + "\n")},
+	} {
+		if !bytes.Contains(data, []byte(r.old)) {
+			t.Fatalf("the sample rollout no longer holds %q", r.old)
+		}
+		data = bytes.ReplaceAll(data, []byte(r.old), []byte(r.new))
+	}
+	p := filepath.Join(dir, "sessions", filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestCodexSecretsStayOut: a Codex rollout's planted secrets are in no
+// file of the store, check reports them redacted, and the redacted export
+// resumes in the real Codex client, markers in place of the secrets.
+func TestCodexSecretsStayOut(t *testing.T) {
+	dir := t.TempDir()
+	src := plantedRollout(t, dir)
+	root := filepath.Join(dir, "store")
+	if code, out, errOut := runScribe(t, "--root", root, "inscribe", src); code != 0 {
+		t.Fatalf("inscribe: %d\n%s%s", code, out, errOut)
+	}
+	secrets := []string{awsKey, dbPassword, slackToken, githubPAT, jwtToken, stripeKey, envSecret, "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ"}
+	if hits := grepTree(t, root, secrets); len(hits) > 0 {
+		t.Errorf("secrets left in the store:\n%s", strings.Join(hits, "\n"))
+	}
+	// The lines that held a secret: the prompt (its response item, its
+	// event, the turn's context), reasoning, a reply, a call's arguments
+	// and two outputs.
+	lines, out := checkRedacted(t, root)
+	for _, n := range []int{8, 11, 13, 14, 17, 44} {
+		if !lines[n] {
+			t.Errorf("line %d is not reported redacted (reported: %v)", n, lines)
+		}
+	}
+	for _, s := range secrets {
+		if strings.Contains(out, s) {
+			t.Errorf("check prints a secret: %s…", s[:8])
+		}
+	}
+	exp := filepath.Join(dir, "export")
+	if code, out, errOut := runScribe(t, "--root", root, "export-codex", "01a20952-aced-7670-b71b-a40087387e93", "--out", exp); code != 0 {
+		t.Fatalf("export-codex: %d\n%s%s", code, out, errOut)
+	}
+	if hits := grepTree(t, exp, secrets); len(hits) > 0 {
+		t.Errorf("secrets in the export:\n%s", strings.Join(hits, "\n"))
+	}
+	cp, err := realclient.FindCodex(testenv.Shared(t))
+	if err != nil {
+		if os.Getenv("SCRIBE_REQUIRE_CODEX") != "" {
+			t.Fatalf("%v, and SCRIBE_REQUIRE_CODEX is set", err)
+		}
+		t.Skipf("%v: %s", err, realclient.CodexInstall)
+	}
+	rel, _ := filepath.Rel(filepath.Join(dir, "sessions"), src)
+	got, err := cp.Probe(filepath.Join(exp, rel))
+	if err != nil {
+		t.Fatalf("the real Codex client does not resume the redacted export: %v", err)
+	}
+	for _, m := range []string{"[REDACTED:aws-access-token:", "[REDACTED:slack-bot-token:", "[REDACTED:github-pat:", "[REDACTED:private-key:"} {
+		if !bytes.Contains(got, []byte(m)) {
+			t.Errorf("the resumed conversation lacks %s…]:\n%.3000s", m, got)
+		}
+	}
+	for _, s := range secrets {
+		if bytes.Contains(got, []byte(s)) {
+			t.Errorf("the resumed conversation holds %s…", s[:8])
+		}
 	}
 }

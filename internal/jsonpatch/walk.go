@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // A StringValue is one string value of a JSON entry: where it lies (Start
@@ -43,6 +44,10 @@ type walker struct {
 	skip func([]string) bool
 	fn   func(StringValue)
 	keys func(StringValue)
+	// inPlace reads the keys of the path in place in data, rather than
+	// copying them (TextValues: the path does not outlive the walk, and
+	// data does not change during it).
+	inPlace bool
 }
 
 func (w *walker) value() error {
@@ -89,7 +94,11 @@ func (w *walker) container() error {
 			if err := s.skipString(); err != nil {
 				return err
 			}
-			seg = unquoteKey(s.data[start:s.i])
+			if q := s.data[start+1 : s.i-1]; w.inPlace && len(q) > 0 && bytes.IndexByte(q, '\\') < 0 {
+				seg = unsafe.String(&q[0], len(q))
+			} else {
+				seg = unquoteKey(s.data[start:s.i])
+			}
 			if w.keys != nil {
 				w.keys(StringValue{Path: append(w.path[:depth], seg), Start: start, End: s.i, Key: true})
 			}

@@ -2,8 +2,10 @@ package jsonpatch
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
+	"testing/quick"
 )
 
 func TestStrings(t *testing.T) {
@@ -36,5 +38,49 @@ func TestDecodeStringAgreesWithJSON(t *testing.T) {
 func TestStringsMalformed(t *testing.T) {
 	if err := Strings([]byte(`{"a":"x"`), nil, func(StringValue) {}); err == nil {
 		t.Error("no error for a truncated object")
+	}
+}
+
+// TextValues gives what Strings, DecodeString and JoinPath give, keys with
+// escapes, invalid UTF-8 and long arrays included.
+func TestTextValuesAgreesWithStrings(t *testing.T) {
+	lines := []string{
+		`{"a":"x\ny","b":[1,"two",{"c":"\u00e9\ud83d\ude00"}],"skip":{"d":"no"},"e.f":"dot","n":null}`,
+		`{"k\u0065y":"v","q\"uote":["a","b","c","d","e","f","g","h","i","j","k","l",""]}`,
+		"{\"bad\":\"x\xffy\",\"ok\":\"caf\xc3\xa9\",\"deep\":[[[\"z\"]]],\"skip\":\"s\"}",
+		`{"a":"x"`,
+		`"top"`,
+	}
+	skip := func(p []string) bool { return p[len(p)-1] == "skip" }
+	keep := func(s string) bool { return s != "" }
+	f := func(line string) string {
+		var b strings.Builder
+		Strings([]byte(line), skip, func(v StringValue) {
+			if len(v.Path) > 0 && skip(v.Path) {
+				return
+			}
+			if text := DecodeString([]byte(line)[v.Start:v.End]); keep(text) {
+				fmt.Fprintf(&b, "%s %d %d %q\n", JoinPath(v.Path), v.Start, v.End, text)
+			}
+		})
+		return b.String()
+	}
+	g := func(line string) string {
+		var b strings.Builder
+		for _, v := range TextValues[TextValue]([]byte(line), skip, keep) {
+			fmt.Fprintf(&b, "%s %d %d %q\n", v.Path, v.Start, v.End, v.Text)
+		}
+		return b.String()
+	}
+	for _, line := range lines {
+		if want, got := f(line), g(line); got != want {
+			t.Errorf("%s:\ngot  %s\nwant %s", line, got, want)
+		}
+	}
+	if err := quick.Check(func(v map[string][]string) bool {
+		line, _ := json.Marshal(v)
+		return f(string(line)) == g(string(line))
+	}, nil); err != nil {
+		t.Error(err)
 	}
 }

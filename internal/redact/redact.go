@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/scribe-archive/scribe/internal/jsonpatch"
 	"github.com/scribe-archive/scribe/session/source"
@@ -15,9 +16,30 @@ import (
 // A Redactor replaces the secrets a Detector finds with markers keyed by a
 // store's key.
 type Redactor struct {
+	// Detector finds the secrets; when nil, build makes it on first use.
 	Detector *Detector
 	Key      []byte
+
+	// build makes the detector of a store's settings (Settings.Redactor)
+	// when a text is first scanned: loading gitleaks' rules costs some 60
+	// ms and 12 MB of heap, which a command with nothing to scan (append
+	// of a session with nothing new, from a hook) should not pay.
+	build func() *Detector
+	once  sync.Once
 }
+
+// detector returns the detector, made on first use.
+func (r *Redactor) detector() *Detector {
+	r.once.Do(func() {
+		if r.Detector == nil && r.build != nil {
+			r.Detector = r.build()
+		}
+	})
+	return r.Detector
+}
+
+// Find returns the secrets in text (Detector.Find).
+func (r *Redactor) Find(text string) []Finding { return r.detector().Find(text) }
 
 // A Replacement is one secret replaced.
 type Replacement struct {
@@ -48,7 +70,7 @@ func (r *Redactor) Marker(rule, secret string) string {
 // Text returns text with every occurrence of every secret found in it
 // replaced, and what was replaced (once per secret).
 func (r *Redactor) Text(text string) (string, []Replacement) {
-	fs := r.Detector.Find(text)
+	fs := r.Find(text)
 	if len(fs) == 0 {
 		return text, nil
 	}
@@ -153,29 +175,17 @@ func (r *Redactor) Line(line []byte, fields []source.TextField) ([]byte, []Repla
 			}
 		}
 		if !dup {
-			add(r.Detector.Find(f.Text))
+			add(r.Find(f.Text))
 		}
 	}
 	// Secrets split between neighbouring content blocks (the same list,
 	// consecutive indexes): found in the junction, in neither block whole.
-	type split struct {
-		f    Finding
-		tail string // block i ends with tail, block i+1 starts with the rest
-	}
 	splits := map[int][]split{}
 	for i := 0; i+1 < len(fields); i++ {
-		if !siblings(fields[i].Path, fields[i+1].Path) {
-			continue
-		}
-		a, b := fields[i].Text, fields[i+1].Text
-		ta, hb := a[cutStart(a, len(a)-junction):], b[:cutEnd(b, junction)]
-		joined := ta + hb
-		for _, f := range r.Detector.Find(joined) {
-			k := strings.Index(joined, f.Secret)
-			if k < 0 || k >= len(ta) || k+len(f.Secret) <= len(ta) {
-				continue // not across the junction
+		if siblings(fields[i].Path, fields[i+1].Path) {
+			if ss := r.splits(fields[i].Text, fields[i+1].Text); len(ss) > 0 {
+				splits[i] = ss
 			}
-			splits[i] = append(splits[i], split{f: f, tail: ta[k:]})
 		}
 	}
 	if len(all) == 0 && len(splits) == 0 {
@@ -193,13 +203,10 @@ func (r *Redactor) Line(line []byte, fields []source.TextField) ([]byte, []Repla
 	}
 	for i, ss := range splits {
 		for _, s := range ss {
-			m := r.Marker(s.f.Rule, s.f.Secret)
-			head := s.f.Secret[len(s.tail):]
-			if strings.HasSuffix(texts[i], s.tail) && strings.HasPrefix(texts[i+1], head) {
-				texts[i] = texts[i][:len(texts[i])-len(s.tail)] + m
-				texts[i+1] = m + texts[i+1][len(head):]
-				reps = append(reps, Replacement{Rule: s.f.Rule, Marker: m, Path: fields[i].Path + " + " + fields[i+1].Path,
-					Excerpt: clean(fields[i].Text[max(0, len(fields[i].Text)-len(s.tail)-30):len(fields[i].Text)-len(s.tail)]) + Mask(s.f.Secret)})
+			var rep *Replacement
+			texts[i], texts[i+1], rep = r.cut(texts[i], texts[i+1], s, fields[i].Path+" + "+fields[i+1].Path)
+			if rep != nil {
+				reps = append(reps, *rep)
 			}
 		}
 	}
@@ -221,6 +228,67 @@ func (r *Redactor) Line(line []byte, fields []source.TextField) ([]byte, []Repla
 		return line, nil
 	}
 	return out, reps
+}
+
+// A split is a secret found across the junction of two texts: the first
+// ends with tail, the second starts with the rest.
+type split struct {
+	f    Finding
+	tail string
+}
+
+// splits returns the secrets cut between a and b: found where the end of
+// a and the start of b are joined, and in neither whole.
+func (r *Redactor) splits(a, b string) []split {
+	if a == "" || b == "" {
+		return nil
+	}
+	ta, hb := a[cutStart(a, len(a)-junction):], b[:cutEnd(b, junction)]
+	joined := ta + hb
+	var out []split
+	for _, f := range r.Find(joined) {
+		k := strings.Index(joined, f.Secret)
+		if k < 0 || k >= len(ta) || k+len(f.Secret) <= len(ta) {
+			continue // not across the junction
+		}
+		out = append(out, split{f: f, tail: ta[k:]})
+	}
+	return out
+}
+
+// cut replaces each part of the split secret s, at the end of a and the
+// start of b, by the secret's marker, when a still ends and b still starts
+// with them; it returns the replacement made, if any.
+func (r *Redactor) cut(a, b string, s split, path string) (string, string, *Replacement) {
+	head := s.f.Secret[len(s.tail):]
+	if !strings.HasSuffix(a, s.tail) || !strings.HasPrefix(b, head) {
+		return a, b, nil
+	}
+	m := r.Marker(s.f.Rule, s.f.Secret)
+	rest := a[:len(a)-len(s.tail)]
+	rep := &Replacement{Rule: s.f.Rule, Marker: m, Path: path, Excerpt: clean(rest[max(0, len(rest)-30):]) + Mask(s.f.Secret)}
+	return rest + m, m + b[len(head):], rep
+}
+
+// Joint returns a and b with the secrets cut between them replaced, each
+// part by the secret's marker, and what was replaced: a is the last text
+// block of one line and b the first of the next, parts of one message
+// (source.TextJoiner).
+func (r *Redactor) Joint(a, b string) (string, string, []Replacement) {
+	var reps []Replacement
+	for _, s := range r.splits(a, b) {
+		var rep *Replacement
+		if a, b, rep = r.cut(a, b, s, ""); rep != nil {
+			reps = append(reps, *rep)
+		}
+	}
+	return a, b, reps
+}
+
+// RedactJoint is Joint as the store uses it (inscribe.Redactor).
+func (r *Redactor) RedactJoint(a, b string) (string, string, bool) {
+	a, b, reps := r.Joint(a, b)
+	return a, b, len(reps) > 0
 }
 
 // siblings reports whether two paths name neighbouring elements of one

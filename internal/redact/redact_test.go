@@ -189,3 +189,57 @@ func TestSiblings(t *testing.T) {
 		}
 	}
 }
+
+// TestJoint: a token cut between two texts (two lines of one message) is
+// replaced in both, each part by the token's marker; a token whole in one
+// of them is left to Line.
+func TestJoint(t *testing.T) {
+	r := newRedactor(t)
+	const left, right = "npm_Xq7mLv4Tz9Wc1Np5", "Hs3Jd6Fb0Ga2YeQ4K8r2"
+	a, b, reps := r.Joint("the npm token is "+left, right+" and more")
+	m := r.Marker("npm-access-token", left+right)
+	if a != "the npm token is "+m || b != m+" and more" || len(reps) != 1 {
+		t.Errorf("got %q, %q, %+v", a, b, reps)
+	}
+	for _, rep := range reps {
+		if strings.Contains(rep.Excerpt, left) || strings.Contains(rep.Excerpt, right) {
+			t.Errorf("the excerpt shows the token: %q", rep.Excerpt)
+		}
+	}
+	if a, b, reps := r.Joint("the npm token is "+left+right, " and more"); len(reps) != 0 || !strings.HasSuffix(a, right) || b != " and more" {
+		t.Errorf("a token whole in the first text: %q, %q, %+v", a, b, reps)
+	}
+}
+
+// TestDetectorOnFirstUse: a store's redactor loads gitleaks' rules when it
+// first scans a text, not before (an append with nothing new scans none),
+// and a store's rules that cannot be read are reported at once.
+func TestDetectorOnFirstUse(t *testing.T) {
+	r, err := New().Redactor()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Detector != nil {
+		t.Error("the detector is loaded before any text is scanned")
+	}
+	if out, _ := r.Text("the AWS key is AKIAQ4Z7VB2XKM5NPT3W"); strings.Contains(out, "AKIA") || r.Detector == nil {
+		t.Errorf("after a scan: %q, detector %v", out, r.Detector)
+	}
+	bad := New()
+	bad.Src = append(bad.Src, "\n[[rules]]\nid = \"x\"\nregex = '''(['''\n"...)
+	if _, err := bad.Redactor(); err == nil {
+		t.Error("a rule that does not compile is not reported")
+	}
+}
+
+// TestStopWords: the generic rule's stop words still keep a value from
+// being a secret (scribe looks for them without gitleaks' trie).
+func TestStopWords(t *testing.T) {
+	r := newRedactor(t)
+	if fs := r.Find(`api_key = "Zq8Lr2Xv7Kp4Tz9Wc1Np5Hs3Jd6Fb0"`); len(fs) != 1 {
+		t.Fatalf("without a stop word: %+v", fs)
+	}
+	if fs := r.Find(`api_key = "Zq8Lr2Xv7AbstractWc1Np5Hs3Jd6Fb0"`); len(fs) != 0 {
+		t.Errorf("a value holding a stop word (abstract) is a secret: %+v", fs)
+	}
+}

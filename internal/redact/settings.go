@@ -128,11 +128,21 @@ func (s *Settings) Write(root string) error {
 }
 
 // Redactor returns the redactor of these settings: gitleaks' default rules
-// and the file's own.
+// and the file's own. The file's rules are read now, so that an error in
+// them is reported at once; gitleaks' rules are loaded when a text is first
+// scanned.
 func (s *Settings) Redactor() (*Redactor, error) {
-	d, err := NewDetector(s.Src)
-	if err != nil {
+	if _, _, err := parseRules(s.Src); err != nil {
 		return nil, fmt.Errorf("%s: %w", File, err)
 	}
-	return &Redactor{Detector: d, Key: s.Key}, nil
+	src := s.Src
+	return &Redactor{Key: s.Key, build: func() *Detector {
+		d, err := NewDetector(src)
+		if err != nil {
+			// parseRules read src above, and gitleaks' own rules are
+			// built in: NewDetector has nothing left that can fail.
+			panic(fmt.Sprintf("%s: %v", File, err))
+		}
+		return d
+	}}, nil
 }

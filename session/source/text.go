@@ -24,3 +24,17 @@ type TextFinder interface {
 	// they appear in it; none for a line that is not JSON.
 	TextFields(line []byte) []TextField
 }
+
+// A TextJoiner is a [TextFinder] whose source writes the content of one
+// message in parts, each on a line of its own: Claude Code writes each
+// content block of an assistant message as a line. A text cut between two
+// blocks of a message is then cut between two lines, and the store joins
+// the last text block of a line with the first of the next when both are
+// parts of one message, so that a secret cut between them is found.
+type TextJoiner interface {
+	// MessagePart returns, for a line that holds a part of such a
+	// message with text blocks, the message's id and the indexes in fields
+	// (the line's TextFields) of its first and last text blocks; ok is
+	// false for any other line.
+	MessagePart(line []byte, fields []TextField) (id string, first, last int, ok bool)
+}

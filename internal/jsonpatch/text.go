@@ -1,0 +1,84 @@
+package jsonpatch
+
+import (
+	"bytes"
+	"sync"
+	"unicode/utf8"
+)
+
+// A TextValue is a string value of a JSON entry, decoded, with its path
+// joined (Strings, DecodeString and JoinPath in one).
+type TextValue struct {
+	Path       string
+	Start, End int
+	Text       string
+}
+
+// TextValues returns the string values of the JSON entry data whose path
+// skip does not report, and whose text keep accepts, in the order they
+// appear; descents into objects and arrays skip reports are not made. T is
+// TextValue or a type of the same fields (source.TextField). The keys of
+// the path skip is given are parts of data, valid during the call only: a
+// skip that keeps one keeps a copy (strings.Clone).
+//
+// It gives what Strings with DecodeString and JoinPath would give, at a
+// fraction of the cost (the text finders of the adapters call it for every
+// line inscribed with redaction): the keys of the path are read in place
+// rather than copied, and the joined paths are parts of one string.
+func TextValues[T ~struct {
+	Path       string
+	Start, End int
+	Text       string
+}](data []byte, skip func(path []string) bool, keep func(text string) bool) []T {
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
+	sc.paths, sc.ends, sc.vals = sc.paths[:0], sc.ends[:0], sc.vals[:0]
+	w := &walker{s: scanner{data: data}, skip: skip, inPlace: true}
+	w.fn = func(v StringValue) {
+		if len(v.Path) > 0 && skip(v.Path) {
+			return
+		}
+		inner := data[v.Start+1 : v.End-1]
+		var text string
+		if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+			text = string(inner)
+		} else {
+			text = DecodeString(data[v.Start:v.End])
+		}
+		if !keep(text) {
+			return
+		}
+		for i, seg := range v.Path {
+			if i > 0 {
+				sc.paths = append(sc.paths, '.')
+			}
+			sc.paths = append(sc.paths, seg...)
+		}
+		sc.ends = append(sc.ends, len(sc.paths))
+		sc.vals = append(sc.vals, TextValue{Start: v.Start, End: v.End, Text: text})
+	}
+	w.s.skipSpace()
+	w.value()
+	if len(sc.vals) == 0 {
+		return nil
+	}
+	out := make([]T, len(sc.vals))
+	joined := string(sc.paths)
+	start := 0
+	for i, v := range sc.vals {
+		v.Path = joined[start:sc.ends[i]]
+		start = sc.ends[i]
+		out[i] = T(v)
+	}
+	clear(sc.vals) // the pool keeps no text
+	return out
+}
+
+// scratch is TextValues' working memory, kept between calls.
+type scratch struct {
+	paths []byte
+	ends  []int
+	vals  []TextValue
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
