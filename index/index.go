@@ -353,23 +353,14 @@ func (b *Batch) Put(ctx context.Context, s Session, rows []Row) (err error) {
 	defer keys.close()
 	const cols = `session_id=?, round=?, started=?, engagement_id=?, user_preview=?, agent_preview=?,
 			tool_count=?, thinking_count=?, thinking_chars=?, token_count=?, round_file=?, body=?`
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO rounds(rowid, session_id, round, started, engagement_id, user_preview, agent_preview,
-			tool_count, thinking_count, thinking_chars, token_count, round_file, body)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer ins.Close()
-	upd, err := tx.PrepareContext(ctx, `UPDATE rounds SET `+cols+` WHERE rowid = ?`)
-	if err != nil {
-		return err
-	}
-	defer upd.Close()
-	del, err := tx.PrepareContext(ctx, `DELETE FROM rounds WHERE rowid = ?`)
-	if err != nil {
-		return err
-	}
-	defer del.Close()
+	// Rounds replaced are few (an append's last one or two): their
+	// statements are not prepared ahead.
+	const upd, del = `UPDATE rounds SET ` + cols + ` WHERE rowid = ?`, `DELETE FROM rounds WHERE rowid = ?`
+	// New rounds are inserted together, in rowid order, by one statement
+	// (insertRounds): FTS5 flushes its pending terms to disk at the start
+	// of every statement that writes it (its savepoint), so one INSERT a
+	// round would flush once a round.
+	var news []newRound
 	for _, r := range rows {
 		vals := []any{r.SessionID, r.Round, r.Started, r.EngagementID, r.UserPreview, r.AgentPreview,
 			r.ToolCount, r.ThinkingCount, r.ThinkingChars, r.TokenCount, r.RoundFile, r.Body}
@@ -379,23 +370,62 @@ func (b *Batch) Put(ctx context.Context, s Session, rows []Row) (err error) {
 		}
 		old, ok := have[roundKey{r.SessionID, r.Round}]
 		if ok && sameTime(old, ms, known) {
-			_, err = upd.ExecContext(ctx, append(vals, old)...)
+			_, err = tx.ExecContext(ctx, upd, append(vals, old)...)
 		} else {
 			if ok {
-				if _, err := del.ExecContext(ctx, old); err != nil {
+				if _, err := tx.ExecContext(ctx, del, old); err != nil {
 					return fmt.Errorf("%s: round %d of %s: %w", x.path, r.Round, r.SessionID, err)
 				}
 			}
 			var id int64
 			if id, err = keys.next(ctx, ms, known); err == nil {
-				_, err = ins.ExecContext(ctx, append([]any{id}, vals...)...)
+				news = append(news, newRound{id: id, vals: vals})
 			}
 		}
 		if err != nil {
 			return fmt.Errorf("%s: round %d of %s: %w", x.path, r.Round, r.SessionID, err)
 		}
 	}
+	if err := insertRounds(ctx, tx, news); err != nil {
+		return fmt.Errorf("%s: %w", x.path, err)
+	}
 	return nil
+}
+
+// newRound is a round to insert: its rowid and its columns.
+type newRound struct {
+	id   int64
+	vals []any
+}
+
+// insertRounds inserts rounds by one statement, in rowid order: they are
+// staged in a temporary table first (no trigger, no full-text table), then
+// copied into rounds together.
+func insertRounds(ctx context.Context, tx conn, news []newRound) error {
+	if len(news) == 0 {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `CREATE TEMP TABLE IF NOT EXISTS round_stage(id INTEGER PRIMARY KEY, session_id, round, started,
+			engagement_id, user_preview, agent_preview, tool_count, thinking_count, thinking_chars, token_count, round_file, body)`); err != nil {
+		return err
+	}
+	stage, err := tx.PrepareContext(ctx, `INSERT INTO round_stage VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer stage.Close()
+	for _, n := range news {
+		if _, err := stage.ExecContext(ctx, append([]any{n.id}, n.vals...)...); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO rounds(rowid, session_id, round, started, engagement_id, user_preview, agent_preview,
+			tool_count, thinking_count, thinking_chars, token_count, round_file, body)
+		SELECT * FROM round_stage ORDER BY id`); err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `DELETE FROM round_stage`)
+	return err
 }
 
 // conn is a *sql.Conn or a *sql.Tx.
@@ -508,9 +538,12 @@ func sameTime(id, ms int64, known bool) bool {
 	return lo <= id && id < hi
 }
 
-// rowidAllocator gives rounds their rowids.
+// rowidAllocator gives rounds their rowids: the rowids in the index, and
+// those it gave that are not inserted yet (taken), are not free.
 type rowidAllocator struct {
 	millis1, free, unknown *sql.Stmt
+	taken                  map[int64]bool
+	lowest                 int64 // the smallest rowid in taken, if below 0
 }
 
 func newRowidAllocator(ctx context.Context, tx conn) (*rowidAllocator, error) {
@@ -564,21 +597,33 @@ func (a *rowidAllocator) millis(ctx context.Context, started string) (int64, boo
 // next returns a free rowid for a round that starts at ms (known) or at an
 // unknown time.
 func (a *rowidAllocator) next(ctx context.Context, ms int64, known bool) (int64, error) {
+	if a.taken == nil {
+		a.taken = map[int64]bool{}
+	}
 	if known {
 		lo, hi := slot(ms)
-		var id sql.NullInt64
-		if err := a.free.QueryRowContext(ctx, lo, hi).Scan(&id); err != nil {
-			return 0, err
-		}
-		if id.Valid && id.Int64 < hi {
-			return id.Int64, nil
+		for lo < hi {
+			var id sql.NullInt64
+			if err := a.free.QueryRowContext(ctx, lo, hi).Scan(&id); err != nil {
+				return 0, err
+			}
+			if !id.Valid || id.Int64 >= hi {
+				break
+			}
+			if !a.taken[id.Int64] {
+				a.taken[id.Int64] = true
+				return id.Int64, nil
+			}
+			lo = id.Int64 + 1
 		}
 	}
 	var low sql.NullInt64
 	if err := a.unknown.QueryRowContext(ctx).Scan(&low); err != nil {
 		return 0, err
 	}
-	return min(low.Int64, 0) - 1, nil
+	id := min(low.Int64, a.lowest, 0) - 1
+	a.taken[id], a.lowest = true, id
+	return id, nil
 }
 
 // SessionInfo returns what the index knows of a document, if anything.

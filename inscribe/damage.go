@@ -49,7 +49,7 @@ func (s *Store) SessionOf(md string) string {
 func (u *update) checkRounds() error {
 	st := u.old
 	if st.RoundsSize != nil {
-		err := checkSums(u.folder, u.spec.id, st, u.opts.Verify, u.src)
+		err := checkSums(u.folder, u.spec.id, st, changedOnes, u.src)
 		if !errors.Is(err, errRecord) {
 			return err
 		}
@@ -59,7 +59,7 @@ func (u *update) checkRounds() error {
 	if err != nil {
 		return err
 	}
-	size, err := appendSums(filepath.Join(u.folder, roundsFile), 0, closed)
+	size, err := appendSums(&u.batch, filepath.Join(u.folder, roundsFile), 0, closed)
 	if err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ func CheckDoc(md string) error {
 	if st.RoundsSize == nil {
 		return nil
 	}
-	err = checkSums(folder, DocSession(md), st, false, nil)
+	err = checkSums(folder, DocSession(md), st, sizesOnly, nil)
 	if errors.Is(err, errRecord) {
 		return &DamageError{Session: DocSession(md), File: filepath.Join(folder, roundsFile), Why: "missing or damaged: it does not hold what the read note says"}
 	}
@@ -175,7 +175,7 @@ func VerifyDoc(md string, a source.Adapter, sourcePath string) []error {
 	}
 	roundsOK := true
 	if st.RoundsSize != nil {
-		err := checkSums(folder, session, st, true, src)
+		err := checkSums(folder, session, st, allBytes, src)
 		if errors.Is(err, errRecord) {
 			err = &DamageError{Session: session, File: filepath.Join(folder, roundsFile), Why: "missing or damaged: it does not hold what the read note says"}
 		}

@@ -317,7 +317,6 @@ func (s *Store) relist(md string, add []session.Sidechain, wait time.Duration) e
 	return err
 }
 
-var _ = errors.Is
 var _ fs.FileMode
 
 // RewriteHead rewrites a document's frontmatter with edit applied, keeping
@@ -344,6 +343,15 @@ func (s *Store) RewriteHead(md string, edit func(*session.Meta)) (bool, error) {
 	if int64(len(head)) == od.bodyAt && noteCurrent {
 		if same, _ := atomicfile.SameReader(io.NewSectionReader(f, 0, od.bodyAt), bytes.NewReader(head)); same {
 			return false, nil
+		}
+	}
+	if st != nil && st.RoundsSize != nil {
+		// A new note is about to be written: the round files are checked
+		// first, as by any update that writes (see checkSums), so that it
+		// does not hide damage from the next inscribe's check. A damaged
+		// record is left to the next update, which makes it again.
+		if err := checkSums(Folder(md), DocSession(md), st, changedOnes, nil); err != nil && !errors.Is(err, errRecord) {
+			return false, err
 		}
 	}
 	var b atomicfile.Batch

@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/scribe-archive/scribe/internal/atomicfile"
 )
@@ -25,9 +26,22 @@ import (
 // sha256" (hex), appended as rounds close, and cut back to the read note's
 // rounds_size before an update appends (as graph.tsv is). The open round's
 // file, replaced at each update, has its size and hash in the note
-// (open_round). Every update checks the files' sizes against the record (a
-// stat each: a round file deleted or cut short is noticed at once, not when
-// an export fails); inscribe, check --store and repair also hash them.
+// (open_round).
+//
+// What checks the files against the record, and when (trust):
+//   - An update that writes (inscribe, or an append that found new lines)
+//     first stats every round file: one missing, or not of the size scribe
+//     wrote, is damage. One that changed after the read note was written
+//     (its ctime is later than the note's) is hashed too. A file scribe
+//     wrote is never newer than the note of the update that wrote it, so
+//     only a file something else touched since is read: an overwrite of
+//     the same size is caught, and an unchanged store is not read again.
+//   - An append that finds nothing new writes nothing: it lists the rounds
+//     folder (a file deleted, added or renamed over another), and leaves
+//     damage within a file to the next update that writes, or to check.
+//   - check --store and repair hash every file.
+// So no update puts a new note over a damaged file without saying so: the
+// note's time, which the trust rests on, moves only after a check.
 
 // roundSum is what scribe wrote in a round file: its size and SHA-256.
 type roundSum struct {
@@ -83,24 +97,26 @@ func (u *update) recordRounds(st, next *docState) error {
 		closed = append(closed, s)
 	}
 	sort.Slice(closed, func(i, j int) bool { return closed[i].Round < closed[j].Round })
-	size, err := appendSums(filepath.Join(u.folder, roundsFile), from, closed)
+	size, err := appendSums(&u.batch, filepath.Join(u.folder, roundsFile), from, closed)
 	next.RoundsSize = &size
 	return err
 }
 
-// appendSums appends sums to a record, after its first size bytes, and
-// syncs it. It returns the record's new size.
-func appendSums(path string, size int64, sums []roundSum) (int64, error) {
+// appendSums appends sums to a record, after its first size bytes, durable
+// once b commits (appendAt). It returns the record's new size.
+func appendSums(b *atomicfile.Batch, path string, size int64, sums []roundSum) (int64, error) {
 	var sb strings.Builder
 	for _, s := range sums {
 		fmt.Fprintf(&sb, "%d\t%d\t%s\n", s.Round, s.Size, s.SHA256)
 	}
-	return appendAt(path, size, sb.String())
+	return appendAt(b, path, size, sb.String())
 }
 
 // appendAt cuts a file back to size bytes (what the last finished update
-// left) and appends text, syncing it. It returns the new size.
-func appendAt(path string, size int64, text string) (int64, error) {
+// left) and appends text. It returns the new size. The file is flushed to
+// disk with b's files, before any of them is put in place (the note that
+// records the new size is one of them).
+func appendAt(b *atomicfile.Batch, path string, size int64, text string) (int64, error) {
 	if fi, err := os.Stat(path); err == nil && fi.Size() > size {
 		if err := os.Truncate(path, size); err != nil {
 			return 0, err
@@ -119,12 +135,10 @@ func appendAt(path string, size int64, text string) (int64, error) {
 		return 0, err
 	}
 	n, err := f.WriteString(text)
-	if err == nil {
-		err = f.Sync()
-	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
+	b.SyncFirst(path)
 	return size + int64(n), err
 }
 
@@ -167,19 +181,37 @@ func readSums(path string, size int64) ([]roundSum, error) {
 	return out, nil
 }
 
-// checkSums checks a document's round files against its note and record:
-// their sizes, and with full their bytes too. It returns one *DamageError
-// per damaged file, or errRecord when the record itself is damaged.
+// How checkSums reads the round files.
+type sumCheck int
+
+const (
+	sizesOnly   sumCheck = iota // their sizes (one stat each)
+	changedOnes                 // their sizes, and the bytes of those changed after the note (trust)
+	allBytes                    // their sizes and bytes
+)
+
+// checkSums checks a document's round files against its note and record,
+// as how says. It returns one *DamageError per damaged file, or errRecord
+// when the record itself is damaged.
 //
 // The open round's file is the one file an update replaces before its note
 // (a kill between the two leaves the new file beside the old note): one
 // that is not what the note says is damaged only if it does not hold the
 // source's lines from where the open round starts (src, when given; else
 // it must read as that round's file, from its first line).
-func checkSums(folder, session string, st *docState, full bool, src io.ReaderAt) error {
+func checkSums(folder, session string, st *docState, how sumCheck, src io.ReaderAt) error {
 	sums, err := readSums(filepath.Join(folder, roundsFile), *st.RoundsSize)
 	if err != nil {
 		return err
+	}
+	var noted time.Time // hash the files that changed after it
+	if how == changedOnes {
+		fi, err := os.Stat(filepath.Join(folder, stateFile))
+		if err != nil {
+			how = allBytes
+		} else {
+			noted = changeTime(fi)
+		}
 	}
 	if st.OpenRound != nil {
 		sums = append(sums, *st.OpenRound)
@@ -188,7 +220,7 @@ func checkSums(folder, session string, st *docState, full bool, src io.ReaderAt)
 	dir := RoundsDir(folder) + string(filepath.Separator)
 	for i, s := range sums {
 		p := dir + RoundName(s.Round)
-		err := checkSum(p, s, full)
+		err := checkSumSince(p, s, how == allBytes, noted)
 		if err != nil && st.OpenRound != nil && i == len(sums)-1 && newerOpen(p, st, src) {
 			err = nil
 		}
@@ -221,7 +253,11 @@ func newerOpen(p string, st *docState, src io.ReaderAt) bool {
 
 // checkSum checks one file against its sum: its size (one stat), and with
 // full its bytes.
-func checkSum(p string, s roundSum, full bool) error {
+func checkSum(p string, s roundSum, full bool) error { return checkSumSince(p, s, full, time.Time{}) }
+
+// checkSumSince is checkSum that also reads the bytes of a file that
+// changed after noted (when not zero).
+func checkSumSince(p string, s roundSum, full bool, noted time.Time) error {
 	fi, err := os.Stat(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return errors.New("missing (deleted?)")
@@ -232,7 +268,7 @@ func checkSum(p string, s roundSum, full bool) error {
 	if fi.Size() != s.Size {
 		return fmt.Errorf("%d bytes, but scribe wrote %d (cut short or overwritten)", fi.Size(), s.Size)
 	}
-	if !full {
+	if !full && (noted.IsZero() || !changeTime(fi).After(noted)) {
 		return nil
 	}
 	f, err := os.Open(p)

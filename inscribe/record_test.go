@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/scribe-archive/scribe/internal/atomicfile"
 	"github.com/scribe-archive/scribe/internal/testenv"
@@ -35,37 +36,40 @@ func updateOne(t *testing.T, l *liveDir, src string, opts Options) Result {
 }
 
 // TestRoundFileDamageNoticed: a round file deleted, cut short or
-// overwritten is noticed by the next update, which fails naming it (an
-// append by its size, inscribe by its bytes), instead of saying
-// "appended" or "unchanged" over a store an export then fails on (issue 14).
+// overwritten is noticed by the next update that would write (an append
+// that found new lines, or inscribe), which fails naming it instead of
+// saying "appended" or "unchanged" over a store an export then fails on
+// (issue 14). An append that finds nothing new writes nothing and reads no
+// round file: it notices a file deleted (its folder changed), and leaves
+// damage within a file to the next update that writes.
 func TestRoundFileDamageNoticed(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		file   string // in the document's folder
 		damage func(p string) error
 		why    string
-		append bool // append notices it too (not only inscribe)
+		sized  bool // a stat shows it (CheckDoc notices it)
+		listed bool // its folder changed (an append with nothing new notices it)
 	}{
-		{"closed round deleted", "rounds/001.json", os.Remove, "missing", true},
-		{"closed round cut short", "rounds/002.json", func(p string) error { return os.Truncate(p, 100) }, "100 bytes, but scribe wrote", true},
-		{"open round deleted", "rounds/005.json", os.Remove, "missing", true},
-		{"closed round overwritten", "rounds/003.json", overwrite, "its bytes are not those scribe wrote", false},
+		{"closed round deleted", "rounds/001.json", os.Remove, "missing", true, true},
+		{"closed round cut short", "rounds/002.json", func(p string) error { return os.Truncate(p, 100) }, "100 bytes, but scribe wrote", true, false},
+		{"open round deleted", "rounds/005.json", os.Remove, "missing", true, true},
+		{"closed round overwritten", "rounds/003.json", overwrite, "its bytes are not those scribe wrote", false, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			l, src, md := recordStore(t)
 			p := filepath.Join(Folder(md), filepath.FromSlash(c.file))
+			afterChange(t, filepath.Join(Folder(md), stateFile))
 			if err := c.damage(p); err != nil {
 				t.Fatal(err)
 			}
+			if r := updateOne(t, l, src, Options{}); c.listed != (r.Err != nil) || !c.listed && r.Outcome != Unchanged {
+				t.Errorf("append with nothing new: %s %v (want it noticed: %v)", r.Outcome, r.Err, c.listed)
+			}
+			growSource(t, src)
 			for _, verify := range []bool{false, true} {
 				r := updateOne(t, l, src, Options{Verify: verify})
 				var de *DamageError
-				if !verify && !c.append {
-					if r.Err != nil {
-						t.Errorf("append: %v", r.Err)
-					}
-					continue
-				}
 				if !errors.As(r.Err, &de) || de.File != p || !strings.Contains(de.Why, c.why) || de.Session != multiturn {
 					t.Errorf("verify=%v: %v (%#v), want a damage of %s: %s", verify, r.Err, de, p, c.why)
 				}
@@ -73,10 +77,90 @@ func TestRoundFileDamageNoticed(t *testing.T) {
 					t.Errorf("verify=%v: outcome %s", verify, r.Outcome)
 				}
 			}
-			if err := CheckDoc(md); c.append && !errors.As(err, new(*DamageError)) {
+			if err := CheckDoc(md); c.sized && !errors.As(err, new(*DamageError)) {
 				t.Errorf("CheckDoc: %v", err)
 			}
 		})
+	}
+}
+
+// TestRoundFilesTrusted: inscribe reads no round file that did not change
+// after the read note was written (it trusts it), so a file damaged before
+// a note was written over it without a check goes unseen by inscribe; check
+// --store (VerifyDoc) reads every file and sees it.
+func TestRoundFilesTrusted(t *testing.T) {
+	l, src, md := recordStore(t)
+	folder := Folder(md)
+	p := filepath.Join(RoundsDir(folder), "003.json")
+	if err := overwrite(p); err != nil {
+		t.Fatal(err)
+	}
+	// The note written again after the damage, as it was.
+	afterChange(t, p)
+	note := filepath.Join(folder, stateFile)
+	data, err := os.ReadFile(note)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(note+".tmp", data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(note+".tmp", note); err != nil {
+		t.Fatal(err)
+	}
+	if r := updateOne(t, l, src, Options{Verify: true}); r.Err != nil || r.Outcome != Unchanged {
+		t.Errorf("inscribe read a round file older than the note: %s %v", r.Outcome, r.Err)
+	}
+	found := false
+	for _, err := range VerifyDoc(md, claudeSrc, src) {
+		var de *DamageError
+		found = found || errors.As(err, &de) && de.File == p
+	}
+	if !found {
+		t.Errorf("VerifyDoc did not find %s damaged", p)
+	}
+}
+
+// afterChange waits until the clock that stamps files has moved past the
+// time the file at p last changed, so that a change made now is later (files
+// are stamped with a clock of a few milliseconds).
+func afterChange(t *testing.T, p string) {
+	t.Helper()
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe := filepath.Join(t.TempDir(), "probe")
+	for {
+		if err := os.WriteFile(probe, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		pi, err := os.Stat(probe)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if changeTime(pi).After(changeTime(fi)) {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// growSource appends a line to a source (a copy of its last one).
+func growSource(t *testing.T, src string) {
+	t.Helper()
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(strings.TrimSuffix(string(data), "\n"), "\n")
+	f, err := os.OpenFile(src, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(strings.TrimSuffix(lines[len(lines)-1], "\n") + "\n"); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -117,14 +201,14 @@ func TestRoundRecordMadeFromFiles(t *testing.T) {
 		}
 	}
 	stripRecord()
-	if r := updateOne(t, l, src, Options{}); r.Err != nil || r.Outcome != Unchanged || len(r.Warnings) > 0 {
+	if r := updateOne(t, l, src, Options{Verify: true}); r.Err != nil || r.Outcome != Unchanged || len(r.Warnings) > 0 {
 		t.Fatalf("%s %v %v", r.Outcome, r.Err, r.Warnings)
 	}
 	sameSnapshot(t, "record made from the files", l.snapshot(), want)
 
 	// A damaged record: made again.
 	os.WriteFile(filepath.Join(folder, roundsFile), []byte("garbage\n"), 0o644)
-	r := updateOne(t, l, src, Options{})
+	r := updateOne(t, l, src, Options{Verify: true})
 	if r.Err != nil || len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0].Error(), "rounds.tsv: damaged: made again") {
 		t.Fatalf("%v %v", r.Err, r.Warnings)
 	}
@@ -134,7 +218,7 @@ func TestRoundRecordMadeFromFiles(t *testing.T) {
 	// entries do not hash to what the note says was inscribed.
 	stripRecord()
 	overwrite(filepath.Join(folder, "rounds", "002.json"))
-	r = updateOne(t, l, src, Options{})
+	r = updateOne(t, l, src, Options{Verify: true})
 	var de *DamageError
 	if !errors.As(r.Err, &de) || de.File != RoundsDir(folder) {
 		t.Errorf("%v, want a damage of the round files", r.Err)

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/scribe-archive/scribe/inscribe/document"
@@ -79,17 +80,45 @@ func (e RoundEntry) Bytes() ([]byte, error) {
 
 // roundName is the file name of round n.
 
+// roundBuffers are the buffers writeRoundTo writes a round file through and
+// reads its lines back from the source with, kept for the next round file:
+// allocated afresh for each, they were most of what an inscription
+// allocates.
+type roundBuffers struct {
+	w    *bufio.Writer
+	r    *bufio.Reader
+	line []byte
+}
+
+var roundBufferPool = sync.Pool{New: func() any {
+	return &roundBuffers{w: bufio.NewWriterSize(nil, 1<<16), r: bufio.NewReaderSize(nil, 1<<16)}
+}}
+
+// keptLine is the longest line buffer kept for the next round file: a
+// round's rare long line is not held after it is written.
+const keptLine = 1 << 20
+
 // writeRoundTo writes a round file to w: its fields rf (roundHeader) and
 // the round's entries, streamed: a round with a 100 MB line is not copied
 // again in memory.
 func writeRoundTo(w io.Writer, rf RoundFile, r *session.Round, src io.ReaderAt) error {
+	bufs := roundBufferPool.Get().(*roundBuffers)
+	defer func() {
+		bufs.w.Reset(nil)
+		bufs.r.Reset(nil)
+		if cap(bufs.line) > keptLine {
+			bufs.line = nil
+		}
+		roundBufferPool.Put(bufs)
+	}()
 	agent := rf.Agent
 	rf.Agent = nil
 	// The agent's blocks and the entries are written one by one, as
 	// MarshalIndent would lay them out, so that a long round is never whole
 	// in memory twice more, and long texts in pieces (longtext.go). Each
 	// entry embeds its source line verbatim.
-	buf := bufio.NewWriterSize(w, 1<<16)
+	buf := bufs.w
+	buf.Reset(w)
 	if err := writeIndented(buf, &rf, "", longTexts(&rf, nil), "\"agent\": null,\n  \"entries\": null\n}"); err != nil {
 		panic(fmt.Sprintf("inscribe: encode round: %v", err))
 	}
@@ -112,7 +141,8 @@ func writeRoundTo(w io.Writer, rf RoundFile, r *session.Round, src io.ReaderAt) 
 	// contiguous there.
 	var lines *bufio.Reader
 	var pos int64
-	var line []byte
+	line := bufs.line
+	defer func() { bufs.line = line }()
 	for i, e := range r.Entries {
 		if i > 0 {
 			buf.WriteByte(',')
@@ -130,7 +160,8 @@ func writeRoundTo(w io.Writer, rf RoundFile, r *session.Round, src io.ReaderAt) 
 			if lines == nil || e.Offset < pos {
 				last := r.Entries[len(r.Entries)-1]
 				span := max(last.Offset+int64(last.Len), e.Offset+int64(e.Len)) - e.Offset
-				lines = bufio.NewReaderSize(io.NewSectionReader(src, e.Offset, span), int(min(span, 1<<20)))
+				lines = bufs.r
+				lines.Reset(io.NewSectionReader(src, e.Offset, span))
 				pos = e.Offset
 			}
 			if _, err := lines.Discard(int(e.Offset - pos)); err != nil {

@@ -213,40 +213,17 @@ func (g *fileGraph) Items() []source.Node {
 }
 
 // appendGraph appends nodes to a graph file, after the first size bytes
-// (what the last finished update left), and syncs it. It returns the new
-// size.
-func appendGraph(path string, size int64, nodes []source.Node) (int64, error) {
-	if fi, err := os.Stat(path); err == nil && fi.Size() > size {
-		if err := os.Truncate(path, size); err != nil {
-			return 0, err
-		}
-	}
-	if len(nodes) == 0 {
-		return size, nil
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, FileMode)
-	if err != nil {
-		return 0, err
-	}
-	// Written through a small buffer: a session's nodes are one per line,
-	// and their text is not held whole once more.
-	w := bufio.NewWriterSize(f, 1<<16)
-	var n int64
-	for _, nd := range nodes {
-		if strings.ContainsAny(nd.UUID, "\t\n") || strings.ContainsAny(nd.Anchor, "\t\n") || strings.ContainsAny(nd.Parent, "\t\n") {
+// (what the last finished update left), durable once b commits (appendAt).
+// It returns the new size.
+func appendGraph(b *atomicfile.Batch, path string, size int64, nodes []source.Node) (int64, error) {
+	var sb strings.Builder
+	for _, n := range nodes {
+		if strings.ContainsAny(n.UUID+n.Anchor+n.Parent, "\t\n") {
 			continue
 		}
-		k, _ := fmt.Fprintf(w, "%s\t%s\t%s\n", nd.UUID, nd.Anchor, nd.Parent)
-		n += int64(k)
+		fmt.Fprintf(&sb, "%s\t%s\t%s\n", n.UUID, n.Anchor, n.Parent)
 	}
-	err = w.Flush()
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return size + n, err
+	return appendAt(b, path, size, sb.String())
 }
 
 // graphComplete reports whether a graph file holds at least what a note

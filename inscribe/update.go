@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -372,6 +373,10 @@ type update struct {
 	redacted map[int]redactedLine
 	// sums are the sizes and hashes of the round files written.
 	sums map[int]roundSum
+	// hashBuf is what closeRound reads a round's source bytes through.
+	hashBuf []byte
+	// roundsChecked is set once the round files were checked (ensureRounds).
+	roundsChecked bool
 	// held is a redacted line whose next line may continue its text.
 	held *heldLine
 }
@@ -413,8 +418,10 @@ func (u *update) run() error {
 		settled := st != nil && st.Next == nil
 		if settled {
 			u.old = st
-			if err := u.checkRounds(); err != nil {
-				return err
+			if u.opts.Verify || u.roundsListChanged() {
+				if err := u.ensureRounds(); err != nil {
+					return err
+				}
 			}
 			if done, err := u.check(); err != nil || done {
 				return err
@@ -424,7 +431,7 @@ func (u *update) run() error {
 			return err
 		}
 		if !settled && u.old != nil {
-			if err := u.checkRounds(); err != nil {
+			if err := u.ensureRounds(); err != nil {
 				return err
 			}
 			if done, err := u.check(); err != nil || done {
@@ -432,7 +439,23 @@ func (u *update) run() error {
 			}
 		}
 	}
+	if err := u.ensureRounds(); err != nil {
+		return err
+	}
 	return u.build()
+}
+
+// ensureRounds checks the round files against their record (checkRounds)
+// once, before the update writes anything. An update that writes nothing
+// (an append with nothing new) checks them only when a file was added to
+// or removed from their folder since the note (roundsListChanged), and
+// leaves damage within a file to the next update that writes.
+func (u *update) ensureRounds() error {
+	if u.roundsChecked || u.old == nil {
+		return nil
+	}
+	u.roundsChecked = true
+	return u.checkRounds()
 }
 
 // loadOld reads the existing document's head and settles its read note st.
@@ -499,6 +522,11 @@ func (u *update) check() (done bool, err error) {
 	}
 	u.res.Outcome = Unchanged
 	u.seen = st.Seen
+	if st.DocFormat != session.FormatVersion || u.notePending {
+		if err := u.ensureRounds(); err != nil { // it writes the note
+			return false, err
+		}
+	}
 	if st.Seen < st.Size {
 		// The torn last line the last update left is still torn: say so
 		// at every update until it is complete, not only the first time.
@@ -667,7 +695,7 @@ func (u *update) build() error {
 	if err := u.writeFiles(); err != nil {
 		return err
 	}
-	if next.GraphSize, err = appendGraph(filepath.Join(u.folder, graphFile), st.GraphSize, nodes); err != nil {
+	if next.GraphSize, err = appendGraph(&u.batch, filepath.Join(u.folder, graphFile), st.GraphSize, nodes); err != nil {
 		return err
 	}
 	if err := u.recordRounds(st, &next); err != nil {
@@ -766,7 +794,10 @@ func (u *update) closeRound(r *session.Round, w *bufio.Writer) error {
 		if !last.NoNewline {
 			end++
 		}
-		if _, err := io.Copy(u.closed, io.NewSectionReader(u.src, u.lastEnd, end-u.lastEnd)); err != nil {
+		if u.hashBuf == nil {
+			u.hashBuf = make([]byte, 1<<16)
+		}
+		if _, err := io.CopyBuffer(u.closed, io.NewSectionReader(u.src, u.lastEnd, end-u.lastEnd), u.hashBuf); err != nil {
 			return err
 		}
 		u.lastEnd = end
@@ -811,7 +842,84 @@ func (u *update) rebuildGraph(path string) error {
 	}
 	b.Flush()
 	os.Remove(path)
-	size, err := appendGraph(path, 0, b.Nodes())
+	size, err := appendGraph(&u.batch, path, 0, b.Nodes())
 	u.old.GraphSize = size
 	return err
+}
+
+// roundsListChanged reports whether the rounds folder does not list the
+// round files the record and the note describe (one deleted, or one
+// added), or changed after the note was written (one renamed over): a
+// listing of the folder and a read of the record's last line, where
+// checking the files is a stat each.
+func (u *update) roundsListChanged() bool {
+	st := u.old
+	if st.RoundsSize == nil {
+		return false // no record yet: the next update that writes makes one
+	}
+	note, err := os.Stat(filepath.Join(u.folder, stateFile))
+	if err != nil {
+		return true
+	}
+	dirPath := RoundsDir(u.folder)
+	dir, err := os.Stat(dirPath)
+	if errors.Is(err, fs.ErrNotExist) && *st.RoundsSize == 0 && st.OpenRound == nil {
+		return false // no round yet
+	}
+	if err != nil || changeTime(dir).After(changeTime(note)) {
+		return true
+	}
+	// Rounds are numbered from 1 without a gap: the last one's number is
+	// how many files there are.
+	want := 0
+	if st.OpenRound != nil {
+		want = st.OpenRound.Round
+	} else if want, err = lastRecorded(filepath.Join(u.folder, roundsFile), *st.RoundsSize); err != nil {
+		return true
+	}
+	have, err := countRounds(dirPath)
+	return err != nil || have != want
+}
+
+// lastRecorded returns the number of the last round a record's first size
+// bytes hold (0 for none), reading only its last line.
+func lastRecorded(path string, size int64) (int, error) {
+	if size == 0 {
+		return 0, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	buf := make([]byte, min(size, 128))
+	if _, err := f.ReadAt(buf, size-int64(len(buf))); err != nil {
+		return 0, err
+	}
+	line := buf[:len(buf)-1] // without its newline
+	if i := bytes.LastIndexByte(line, '\n'); i >= 0 {
+		line = line[i+1:]
+	}
+	n, _, _ := bytes.Cut(line, []byte("\t"))
+	return strconv.Atoi(string(n))
+}
+
+// countRounds counts the round files in a rounds folder (RoundNumbers,
+// without sorting them).
+func countRounds(dir string) (int, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(-1)
+	n := 0
+	for _, name := range names {
+		if num, ok := strings.CutSuffix(name, ".json"); ok && !strings.HasPrefix(name, ".") {
+			if k, err := strconv.Atoi(num); err == nil && k > 0 {
+				n++
+			}
+		}
+	}
+	return n, err
 }

@@ -428,6 +428,8 @@ func (s *Views) indexDocInto(batch *index.Batch, md, key string, seen int64, all
 	if batch != nil {
 		return warnings, batch.Put(ctx, row, storeRows)
 	}
+	s.putMu.Lock()
+	defer s.putMu.Unlock()
 	return warnings, sdb.Put(ctx, row, storeRows)
 }
 

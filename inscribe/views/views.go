@@ -34,6 +34,10 @@ type Views struct {
 
 	idxMu sync.Mutex
 	idx   *index.DB // the store's sessions.db, opened on first use
+	// putMu queues this process's writers of sessions.db: SQLite makes a
+	// writer that finds the write lock taken sleep and retry (1 to 100 ms),
+	// where a mutex hands the lock over at once.
+	putMu sync.Mutex
 	// damaged are handles of a sessions.db found damaged and set aside,
 	// closed with the index (another goroutine may still be using one).
 	damaged []*index.DB

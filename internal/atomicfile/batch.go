@@ -20,6 +20,19 @@ import (
 // for each.
 type Batch struct {
 	files []*Pending
+	first []string // files written in place, flushed with the batch (SyncFirst)
+}
+
+// SyncFirst adds a file written in place (appended to, say) whose data must
+// be on disk before any of the batch's files is put in place: Commit
+// flushes it with them, where it would otherwise take an fsync of its own.
+func (b *Batch) SyncFirst(name string) {
+	for _, f := range b.first {
+		if f == name {
+			return
+		}
+	}
+	b.first = append(b.first, name)
 }
 
 // Create starts a file of the batch.
@@ -93,12 +106,12 @@ func (b *Batch) Len() int { return len(b.files) }
 
 // Commit makes the batch's files durable and puts them in place.
 func (b *Batch) Commit() error {
+	defer b.Abort()
+	if err := syncAll(b.files, b.first); err != nil {
+		return err
+	}
 	if len(b.files) == 0 {
 		return nil
-	}
-	defer b.Abort()
-	if err := syncAll(b.files); err != nil {
-		return err
 	}
 	dirs := map[string]bool{}
 	var order []string
@@ -130,19 +143,31 @@ func (b *Batch) Abort() {
 	for _, p := range b.files {
 		p.Abort()
 	}
-	b.files = nil
+	b.files, b.first = nil, nil
 }
 
-// syncAll makes the data of files durable: with one syncfs(2) of their file
-// system where the platform has it, else with an fsync of each.
-func syncAll(files []*Pending) error {
-	if len(files) > 1 {
-		if d, err := os.Open(filepath.Dir(files[0].target)); err == nil {
+// syncAll makes the data of files and of the files named first durable:
+// with one syncfs(2) of their file system where the platform has it, else
+// with an fsync of each.
+func syncAll(files []*Pending, first []string) error {
+	if len(files)+len(first) > 1 {
+		dir := ""
+		if len(files) > 0 {
+			dir = filepath.Dir(files[0].target)
+		} else {
+			dir = filepath.Dir(first[0])
+		}
+		if d, err := os.Open(dir); err == nil {
 			ok, err := syncfs(d)
 			d.Close()
 			if ok {
 				return err
 			}
+		}
+	}
+	for _, name := range first {
+		if err := syncName(name, os.O_WRONLY); err != nil {
+			return err
 		}
 	}
 	for _, p := range files {

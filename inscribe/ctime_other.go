@@ -1,0 +1,12 @@
+//go:build !unix
+
+package inscribe
+
+import (
+	"io/fs"
+	"time"
+)
+
+// changeTime is when a file last changed: its modification time where
+// there is no status change time.
+func changeTime(fi fs.FileInfo) time.Time { return fi.ModTime() }

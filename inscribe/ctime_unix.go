@@ -1,0 +1,19 @@
+//go:build unix
+
+package inscribe
+
+import (
+	"io/fs"
+	"syscall"
+	"time"
+)
+
+// changeTime is when a file last changed: its status change time (ctime),
+// which any write, rename or chmod sets to the clock's time and which no
+// tool can set back (touch, cp -p and rsync set the mtime).
+func changeTime(fi fs.FileInfo) time.Time {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return time.Unix(int64(st.Ctim.Sec), int64(st.Ctim.Nsec))
+	}
+	return fi.ModTime()
+}
