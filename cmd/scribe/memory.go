@@ -46,13 +46,13 @@ func setMemory() (stop func()) {
 }
 
 // memoryBase is the soft memory limit of the Go heap before any long line.
-// An inscription of ordinary lines then peaks near 85 MB of RSS (the
+// An inscription of ordinary lines then peaks near 75 MB of RSS (the
 // executable's pages and SQLite's memory come on top of the Go heap). A
-// base of 48 MiB would keep it near 64 MB, but it costs a tenth more CPU
-// on a bulk inscribe: collections are five times as frequent, and each
-// marks what is live, 16 MB of which are the gitleaks rules of redaction
-// (bench/README.md).
-const memoryBase = 64 << 20
+// lower base costs CPU: collections grow more frequent, and each marks
+// what is live, 16 MB of which are the gitleaks rules of redaction. At 48
+// MiB a bulk inscribe collects twice as often as at GOGC=300 alone, for 2%
+// more CPU (bench/README.md).
+const memoryBase = 48 << 20
 
 // memoryLimit keeps the soft memory limit at memoryBase plus twice the
 // longest line, or the heap live after the last collection and half as
