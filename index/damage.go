@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"modernc.org/sqlite"
 )
@@ -16,6 +17,45 @@ const (
 	sqliteCorrupt = 11
 	sqliteNotADB  = 26
 )
+
+// SQLite's primary result codes for a database another connection holds
+// locked for longer than the busy timeout.
+const (
+	sqliteBusy     = 5
+	sqliteLocked   = 6
+	sqliteProtocol = 15 // a race for the write-ahead log's locks that persisted
+)
+
+// BusyError is an index another process kept locked for longer than the
+// caller would wait: it is in use, not damaged.
+type BusyError struct {
+	Path string
+	Wait time.Duration
+}
+
+func (e *BusyError) Error() string {
+	return fmt.Sprintf("%s: another process has held it locked for %v", e.Path, e.Wait)
+}
+
+// IsBusy reports whether err is an index's report that another process
+// holds it locked (a *BusyError, or SQLite's SQLITE_BUSY, SQLITE_LOCKED or
+// SQLITE_PROTOCOL after the busy timeout): worth trying again later, not
+// damage.
+func IsBusy(err error) bool {
+	var be *BusyError
+	if errors.As(err, &be) {
+		return true
+	}
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Code() & 0xff {
+	case sqliteBusy, sqliteLocked, sqliteProtocol:
+		return true
+	}
+	return false
+}
 
 // IsDamaged reports whether err is SQLite's report of a damaged database
 // file ("database disk image is malformed", "file is not a database").
@@ -32,9 +72,19 @@ func IsDamaged(err error) bool {
 }
 
 // damaged turns SQLite's report that x is damaged into a *StaleError that
-// says so (Damaged), naming x; other errors are returned as they are.
+// says so (Damaged), naming x, and its report that another process kept x
+// locked past the busy timeout into a *BusyError; other errors are
+// returned as they are.
 func (x *DB) damaged(err *error) {
-	if *err == nil || !IsDamaged(*err) {
+	if *err == nil {
+		return
+	}
+	var be *BusyError
+	if IsBusy(*err) && !errors.As(*err, &be) {
+		*err = &BusyError{Path: x.path, Wait: x.wait}
+		return
+	}
+	if !IsDamaged(*err) {
 		return
 	}
 	var se *StaleError

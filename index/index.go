@@ -41,6 +41,7 @@ type DB struct {
 	db     *sql.DB
 	path   string
 	shared bool
+	wait   time.Duration // SQLite's busy timeout
 }
 
 // StaleError is an index that cannot be used as it is: missing tables, an
@@ -58,30 +59,43 @@ type StaleError struct {
 
 func (e *StaleError) Error() string { return fmt.Sprintf("%s: %s", e.Path, e.Why) }
 
+// DefaultWait is how long an index waits for another process that holds
+// the lock it needs (SQLite's busy timeout) before it gives up with a
+// *BusyError.
+const DefaultWait = 30 * time.Second
+
 // Open opens the index at path, creating it if it does not exist. An index
 // that exists but cannot be used is a *StaleError.
-func Open(path string) (*DB, error) { return open(path, true) }
+func Open(path string) (*DB, error) { return OpenWait(path, DefaultWait) }
+
+// OpenWait is Open, waiting at most wait for another process's lock.
+func OpenWait(path string, wait time.Duration) (*DB, error) { return open(path, true, wait) }
 
 // OpenScratch opens a small index that is cheap to rebuild and written by
 // one process at a time (a document's own): no write-ahead log, and no
 // flush to disk at each commit. A crash can leave it damaged; Open then
 // reports it stale, and it is rebuilt from the round files.
-func OpenScratch(path string) (*DB, error) { return open(path, false) }
+func OpenScratch(path string) (*DB, error) { return OpenScratchWait(path, DefaultWait) }
 
-func open(path string, shared bool) (*DB, error) {
+// OpenScratchWait is OpenScratch, waiting at most wait for another
+// process's lock.
+func OpenScratchWait(path string, wait time.Duration) (*DB, error) { return open(path, false, wait) }
+
+func open(path string, shared bool, wait time.Duration) (*DB, error) {
 	// Transactions take the write lock when they begin (those that only
 	// read are begun read-only): one that read first could not wait for
 	// it, as writing then would change what it read (the triggers read
 	// the full-text tables' configuration before they write).
-	dsn := "file:" + path + "?_pragma=busy_timeout(30000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+	busy := fmt.Sprintf("busy_timeout(%d)", max(wait.Milliseconds(), 1))
+	dsn := "file:" + path + "?_pragma=" + busy + "&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
 	if !shared {
-		dsn = "file:" + path + "?_pragma=busy_timeout(30000)&_pragma=journal_mode(DELETE)&_pragma=synchronous(OFF)&_txlock=immediate"
+		dsn = "file:" + path + "?_pragma=" + busy + "&_pragma=journal_mode(DELETE)&_pragma=synchronous(OFF)&_txlock=immediate"
 	}
 	db, err := sql.Open("sqlite", dsn) // opens the file on first use
 	if err != nil {
 		return nil, err
 	}
-	x := &DB{db: db, path: path, shared: shared}
+	x := &DB{db: db, path: path, shared: shared, wait: wait}
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		// A new index starts as a copy of an empty one: parsing the schema
 		// costs more than everything else the index of a short session
@@ -108,6 +122,11 @@ func open(path string, shared bool) (*DB, error) {
 	var v int
 	if err := db.QueryRow("PRAGMA user_version").Scan(&v); err != nil {
 		db.Close()
+		if IsBusy(err) {
+			// Another process holds it (a writer of a document's index
+			// locks readers out): in use, not damaged.
+			return nil, &BusyError{Path: path, Wait: wait}
+		}
 		return nil, unreadable(path, err, true)
 	}
 	if v != Version {
@@ -117,6 +136,9 @@ func open(path string, shared bool) (*DB, error) {
 	var n int
 	if err := db.QueryRow("SELECT count(*) FROM sqlite_master WHERE name IN ('rounds','rounds_fts','text_fts','pairs_fts','folders_stamp','sessions')").Scan(&n); err != nil {
 		db.Close()
+		if IsBusy(err) {
+			return nil, &BusyError{Path: path, Wait: wait}
+		}
 		return nil, unreadable(path, err, IsDamaged(err))
 	} else if n != 6 {
 		db.Close()

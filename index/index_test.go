@@ -20,7 +20,7 @@ func TestOpenConcurrently(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					dbs[i], errs[i] = open(p, shared)
+					dbs[i], errs[i] = open(p, shared, DefaultWait)
 				}()
 			}
 			wg.Wait()

@@ -187,6 +187,12 @@ var lockTimeout = 30 * time.Second
 // process dies.
 func Lock(folder string) (unlock func(), err error) { return lockWait(folder, 0) }
 
+// LockWithin is Lock waiting at most wait; past it, the error is a
+// *LockError.
+func LockWithin(folder string, wait time.Duration) (unlock func(), err error) {
+	return lockWait(folder, wait)
+}
+
 // lockWait is lock waiting up to wait instead (lockTimeout when zero).
 func lockWait(folder string, wait time.Duration) (unlock func(), err error) {
 	if wait <= 0 {

@@ -3,9 +3,12 @@
 package main
 
 import (
+	"bufio"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -79,4 +82,128 @@ func TestHookLockBusy(t *testing.T) {
 	if got, _ := os.ReadFile(md); string(got) != string(want) {
 		t.Errorf("after the next append, the document is not the whole inscription")
 	}
+}
+
+// TestHookIndexBusy: while another process writes what an append writes
+// after the document (the document's session.db and the store's
+// sessions.db, each in a transaction of another scribe, as a reindex or a
+// bulk inscribe holds them, and the catalogs' lock), append --hook writes
+// the document, waits briefly for each, leaves them and exits 0: an index
+// in use is not damaged, so nothing is set aside. The next append brings
+// indexes and catalogs up to date.
+func TestHookIndexBusy(t *testing.T) {
+	dir, transcript := hookDir(t, 30)
+	root := filepath.Join(dir, "data")
+	if code, _, stderr := runHook(hookJSON(transcript), "--root", root, "append", "--hook"); code != exitOK {
+		t.Fatalf("first append: status %d\n%s", code, stderr)
+	}
+	_, whole := hookDir(t, 0)
+	data, _ := os.ReadFile(whole)
+	if err := os.WriteFile(transcript, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sessions := filepath.Join(root, "sessions")
+	md := filepath.Join(sessions, "claude", hookSession+".md")
+
+	release := holdIndexes(t, filepath.Join(inscribe.Folder(md), inscribe.SessionDB), filepath.Join(sessions, inscribe.StoreDB))
+	catalogs, err := os.OpenFile(filepath.Join(sessions, ".lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer catalogs.Close()
+	if err := syscall.Flock(int(catalogs.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+
+	cmd := scribeCmd("--root", root, "append", "--hook")
+	cmd.Stdin = strings.NewReader(hookJSON(transcript))
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err = cmd.Run()
+	took := time.Since(start)
+	if err != nil {
+		t.Errorf("append --hook with its indexes busy: %v, want status 0\n%s", err, stderr.String())
+	}
+	if took > 15*time.Second { // loosely: it must not wait out SQLite's 30 s
+		t.Errorf("append --hook waited %v for the indexes", took)
+	}
+	for _, want := range []string{
+		"held it locked for 1.5s; its indexes are left for its next append",
+		"another scribe is updating the catalogs in " + sessions + "; left for the next append",
+	} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr does not say %q:\n%s", want, stderr.String())
+		}
+	}
+	if strings.Contains(stderr.String(), "set aside") || strings.Contains(stderr.String(), "damaged") {
+		t.Errorf("an index in use was taken for damaged:\n%s", stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "0 inscribed, 1 appended") {
+		t.Errorf("the document was not appended:\n%s", stdout.String())
+	}
+	release()
+	syscall.Flock(int(catalogs.Fd()), syscall.LOCK_UN)
+
+	// The next append catches up: search finds the rounds the busy one
+	// added, and the catalogs are those of a whole inscription.
+	if code, _, stderr := runHook(hookJSON(transcript), "--root", root, "append", "--hook"); code != exitOK || stderr != "" {
+		t.Fatalf("the next append: status %d\n%s", code, stderr)
+	}
+	code, out, errOut := runHook("", "--root", root, "search", "fifth")
+	if code != exitOK || !strings.Contains(out, "fifth") {
+		t.Errorf("search after the next append: status %d\n%s%s", code, out, errOut)
+	}
+	refDir, refTranscript := hookDir(t, 0)
+	refRoot := filepath.Join(refDir, "data")
+	if code, _, stderr := runHook("", "--root", refRoot, "inscribe", refTranscript); code != exitOK {
+		t.Fatalf("reference: status %d\n%s", code, stderr)
+	}
+	for _, catalog := range []string{"index.md", filepath.Join("claude", "index.md")} {
+		want, _ := os.ReadFile(filepath.Join(refRoot, "sessions", catalog))
+		got, _ := os.ReadFile(filepath.Join(sessions, catalog))
+		if string(got) != string(want) {
+			t.Errorf("%s after the next append:\n%s\nwant:\n%s", catalog, got, want)
+		}
+	}
+	if matches, _ := filepath.Glob(filepath.Join(sessions, "*", "*", "*.damaged-*")); len(matches) > 0 {
+		t.Errorf("set aside: %v", matches)
+	}
+}
+
+// holdIndexes starts another process that holds each index at paths in a
+// write transaction, as another scribe writing it does, until release.
+func holdIndexes(t *testing.T, paths ...string) (release func()) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "SCRIBE_TEST_HOLD_INDEXES="+strings.Join(paths, string(os.PathListSeparator)))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if line != "held\n" {
+		stdin.Close()
+		cmd.Wait()
+		t.Fatalf("holding %v: %q, %v", paths, line, err)
+	}
+	var once sync.Once
+	release = func() {
+		once.Do(func() {
+			stdin.Close()
+			if err := cmd.Wait(); err != nil {
+				t.Errorf("holding %v: %v", paths, err)
+			}
+		})
+	}
+	t.Cleanup(release)
+	return release
 }

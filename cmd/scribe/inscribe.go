@@ -88,7 +88,9 @@ It never blocks the session:
     and 64 MiB.
   - A document another scribe is writing is waited for at most 1.5s, then
     left for the next append, which catches up; stderr says so. That is
-    not a failure: the status is 0 unless something else failed.` + updateJSONHelp,
+    not a failure: the status is 0 unless something else failed. So are
+    an index or the catalogs another process is writing: the document is
+    written, and they are brought up to date by the next append.` + updateJSONHelp,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.sources = args
 			o.emptyOK = true
@@ -163,6 +165,9 @@ func runUpdate(ctx context.Context, e *env, o updateOptions) error {
 		// scribe writing the same document (a cron append, the hook of a
 		// parallel session) but leaves the document for the next append.
 		opts.LockWait = hookLockWait
+		// Nor does it wait out another writer of an index or a catalog:
+		// they are left for the next append, which brings them up to date.
+		store.Wait = hookLockWait
 	}
 
 	var transcripts []source.Session
@@ -184,7 +189,10 @@ func runUpdate(ctx context.Context, e *env, o updateOptions) error {
 	results := updateAll(ctx, e, store, transcripts, opts)
 	results = append(found, results...)
 
-	if err := store.RefreshAfter(results); err != nil {
+	var busy *inscribe.LockError
+	if err := store.RefreshAfter(results); o.hook && errors.As(err, &busy) {
+		fmt.Fprintf(e.stderr, "scribe: another scribe is updating the catalogs in %s; left for the next append\n", store.SessionsDir())
+	} else if err != nil {
 		results = append(results, inscribe.Result{Doc: store.SessionsDir(), Outcome: inscribe.Failed, Err: fmt.Errorf("update index files: %w", err)})
 	}
 	if err := store.CloseIndex(); err != nil {

@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +15,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/scribe-archive/scribe/index"
+	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/internal/testenv"
 )
 
@@ -21,6 +25,10 @@ func TestMain(m *testing.M) {
 	// SCRIBE_TEST_MAIN set, is scribe.
 	if os.Getenv("SCRIBE_TEST_MAIN") != "" {
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	// Or another scribe holding indexes in a transaction (holdIndexes).
+	if paths := os.Getenv("SCRIBE_TEST_HOLD_INDEXES"); paths != "" {
+		os.Exit(holdIndexesMain(filepath.SplitList(paths)))
 	}
 	testscript.Main(m, map[string]func(){
 		"scribe": func() {
@@ -150,4 +158,32 @@ func TestErrorJSON(t *testing.T) {
 	if stderr.Len() != 0 {
 		t.Errorf("a status after a report printed %q", stderr.String())
 	}
+}
+
+// holdIndexesMain begins a write transaction in each index named (a
+// document's session.db is opened as scribe opens it), says "held" and
+// holds them until stdin ends.
+func holdIndexesMain(paths []string) int {
+	ctx := context.Background()
+	for _, p := range paths {
+		open := index.Open
+		if filepath.Base(p) == inscribe.SessionDB {
+			open = index.OpenScratch
+		}
+		db, err := open(p)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer db.Close()
+		b, err := db.Begin(ctx)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer b.Rollback()
+	}
+	fmt.Println("held")
+	io.Copy(io.Discard, os.Stdin)
+	return 0
 }

@@ -66,7 +66,7 @@ func (s *Views) RefreshIndexes(agents ...string) error {
 	if err := atomicfile.MkdirAll(dir, inscribe.DirMode); err != nil {
 		return err
 	}
-	unlock, err := inscribe.Lock(dir)
+	unlock, err := inscribe.LockWithin(dir, s.wait())
 	if err != nil {
 		return err
 	}

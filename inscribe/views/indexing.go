@@ -144,7 +144,7 @@ func (s *Views) storeIndex() (*index.DB, []error, error) {
 		return nil, nil, err
 	}
 	p := filepath.Join(s.SessionsDir(), inscribe.StoreDB)
-	db, err := index.Open(p)
+	db, err := index.OpenWait(p, s.wait())
 	var se *index.StaleError
 	if !errors.As(err, &se) {
 		if err == nil {
@@ -164,7 +164,7 @@ func (s *Views) storeIndex() (*index.DB, []error, error) {
 		s.idxMu.Unlock()
 		return nil, warnings, err
 	}
-	if db, err = index.Open(p); err != nil {
+	if db, err = index.OpenWait(p, s.wait()); err != nil {
 		s.idxMu.Unlock()
 		return nil, warnings, err
 	}
@@ -371,7 +371,7 @@ func (s *Views) indexDocInto(batch *index.Batch, md, key string, seen int64, all
 		from = max(from, 1)
 	}
 	// The document's own index.
-	ldb, err := index.OpenScratch(local)
+	ldb, err := index.OpenScratchWait(local, s.wait())
 	var se *index.StaleError
 	if errors.As(err, &se) {
 		w := fmt.Errorf("%v: rebuilding it from the round files", err)
@@ -382,7 +382,7 @@ func (s *Views) indexDocInto(batch *index.Batch, md, key string, seen int64, all
 		}
 		warnings = append(warnings, w)
 		if err = os.Remove(local); err == nil || errors.Is(err, os.ErrNotExist) {
-			ldb, err = index.OpenScratch(local)
+			ldb, err = index.OpenScratchWait(local, s.wait())
 		}
 		from = 1
 	}

@@ -18,7 +18,9 @@
 package views
 
 import (
+	"fmt"
 	"sync"
+	"time"
 
 	"github.com/scribe-archive/scribe/index"
 	"github.com/scribe-archive/scribe/inscribe"
@@ -28,6 +30,12 @@ import (
 // and store, and Close it when done.
 type Views struct {
 	*inscribe.Store
+
+	// Wait is how long a writer of an index or a catalog waits for
+	// another process that holds it (zero: index.DefaultWait). A document
+	// whose indexes could not be written in that time is still updated:
+	// its indexes catch up at its next update (Indexed).
+	Wait time.Duration
 
 	stampOnce sync.Once
 	stamps    map[string]int64
@@ -53,9 +61,26 @@ func Open(s *inscribe.Store) *Views {
 
 // Indexed brings the views of one updated document up to date
 // (inscribe.Indexer).
+//
+// An index another process keeps locked for longer than s.Wait is left as
+// it is, with a warning: the document is written, and its next update
+// indexes what this one did not (an index knows how far into the source it
+// is current), as reindex does.
 func (s *Views) Indexed(u inscribe.Update) ([]error, error) {
 	if u.All {
 		return s.reindexDoc(u)
 	}
-	return s.indexDoc(u.Doc, u.Key, u.Seen, false, u.Rounds)
+	ws, err := s.indexDoc(u.Doc, u.Key, u.Seen, false, u.Rounds)
+	if index.IsBusy(err) {
+		return append(ws, fmt.Errorf("%w; its indexes are left for its next append (until then search may miss what this one added)", err)), nil
+	}
+	return ws, err
+}
+
+// wait is s.Wait, or the index's default.
+func (s *Views) wait() time.Duration {
+	if s.Wait > 0 {
+		return s.Wait
+	}
+	return index.DefaultWait
 }
