@@ -16,6 +16,7 @@ import (
 
 	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/session"
+	"github.com/scribe-archive/scribe/session/source"
 )
 
 // RoundFile is the JSON form of a round file, rounds/NNN.json. Entries hold
@@ -112,28 +113,24 @@ func writeRoundTo(w io.Writer, rf RoundFile, r *session.Round, src io.ReaderAt) 
 	}()
 	agent := rf.Agent
 	rf.Agent = nil
-	head, err := json.MarshalIndent(rf, "", "  ")
-	if err != nil {
-		panic(fmt.Sprintf("inscribe: encode round: %v", err))
-	}
 	// The agent's blocks and the entries are written one by one, as
 	// MarshalIndent would lay them out, so that a long round is never whole
-	// in memory twice more. Each entry embeds its source line verbatim.
-	head = bytes.TrimSuffix(head, []byte("\"agent\": null,\n  \"entries\": null\n}"))
+	// in memory twice more, and long texts in pieces (longtext.go). Each
+	// entry embeds its source line verbatim.
 	buf := bufs.w
 	buf.Reset(w)
-	buf.Write(head)
+	if err := writeIndented(buf, &rf, "", longTexts(&rf, nil), "\"agent\": null,\n  \"entries\": null\n}"); err != nil {
+		panic(fmt.Sprintf("inscribe: encode round: %v", err))
+	}
 	buf.WriteString("\"agent\": [")
 	for i := range agent {
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		b, err := json.MarshalIndent(&agent[i], "    ", "  ")
-		if err != nil {
+		buf.WriteString("\n    ")
+		if err := writeIndented(buf, &agent[i], "    ", longTexts(&RoundFile{}, agent[i:i+1]), ""); err != nil {
 			panic(fmt.Sprintf("inscribe: encode round: %v", err))
 		}
-		buf.WriteString("\n    ")
-		buf.Write(b)
 	}
 	if len(agent) > 0 {
 		buf.WriteString("\n  ")
@@ -150,7 +147,16 @@ func writeRoundTo(w io.Writer, rf RoundFile, r *session.Round, src io.ReaderAt) 
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		if e.Raw == nil && e.Len > 0 {
+		// A long line that is embedded as is is copied from the source
+		// to the file, not read into memory.
+		stream := false
+		if e.Raw == nil && e.Len >= longText && !e.Invalid {
+			var err error
+			if stream, err = embeddable(src, e.Offset, int64(e.Len)); err != nil {
+				return fmt.Errorf("read line %d back from the source: %w", e.Line, err)
+			}
+		}
+		if e.Raw == nil && e.Len > 0 && !stream {
 			if lines == nil || e.Offset < pos {
 				last := r.Entries[len(r.Entries)-1]
 				span := max(last.Offset+int64(last.Len), e.Offset+int64(e.Len)) - e.Offset
@@ -177,6 +183,12 @@ func writeRoundTo(w io.Writer, rf RoundFile, r *session.Round, src io.ReaderAt) 
 			buf.WriteString(", \"no_newline\": true")
 		}
 		switch {
+		case stream:
+			buf.WriteString(", \"json\": ")
+			if _, err := io.Copy(buf, io.NewSectionReader(src, e.Offset, int64(e.Len))); err != nil {
+				return fmt.Errorf("read line %d back from the source: %w", e.Line, err)
+			}
+			lines = nil
 		// A valid JSON line is embedded as is, unless white space surrounds
 		// it (a CRLF line end, say): a JSON reader would drop that.
 		case !e.Invalid && utf8.Valid(e.Raw) && len(bytes.TrimSpace(e.Raw)) == len(e.Raw):
@@ -218,16 +230,15 @@ func roundBlocks(r *session.Round) (*RoundBlock, []RoundBlock) {
 	var agent []RoundBlock
 	for i, it := range r.Items {
 		if i == 0 && it.Role == "user" && it.Note == "" {
-			var sb strings.Builder
+			var texts []string
 			for _, b := range it.Blocks {
 				if b.Kind == session.KindText {
-					if sb.Len() > 0 {
-						sb.WriteString("\n")
-					}
-					sb.WriteString(b.Text)
+					texts = append(texts, b.Text)
 				}
 			}
-			user = &RoundBlock{Type: "text", Text: sb.String()}
+			// Join copies nothing when there is one text: a long prompt
+			// is not held twice.
+			user = &RoundBlock{Type: "text", Text: strings.Join(texts, "\n")}
 			continue
 		}
 		if it.Role != "assistant" {
@@ -269,19 +280,50 @@ func partBlocks(parts []session.Part) []RoundBlock {
 	return out
 }
 
-// ReadRound reads a round file.
+// ReadRound reads a round file. The entries' lines are slices of the
+// file's bytes, read into memory once: a round file of a 100 MB line is not
+// held again in a decoder's buffer and again in each line's copy.
 func ReadRound(p string) (*RoundFile, error) {
-	f, err := os.Open(p)
+	data, err := readWhole(p)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	var rf RoundFile
-	dec := json.NewDecoder(bufio.NewReaderSize(f, 1<<16))
-	if err := dec.Decode(&rf); err != nil {
+	var rf struct {
+		RoundFile
+		Entries []struct {
+			RoundEntry
+			JSON inPlace `json:"json,omitempty"`
+		} `json:"entries"`
+	}
+	if err := json.Unmarshal(data, &rf); err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
-	return &rf, nil
+	out := rf.RoundFile
+	out.Entries = make([]RoundEntry, len(rf.Entries))
+	for i, e := range rf.Entries {
+		out.Entries[i] = e.RoundEntry
+		out.Entries[i].JSON = json.RawMessage(e.JSON)
+	}
+	return &out, nil
+}
+
+// inPlace is a JSON value kept as a slice of the bytes it was decoded from
+// (which ReadRound owns and never changes), where json.RawMessage copies
+// it.
+type inPlace []byte
+
+func (v *inPlace) UnmarshalJSON(b []byte) error {
+	*v = b
+	return nil
+}
+
+// readWhole reads a file whole (os.ReadFile: into a buffer of its size),
+// telling the memory limit of it first (source.NoteLine).
+func readWhole(p string) ([]byte, error) {
+	if fi, err := os.Stat(p); err == nil && fi.Size() > 1<<20 {
+		source.NoteLine(fi.Size())
+	}
+	return os.ReadFile(p)
 }
 
 // ReadRoundHeader reads a round file's fields up to its entries, and

@@ -642,12 +642,11 @@ func (u *update) build() error {
 	next.Source = u.store.recordedSource(u.spec.source)
 	next.Seen = st.OpenOffset
 	var nodes []source.Node
-	var renderBuf bytes.Buffer
 	var ready []source.Line
 	add := func(ls []source.Line) error {
 		for _, l := range ls {
 			if r := b.Add(l); r != nil {
-				if err := u.closeRound(r, &renderBuf, bw); err != nil {
+				if err := u.closeRound(r, bw); err != nil {
 					return err
 				}
 				next.OpenOffset, next.OpenLine = u.lastEnd, r.Entries[len(r.Entries)-1].Line+1
@@ -696,9 +695,7 @@ func (u *update) build() error {
 			return err
 		}
 		u.collectFiles(open)
-		if err := renderItems(bw, &renderBuf, open.Items); err != nil {
-			return err
-		}
+		renderItems(bw, open.Items)
 		if len(open.Items) > 0 {
 			next.OpenFirstID = open.Items[0].IDs[0]
 		}
@@ -793,7 +790,7 @@ func (u *update) build() error {
 }
 
 // closeRound writes a round that closed: its file, its files, its items.
-func (u *update) closeRound(r *session.Round, buf *bytes.Buffer, w io.Writer) error {
+func (u *update) closeRound(r *session.Round, w *bufio.Writer) error {
 	u.unredact(r)
 	if err := u.writeRound(r); err != nil {
 		return err
@@ -818,19 +815,17 @@ func (u *update) closeRound(r *session.Round, buf *bytes.Buffer, w io.Writer) er
 		u.lastEnd = end
 	}
 	u.collectFiles(r)
-	return renderItems(w, buf, r.Items)
+	renderItems(w, r.Items)
+	return nil
 }
 
-// renderItems writes items to w one by one, through buf.
-func renderItems(w io.Writer, buf *bytes.Buffer, items []session.Item) error {
+// renderItems writes items to w one by one, straight into its buffer: an
+// item of 100 MB is not held whole once more. w keeps a write's error for
+// its Flush.
+func renderItems(w *bufio.Writer, items []session.Item) {
 	for i := range items {
-		buf.Reset()
-		document.RenderItem(buf, &items[i])
-		if _, err := w.Write(buf.Bytes()); err != nil {
-			return err
-		}
+		document.RenderItem(w, &items[i])
 	}
-	return nil
 }
 
 // rebuildGraph writes a document's graph anew from its closed round files.

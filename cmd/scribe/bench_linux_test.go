@@ -62,10 +62,7 @@ func benchStore(b *testing.B) (root string, n int) {
 // the descriptors open afterwards.
 func benchRun(b *testing.B, args ...string) {
 	b.Helper()
-	debug.SetGCPercent(300) // as main sets it
-	debug.SetMemoryLimit(512 << 20)
-	defer debug.SetGCPercent(100)
-	defer debug.SetMemoryLimit(-1)
+	defer benchMemory()()
 	runtime.GC()
 	debug.FreeOSMemory()
 	os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) // resets VmHWM

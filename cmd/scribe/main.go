@@ -4,21 +4,9 @@ package main
 
 import (
 	"os"
-	"runtime/debug"
 )
 
 func main() {
-	// scribe's live heap is small (a round at a time) and it allocates
-	// briskly while decoding: collecting at 300% rather than 100% growth
-	// takes a fifth off a bulk inscribe (mkarchive --sessions 200: 5.9 s to
-	// 4.8 s, CPU 8.8 s to 7.3 s) for a peak of ~52 MB instead of ~33 MB.
-	// GOGC, when set, still decides. The soft limit takes the headroom back
-	// where a session's round is so long that it would matter.
-	if _, ok := os.LookupEnv("GOGC"); !ok {
-		debug.SetGCPercent(300)
-	}
-	if _, ok := os.LookupEnv("GOMEMLIMIT"); !ok {
-		debug.SetMemoryLimit(512 << 20)
-	}
+	setMemory()
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

@@ -95,7 +95,7 @@ func decodeNode(dec *json.Decoder) (*jnode, error) {
 // characters, nothing else; with ascii, also every character past ASCII,
 // as "\u" and four lowercase hex digits (a surrogate pair past U+FFFF), as
 // Python's json.dumps does.
-func (n *jnode) encode(w *bytes.Buffer, ascii bool) {
+func (n *jnode) encode(w Writer, ascii bool) {
 	switch n.kind {
 	case 'o':
 		w.WriteByte('{')
@@ -132,7 +132,7 @@ func (n *jnode) bytes(ascii bool) []byte {
 	return buf.Bytes()
 }
 
-func writeJSString(w *bytes.Buffer, s string, ascii bool) {
+func writeJSString(w Writer, s string, ascii bool) {
 	w.WriteByte('"')
 	start := 0
 	for i := 0; i < len(s); i++ {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"reflect"
 	"strconv"
 	"strings"
@@ -216,7 +217,7 @@ type blockMark struct {
 // "<!-- scribe:kind json -->", with v as JSON (left out when v is nil or
 // encodes as {}). JSON's HTML escaping keeps "-->" (and any other markup)
 // out of the comment.
-func WriteMarker(w *bytes.Buffer, kind string, v any) {
+func WriteMarker(w Writer, kind string, v any) {
 	w.WriteString("<!-- scribe")
 	if kind != "" {
 		w.WriteString(":" + kind)
@@ -240,8 +241,17 @@ func anchor(id string) string { return "m-" + id }
 // RoundAnchor returns the HTML id of a round.
 func RoundAnchor(n int) string { return fmt.Sprintf("round-%d", n) }
 
+// Writer is what items are rendered to: a bytes.Buffer, or a bufio.Writer
+// when a long item should not be whole in memory once more (a bufio.Writer
+// keeps its first error for Flush).
+type Writer interface {
+	io.Writer
+	io.ByteWriter
+	io.StringWriter
+}
+
 // RenderItem writes one item, preceded by its separator.
-func RenderItem(w *bytes.Buffer, it *session.Item) {
+func RenderItem(w Writer, it *session.Item) {
 	w.WriteString("\n---\n\n### ")
 	w.WriteString(heading(it))
 	w.WriteByte('\n')
@@ -256,7 +266,7 @@ func RenderItem(w *bytes.Buffer, it *session.Item) {
 
 // writeIdentity writes an item's identity comment and anchors, and the
 // line end.
-func writeIdentity(w *bytes.Buffer, it *session.Item) {
+func writeIdentity(w Writer, it *session.Item) {
 	WriteMarker(w, "", itemMark{IDs: it.IDs, Time: it.Time, Role: it.Role, Note: it.Note, Parent: it.Parent, ParentMissing: it.ParentMissing, Round: it.Round})
 	if it.Round > 0 {
 		fmt.Fprintf(w, `<a id="%s"></a>`, RoundAnchor(it.Round))
@@ -301,7 +311,7 @@ func short(id string) string {
 // reader and not for the parser (no markers, fences without scribe's
 // words; see RenderLean).
 type printer struct {
-	w    *bytes.Buffer
+	w    Writer
 	lean bool
 }
 

@@ -209,7 +209,7 @@ func fence(s string) string {
 
 // writeText writes a text value in the form pickForm chooses, ending in a
 // newline. lang is the language a fence announces (text, json, ...).
-func writeText(w *bytes.Buffer, s, lang string, plainAllowed bool) textForm {
+func writeText(w Writer, s, lang string, plainAllowed bool) textForm {
 	form := pickForm(s, plainAllowed)
 	switch form {
 	case formPlain:
@@ -223,7 +223,7 @@ func writeText(w *bytes.Buffer, s, lang string, plainAllowed bool) textForm {
 	return form
 }
 
-func writeFence(w *bytes.Buffer, content, info string) {
+func writeFence(w Writer, content, info string) {
 	f := fence(content)
 	w.WriteString(f)
 	w.WriteString(info)

@@ -80,15 +80,13 @@ func WriteTags(folder string, tags map[int]string) error {
 // caller sets the row's round file and engagement.
 func roundRow(key string, rf *inscribe.RoundFile) index.Row {
 	row := index.Row{SessionID: key, Round: rf.Round, Started: rf.Started, TokenCount: rf.TokenCount}
-	var body, agentText strings.Builder
-	add := func(b *strings.Builder, s string) {
-		if s == "" {
-			return
+	// The texts are joined once, at their size (a round's text can be
+	// 100 MB), and not copied at all when there is one.
+	var body, agentText []string
+	add := func(b *[]string, s string) {
+		if s != "" {
+			*b = append(*b, s)
 		}
-		if b.Len() > 0 {
-			b.WriteString("\n")
-		}
-		b.WriteString(s)
 	}
 	if rf.User != nil {
 		row.UserPreview = document.Preview(rf.User.Text)
@@ -108,8 +106,8 @@ func roundRow(key string, rf *inscribe.RoundFile) index.Row {
 			add(&body, b.Name+" "+canonicalJSON(b.Input))
 		}
 	}
-	row.AgentPreview = document.Preview(agentText.String())
-	row.Body = body.String()
+	row.AgentPreview = document.Preview(strings.Join(agentText, "\n"))
+	row.Body = strings.Join(body, "\n")
 	return row
 }
 

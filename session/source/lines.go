@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"sync/atomic"
 )
 
 // Line is one line of a JSONL source.
@@ -40,12 +42,92 @@ type LineReader struct {
 	no  int
 	off int64
 	buf []byte
+	// file is r when it is a file, and fileAt minus off its position
+	// there: a long line's length is then found before the line is read,
+	// so that it is read into one buffer of its size (growing a buffer
+	// by appending would allocate five times the line, and hold nearly
+	// twice it at the last copy).
+	file   *os.File
+	fileAt int64
+	scan   []byte
 }
 
 // NewLineReader reads r, numbering lines from firstLine and offsets from
 // offset (both describe where r starts within the source).
 func NewLineReader(r io.Reader, firstLine int, offset int64) *LineReader {
-	return &LineReader{r: bufio.NewReaderSize(r, 1<<16), no: firstLine - 1, off: offset}
+	lr := &LineReader{r: bufio.NewReaderSize(r, 1<<16), no: firstLine - 1, off: offset}
+	if f, ok := r.(*os.File); ok {
+		if at, err := f.Seek(0, io.SeekCurrent); err == nil {
+			lr.file, lr.fileAt = f, at-offset
+		}
+	}
+	return lr
+}
+
+// longestLine is the length of the longest line read in this process, and
+// onLongerLine what is told of a longer one.
+var (
+	longestLine  atomic.Int64
+	onLongerLine atomic.Pointer[func(n int64)]
+)
+
+// OnLongerLine has f told the length of every line longer than any read
+// before it (from this call on) by a LineReader of this process, when the
+// reader learns it: for a file, before the line is read into memory. f
+// may be called from several goroutines at once. The command uses it to
+// bound its memory by the longest line (cmd/scribe).
+func OnLongerLine(f func(n int64)) {
+	onLongerLine.Store(&f)
+	longestLine.Store(0)
+}
+
+// NoteLine records, for [OnLongerLine], that a line of n bytes is about to
+// be read into memory, or a file of n bytes that holds lines.
+func NoteLine(n int64) { sawLine(n) }
+
+// sawLine records a line's length.
+func sawLine(n int64) {
+	for {
+		old := longestLine.Load()
+		if n <= old {
+			return
+		}
+		if longestLine.CompareAndSwap(old, n) {
+			if f := onLongerLine.Load(); f != nil && *f != nil {
+				(*f)(n)
+			}
+			return
+		}
+	}
+}
+
+// reserve makes room in lr.buf for the rest of a line longer than the read
+// buffer, of which have bytes are read: it finds the line's end in the
+// file (or the file's end) and grows the buffer once to hold it.
+func (lr *LineReader) reserve(have int) {
+	if lr.file == nil {
+		return
+	}
+	if lr.scan == nil {
+		lr.scan = make([]byte, 1<<18)
+	}
+	at := lr.fileAt + lr.off + int64(have)
+	for {
+		n, err := lr.file.ReadAt(lr.scan, at)
+		if i := bytes.IndexByte(lr.scan[:n], '\n'); i >= 0 {
+			at += int64(i) + 1
+			break
+		}
+		at += int64(n)
+		if err != nil {
+			break
+		}
+	}
+	size := at - lr.fileAt - lr.off
+	sawLine(size)
+	if size > int64(cap(lr.buf)) && size < 1<<40 {
+		lr.buf = make([]byte, 0, size)
+	}
 }
 
 // Next returns the next line, or io.EOF when the source is exhausted.
@@ -57,6 +139,9 @@ func (lr *LineReader) Next() (Line, error) {
 	lr.buf = lr.buf[:0]
 	for {
 		chunk, err := lr.r.ReadSlice('\n')
+		if len(lr.buf) == 0 && errors.Is(err, bufio.ErrBufferFull) {
+			lr.reserve(len(chunk))
+		}
 		lr.buf = append(lr.buf, chunk...)
 		if err == nil {
 			break
@@ -71,6 +156,9 @@ func (lr *LineReader) Next() (Line, error) {
 			break
 		}
 		return Line{}, err
+	}
+	if len(lr.buf) > 1<<16 {
+		sawLine(int64(len(lr.buf)))
 	}
 	lr.no++
 	line := Line{No: lr.no, Offset: lr.off, Raw: lr.buf}
