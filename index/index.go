@@ -42,6 +42,12 @@ type DB struct {
 	path   string
 	shared bool
 	wait   time.Duration // SQLite's busy timeout
+
+	// sessionInfo is SessionInfo's query, prepared once: an update of
+	// each document asks it, and over an unchanged tree parsing it was
+	// most of the answer's cost.
+	sessionInfoMu sync.Mutex
+	sessionInfo   *sql.Stmt
 }
 
 // StaleError is an index that cannot be used as it is: missing tables, an
@@ -236,6 +242,12 @@ func (x *DB) create() error {
 
 // Close closes the index, folding its write-ahead log into the file.
 func (x *DB) Close() error {
+	x.sessionInfoMu.Lock()
+	if x.sessionInfo != nil {
+		x.sessionInfo.Close()
+		x.sessionInfo = nil
+	}
+	x.sessionInfoMu.Unlock()
 	if x.shared {
 		x.db.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
 	}
@@ -652,7 +664,16 @@ func (a *rowidAllocator) next(ctx context.Context, ms int64, known bool) (int64,
 func (x *DB) SessionInfo(ctx context.Context, id string) (_ Session, _ bool, err error) {
 	defer x.damaged(&err)
 	var s Session
-	err = x.db.QueryRowContext(ctx, `SELECT session_id, agent_id, title, project, started, ended, doc, seen FROM sessions WHERE session_id = ?`, id).
+	x.sessionInfoMu.Lock()
+	if x.sessionInfo == nil {
+		x.sessionInfo, err = x.db.PrepareContext(ctx, `SELECT session_id, agent_id, title, project, started, ended, doc, seen FROM sessions WHERE session_id = ?`)
+	}
+	stmt := x.sessionInfo
+	x.sessionInfoMu.Unlock()
+	if err != nil {
+		return s, false, err
+	}
+	err = stmt.QueryRowContext(ctx, id).
 		Scan(&s.SessionID, &s.AgentID, &s.Title, &s.Project, &s.Started, &s.Ended, &s.Doc, &s.Seen)
 	if errors.Is(err, sql.ErrNoRows) {
 		return s, false, nil

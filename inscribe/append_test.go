@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/scribe-archive/scribe/internal/atomicfile"
 	"github.com/scribe-archive/scribe/internal/testenv"
@@ -235,6 +236,9 @@ func TestSourceShrankOrReplaced(t *testing.T) {
 	}{
 		{"shrank", prefixLines(whole, 10), "shrank"},
 		{"replaced", other, "another file took its place"},
+		// The same size: the append's check rests on the note's time
+		// and the source's, then on its last bytes.
+		{"replaced-same-size", other[:len(whole)], "another file took its place"},
 	} {
 		for _, verify := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/verify=%v", c.name, verify), func(t *testing.T) {
@@ -242,7 +246,7 @@ func TestSourceShrankOrReplaced(t *testing.T) {
 				l.put(rel, whole)
 				l.update(true)
 				before := l.snapshot()
-				l.put(rel, c.content)
+				putAfterNote(t, l, rel, c.content, "22222222-2222-4222-8222-222222222222")
 				err := updateErr(t, l, Options{Verify: verify})
 				var se *SourceError
 				if !errors.As(err, &se) || !strings.Contains(err.Error(), c.want) ||
@@ -252,6 +256,29 @@ func TestSourceShrankOrReplaced(t *testing.T) {
 				sameSnapshot(t, "after the refused update", l.snapshot(), before)
 			})
 		}
+	}
+}
+
+// putAfterNote replaces a source once the clock has moved past the change
+// time of its document's read note, as a file written later would.
+func putAfterNote(t *testing.T, l *liveDir, rel string, data []byte, id string) {
+	t.Helper()
+	note, err := os.Stat(filepath.Join(l.root, "data", "sessions", "claude", id, stateFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; ; i++ {
+		fi, err := os.Stat(l.put(rel, data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if changeTime(fi).After(changeTime(note)) {
+			return
+		}
+		if i == 1000 {
+			t.Fatal("the clock does not move")
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
 

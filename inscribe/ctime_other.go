@@ -10,3 +10,7 @@ import (
 // changeTime is when a file last changed: its modification time where
 // there is no status change time.
 func changeTime(fi fs.FileInfo) time.Time { return fi.ModTime() }
+
+// changeTimeTrusted says whether no tool can set changeTime back: a copy
+// that keeps the modification time (cp -p, rsync) can.
+const changeTimeTrusted = false

@@ -350,12 +350,15 @@ type update struct {
 
 	src     *os.File
 	srcSize int64
-	old     *docState // nil: a new document (or one to rebuild)
-	oldDoc  *oldDoc   // nil when there is no document yet
-	body    *os.File  // new items, rendered as rounds close
-	closed  hash.Hash // running hash of the closed rounds' bytes
-	files   map[string][]byte
-	wrote   bool
+	// srcChanged is the source's change time (ctime), noteChanged the
+	// read note's, once read (noteTime).
+	srcChanged, noteChanged time.Time
+	old                     *docState // nil: a new document (or one to rebuild)
+	oldDoc                  *oldDoc   // nil when there is no document yet
+	body                    *os.File  // new items, rendered as rounds close
+	closed                  hash.Hash // running hash of the closed rounds' bytes
+	files                   map[string][]byte
+	wrote                   bool
 	// batch holds every file this update writes, committed together at its
 	// end in a safe order: round files, the document, the read note.
 	batch atomicfile.Batch
@@ -402,6 +405,7 @@ func (u *update) run() error {
 		return err
 	}
 	u.srcSize = fi.Size()
+	u.srcChanged = changeTime(fi)
 
 	if _, err := os.Stat(u.spec.md); errors.Is(err, fs.ErrNotExist) {
 		if err := u.docLost(); err != nil {
@@ -490,7 +494,15 @@ func (u *update) check() (done bool, err error) {
 	// The same size and the same last bytes: nothing is new. Only Verify
 	// then still checks the inscribed bytes.
 	unchanged := false
-	if u.srcSize == st.Size {
+	switch {
+	case u.srcSize != st.Size:
+	case changeTimeTrusted && !u.opts.Verify && u.srcChanged.Before(u.noteTime()):
+		// Nothing wrote to the source, nor put another file in its
+		// place, since the note was written: its bytes are those the
+		// note describes, without reading them. (A source's
+		// modification time, which a copy can keep, would not say so.)
+		unchanged = !u.opts.Force
+	default:
 		got, err := hashRange(u.src, st.Size, tailWindow)
 		if err != nil {
 			return false, err
@@ -857,8 +869,8 @@ func (u *update) roundsListChanged() bool {
 	if st.RoundsSize == nil {
 		return false // no record yet: the next update that writes makes one
 	}
-	note, err := os.Stat(filepath.Join(u.folder, stateFile))
-	if err != nil {
+	noted := u.noteTime()
+	if noted.IsZero() {
 		return true
 	}
 	dirPath := RoundsDir(u.folder)
@@ -866,7 +878,7 @@ func (u *update) roundsListChanged() bool {
 	if errors.Is(err, fs.ErrNotExist) && *st.RoundsSize == 0 && st.OpenRound == nil {
 		return false // no round yet
 	}
-	if err != nil || changeTime(dir).After(changeTime(note)) {
+	if err != nil || changeTime(dir).After(noted) {
 		return true
 	}
 	// Rounds are numbered from 1 without a gap: the last one's number is
@@ -879,6 +891,17 @@ func (u *update) roundsListChanged() bool {
 	}
 	have, err := countRounds(dirPath)
 	return err != nil || have != want
+}
+
+// noteTime is the read note's change time, the zero time if it cannot be
+// read.
+func (u *update) noteTime() time.Time {
+	if u.noteChanged.IsZero() {
+		if fi, err := os.Stat(filepath.Join(u.folder, stateFile)); err == nil {
+			u.noteChanged = changeTime(fi)
+		}
+	}
+	return u.noteChanged
 }
 
 // lastRecorded returns the number of the last round a record's first size

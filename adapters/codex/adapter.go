@@ -51,6 +51,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/scribe-archive/scribe/session/source"
 )
@@ -153,7 +154,18 @@ func readMeta(p string) (m SessionMeta, ok bool) {
 		return m, false
 	}
 	defer f.Close()
-	lr := source.NewLineReader(io.LimitReader(f, 16<<20), 1, 0)
+	buf := headBufs.Get().(*[]byte)
+	defer headBufs.Put(buf)
+	head := *buf
+	n, err := io.ReadFull(f, head)
+	head = head[:n]
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return m, false
+	}
+	if !mayOpenWithMeta(head, n < len(head)) {
+		return m, false
+	}
+	lr := source.NewLineReader(io.LimitReader(io.MultiReader(bytes.NewReader(head), f), 16<<20), 1, 0)
 	l, err := lr.Next()
 	if err != nil {
 		return m, false
@@ -164,6 +176,26 @@ func readMeta(p string) (m SessionMeta, ok bool) {
 	}
 	json.Unmarshal(r.Payload, &m)
 	return m, true
+}
+
+// headBufs holds the buffers readMeta reads a file's first bytes into:
+// detection reads every file of a folder.
+var headBufs = sync.Pool{New: func() any { b := make([]byte, 16<<10); return &b }}
+
+// mayOpenWithMeta reports whether a file whose first bytes are head (all
+// of it when whole) may start with a session_meta record, without decoding
+// it: a first line held whole in head that has neither "session_meta" nor a
+// \u escape (the only way JSON can spell its letters otherwise) is no
+// rollout. Detection reads the first file of every folder it is given,
+// most of them another client's, so it must not decode their first lines.
+func mayOpenWithMeta(head []byte, whole bool) bool {
+	line := head
+	if i := bytes.IndexByte(head, '\n'); i >= 0 {
+		line = head[:i]
+	} else if !whole {
+		return true // a first line longer than head: decode it
+	}
+	return bytes.Contains(line, []byte("session_meta")) || bytes.Contains(line, []byte(`\u`))
 }
 
 // uuidAtEnd matches the thread id at the end of a rollout's file name.

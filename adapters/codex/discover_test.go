@@ -52,3 +52,34 @@ func TestDiscoverRefusesWhatIsNotARollout(t *testing.T) {
 		t.Errorf("skipped %v, want the binary file, once", skips)
 	}
 }
+
+// Detection reads only the first bytes of a file that is no rollout, and
+// still finds a rollout whose session_meta is spelled with escapes or
+// whose first line is longer than those bytes.
+func TestDetectBeyondTheFirstBytes(t *testing.T) {
+	dir := t.TempDir()
+	long := strings.Repeat("x", 40<<10)
+	cases := []struct {
+		name, first string
+		rollout     bool
+	}{
+		{"claude", `{"type":"user","message":{"content":"session"}}`, false},
+		{"escaped", `{"timestamp":"t","type":"session\u005fmeta","payload":{"id":"01a20952-0000-7000-8000-000000000001"}}`, true},
+		{"long", `{"timestamp":"t","payload":{"id":"01a20952-0000-7000-8000-000000000001","base_instructions":"` + long + `"},"type":"session_meta"}`, true},
+		{"long-other", `{"type":"user","message":{"content":"` + long + `"}}`, false},
+		{"no-newline", `{"timestamp":"t","type":"session_meta","payload":{}}`, true},
+	}
+	for _, c := range cases {
+		p := filepath.Join(dir, c.name+".jsonl")
+		data := c.first
+		if c.name != "no-newline" {
+			data += "\n{\"type\":\"response_item\",\"payload\":{}}\n"
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := New().Detect(p); got != c.rollout {
+			t.Errorf("%s: Detect = %v, want %v", c.name, got, c.rollout)
+		}
+	}
+}
