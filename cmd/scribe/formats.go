@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/scribe-archive/scribe/adapters/claude"
@@ -200,6 +201,27 @@ type notSessionsError struct{ path string }
 
 func (e *notSessionsError) Error() string {
 	return fmt.Sprintf("%s: not a session file, or a folder of sessions, of any client scribe reads (%s)", e.path, formatNames())
+}
+
+// sessionsBelow returns the folders inside dir that hold sessions where a
+// client keeps them (dir/projects for Claude Code, dir/sessions for Codex):
+// given ~/.claude or a copy of it, scribe finds none in dir itself.
+func sessionsBelow(dir string) []string {
+	var out []string
+	for _, f := range formats {
+		def, err := f.adapter.DefaultDir()
+		if err != nil {
+			continue
+		}
+		sub := filepath.Join(dir, filepath.Base(def))
+		if fi, err := os.Stat(sub); err != nil || !fi.IsDir() {
+			continue
+		}
+		if ss, _, err := discover(sub); err == nil && len(ss) > 0 {
+			out = append(out, sub)
+		}
+	}
+	return out
 }
 
 // defaultSources are the folders where the clients keep their sessions on

@@ -185,6 +185,17 @@ func runUpdate(ctx context.Context, e *env, o updateOptions) error {
 	}
 	if len(transcripts) == 0 && !anyOutcome(found, inscribe.Failed) {
 		fmt.Fprintf(e.stderr, "scribe: no sessions in %s\n", strings.Join(sources, ", "))
+		var below []string
+		for _, src := range sources {
+			below = append(below, sessionsBelow(src)...)
+		}
+		if len(below) > 0 {
+			verb := "inscribe"
+			if o.emptyOK {
+				verb = "append"
+			}
+			fmt.Fprintf(e.stderr, "scribe: hint: sessions are in %s: run scribe %s %s\n", strings.Join(below, " and "), verb, strings.Join(below, " "))
+		}
 	}
 	results := updateAll(ctx, e, store, transcripts, opts)
 	results = append(found, results...)
