@@ -100,11 +100,9 @@ func benchText(w *bufio.Writer, n int64, seed uint64) {
 	}
 }
 
-// benchLongLine writes the long sample into projects with one line made
-// long: its first prompt (shape "prompt") or its first tool result, output
-// in both content and toolUseResult.stdout (shape "tool-result"), size
-// bytes of text in all. It returns the file and the long line's number.
-func benchLongLine(b *testing.B, projects, shape string, size int64) (string, int) {
+// benchSampleFile creates the long sample's transcript in projects, for a
+// benchmark to write it as it needs.
+func benchSampleFile(b *testing.B, projects string) (string, *os.File) {
 	b.Helper()
 	dir := filepath.Join(projects, benchSampleIn)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -115,6 +113,16 @@ func benchLongLine(b *testing.B, projects, shape string, size int64) (string, in
 	if err != nil {
 		b.Fatal(err)
 	}
+	return path, f
+}
+
+// benchLongLine writes the long sample into projects with one line made
+// long: its first prompt (shape "prompt") or its first tool result, output
+// in both content and toolUseResult.stdout (shape "tool-result"), size
+// bytes of text in all. It returns the file and the long line's number.
+func benchLongLine(b *testing.B, projects, shape string, size int64) (string, int) {
+	b.Helper()
+	path, f := benchSampleFile(b, projects)
 	defer f.Close()
 	w := bufio.NewWriterSize(f, 1<<20)
 	long := 0
@@ -171,15 +179,7 @@ func benchLongLine(b *testing.B, projects, shape string, size int64) (string, in
 // session's, chained to the copy before it, and later timestamps.
 func benchLongSession(b *testing.B, projects string, size int64) string {
 	b.Helper()
-	dir := filepath.Join(projects, benchSampleIn)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		b.Fatal(err)
-	}
-	path := filepath.Join(dir, benchSample+".jsonl")
-	f, err := os.Create(path)
-	if err != nil {
-		b.Fatal(err)
-	}
+	path, f := benchSampleFile(b, projects)
 	defer f.Close()
 	w := bufio.NewWriterSize(f, 1<<20)
 	lines := benchSampleLines(b)
