@@ -51,27 +51,7 @@ func TestTextValuesAgreesWithStrings(t *testing.T) {
 		`{"a":"x"`,
 		`"top"`,
 	}
-	skip := func(p []string) bool { return p[len(p)-1] == "skip" }
-	keep := func(s string) bool { return s != "" }
-	f := func(line string) string {
-		var b strings.Builder
-		Strings([]byte(line), skip, func(v StringValue) {
-			if len(v.Path) > 0 && skip(v.Path) {
-				return
-			}
-			if text := DecodeString([]byte(line)[v.Start:v.End]); keep(text) {
-				fmt.Fprintf(&b, "%s %d %d %q\n", JoinPath(v.Path), v.Start, v.End, text)
-			}
-		})
-		return b.String()
-	}
-	g := func(line string) string {
-		var b strings.Builder
-		for _, v := range TextValues[TextValue]([]byte(line), skip, keep) {
-			fmt.Fprintf(&b, "%s %d %d %q\n", v.Path, v.Start, v.End, v.Text)
-		}
-		return b.String()
-	}
+	f, g := viaStrings, viaTextValues
 	for _, line := range lines {
 		if want, got := f(line), g(line); got != want {
 			t.Errorf("%s:\ngot  %s\nwant %s", line, got, want)
@@ -83,4 +63,50 @@ func TestTextValuesAgreesWithStrings(t *testing.T) {
 	}, nil); err != nil {
 		t.Error(err)
 	}
+}
+
+// The text values of a line the two ways TestTextValuesAgreesWithStrings
+// compares, one per line: path, start, end, text. Values under a key
+// "skip" and empty texts are left out.
+func viaStrings(line string) string {
+	var b strings.Builder
+	Strings([]byte(line), skipKey, func(v StringValue) {
+		if len(v.Path) > 0 && skipKey(v.Path) {
+			return
+		}
+		if text := DecodeString([]byte(line)[v.Start:v.End]); keepText(text) {
+			fmt.Fprintf(&b, "%s %d %d %q\n", JoinPath(v.Path), v.Start, v.End, text)
+		}
+	})
+	return b.String()
+}
+
+func viaTextValues(line string) string {
+	var b strings.Builder
+	for _, v := range TextValues[TextValue]([]byte(line), skipKey, keepText) {
+		fmt.Fprintf(&b, "%s %d %d %q\n", v.Path, v.Start, v.End, v.Text)
+	}
+	return b.String()
+}
+
+func skipKey(p []string) bool { return p[len(p)-1] == "skip" }
+func keepText(s string) bool  { return s != "" }
+
+// FuzzTextValues: on any bytes, JSON or not, TextValues gives what
+// Strings, DecodeString and JoinPath give, and never panics.
+func FuzzTextValues(f *testing.F) {
+	for _, s := range []string{
+		`{"a":"x\ny","b":[1,"two",{"c":"\u00e9\ud83d\ude00"}],"skip":{"d":"no"},"e.f":"dot","n":null}`,
+		`{"k\u0065y":"v","q\"uote":["a","b"]}`,
+		"{\"bad\":\"x\xffy\"}",
+		`{"a":"x"`,
+		`[{"a":[{"b":"c"}]},"d"]`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if want, got := viaStrings(string(line)), viaTextValues(string(line)); got != want {
+			t.Errorf("%q:\ngot  %s\nwant %s", line, got, want)
+		}
+	})
 }

@@ -73,3 +73,66 @@ func TestLineReaderLongLines(t *testing.T) {
 	}
 	read(bytes.NewReader(src.Bytes()[8:]))
 }
+
+// FuzzLineReader: from a file (where a long line is measured before it is
+// read) and from a plain reader, starting at any line, the lines read are
+// the source split at "\n", with their numbers, offsets and whether they
+// ended in one. Repeating the input makes lines longer than the read
+// buffer.
+func FuzzLineReader(f *testing.F) {
+	f.Add([]byte("a\nbb\n\nccc"), uint16(0), uint8(1))
+	f.Add([]byte("{\"x\":1}\n"), uint16(299), uint8(0))
+	f.Add([]byte("no newline at all"), uint16(5000), uint8(0))
+	f.Fuzz(func(t *testing.T, data []byte, repeat uint16, start uint8) {
+		src := bytes.Repeat(data, 1+int(repeat)%300)
+		type want struct {
+			off        int64
+			raw        []byte
+			terminated bool
+		}
+		var lines []want
+		for off := 0; off < len(src); {
+			n := bytes.IndexByte(src[off:], '\n')
+			if n < 0 {
+				lines = append(lines, want{int64(off), src[off:], false})
+				break
+			}
+			lines = append(lines, want{int64(off), src[off : off+n], true})
+			off += n + 1
+		}
+		k := int(start) % (len(lines) + 1)
+		from := int64(len(src))
+		if k < len(lines) {
+			from = lines[k].off
+		}
+		path := filepath.Join(t.TempDir(), "s.jsonl")
+		if err := os.WriteFile(path, src, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		file, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer file.Close()
+		if _, err := file.Seek(from, io.SeekStart); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range []io.Reader{file, bytes.NewReader(src[from:])} {
+			lr := NewLineReader(r, k+1, from)
+			for i := k; i < len(lines); i++ {
+				l, err := lr.Next()
+				if err != nil {
+					t.Fatalf("%T: line %d: %v", r, i+1, err)
+				}
+				w := lines[i]
+				if l.No != i+1 || l.Offset != w.off || !bytes.Equal(l.Raw, w.raw) || l.Terminated != w.terminated {
+					t.Fatalf("%T: line %d: got no %d offset %d terminated %v, %d bytes; want offset %d terminated %v, %d bytes",
+						r, i+1, l.No, l.Offset, l.Terminated, len(l.Raw), w.off, w.terminated, len(w.raw))
+				}
+			}
+			if _, err := lr.Next(); err != io.EOF {
+				t.Fatalf("%T: after the last line: %v", r, err)
+			}
+		}
+	})
+}
