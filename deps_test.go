@@ -45,7 +45,7 @@ var policy = map[string][]string{
 	"exportcodex":  {"session", "session/source", "adapters/codex", "inscribe", "inscribe/document", "internal/exportcore", "internal/jsonpatch"},
 	"check":        {"session", "session/source", "inscribe", "inscribe/document", "internal/exportcore", "github.com/sergi/go-diff"},
 	// The web archive reads documents; the command gives it the store.
-	"internal/web": {"session", "inscribe/document"},
+	"internal/web": {"session", "inscribe/document", "index"},
 	// The command is the one place that names the concrete adapters.
 	"cmd/scribe": {"session", "session/source", "adapters/", "inscribe", "inscribe/document", "inscribe/views", "index", "exportclaude", "exportcodex", "check", "internal/web", "internal/exportcore", "internal/redact",
 		"github.com/spf13/cobra", "github.com/vbauerster/mpb/v8", "golang.org/x/term"},

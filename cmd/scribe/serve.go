@@ -185,27 +185,9 @@ func webStore(e *env, store *views.Views) (web.Store, func() error, error) {
 		return err
 	}
 	ws := web.Store{
-		Dir: store.SessionsDir(),
-		Sessions: func(ctx context.Context, q web.ListQuery) ([]web.Session, int, error) {
-			rows, total, err := db.List(ctx, index.ListQuery{Agent: q.Agent, Project: q.Project, Offset: q.Offset, Limit: q.Limit})
-			out := make([]web.Session, len(rows))
-			for i, r := range rows {
-				out[i] = web.Session{Key: r.SessionID, Agent: r.AgentID, Title: r.Title, Project: r.Project, Started: r.Started, Ended: r.Ended, Doc: r.Doc}
-			}
-			return out, total, err
-		},
-		Counts: func(ctx context.Context) ([]web.Count, []web.Count, error) {
-			agents, projects, err := db.Counts(ctx)
-			conv := func(cs []index.Count) []web.Count {
-				out := make([]web.Count, len(cs))
-				for i, c := range cs {
-					out[i] = web.Count{Value: c.Value, N: c.N}
-				}
-				return out
-			}
-			return conv(agents), conv(projects), err
-		},
-		Find: store.FindDoc,
+		Dir:   store.SessionsDir(),
+		Index: db,
+		Find:  store.FindDoc,
 		Search: func(ctx context.Context, q web.SearchQuery) ([]web.Hit, error) {
 			return webSearch(store, q)
 		},

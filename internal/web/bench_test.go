@@ -97,27 +97,9 @@ func makeBenchStore() error {
 	fmt.Fprintf(os.Stderr, "bench store: %d sessions and one of %.1f MB (%d messages) in %s\n",
 		benchSessions, float64(len(data))/1e6, len(big.Items), time.Since(start).Round(time.Millisecond))
 	benchStore = web.Store{
-		Dir: sessions,
-		Sessions: func(ctx context.Context, q web.ListQuery) ([]web.Session, int, error) {
-			rows, total, err := db.List(ctx, index.ListQuery{Agent: q.Agent, Project: q.Project, Offset: q.Offset, Limit: q.Limit})
-			out := make([]web.Session, len(rows))
-			for i, r := range rows {
-				out[i] = web.Session{Key: r.SessionID, Agent: r.AgentID, Title: r.Title, Project: r.Project, Started: r.Started, Doc: r.Doc}
-			}
-			return out, total, err
-		},
-		Counts: func(ctx context.Context) ([]web.Count, []web.Count, error) {
-			agents, projects, err := db.Counts(ctx)
-			conv := func(cs []index.Count) []web.Count {
-				out := make([]web.Count, len(cs))
-				for i, c := range cs {
-					out[i] = web.Count{Value: c.Value, N: c.N}
-				}
-				return out
-			}
-			return conv(agents), conv(projects), err
-		},
-		Find: func(id string) (string, bool) { md, ok := docs[id]; return md, ok },
+		Dir:   sessions,
+		Index: db,
+		Find:  func(id string) (string, bool) { md, ok := docs[id]; return md, ok },
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/scribe-archive/scribe/index"
 	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/session"
 )
@@ -51,11 +52,11 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) listPage(ctx context.Context, c chrome, agent, project string, page int) (*listPage, error) {
 	n := s.opts.PageSessions
-	rows, total, err := s.store.Sessions(ctx, ListQuery{Agent: agent, Project: project, Offset: (page - 1) * n, Limit: n})
+	rows, total, err := s.store.sessions(ctx, index.ListQuery{Agent: agent, Project: project, Offset: (page - 1) * n, Limit: n})
 	if err != nil {
 		return nil, err
 	}
-	agents, projects, err := s.store.Counts(ctx)
+	agents, projects, err := s.store.counts(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -47,7 +47,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	}
 	p := &searchPage{chrome: c, Q: q}
 	var err error
-	if p.Agents, p.Projects, err = s.store.Counts(r.Context()); err != nil {
+	if p.Agents, p.Projects, err = s.store.counts(r.Context()); err != nil {
 		s.serverError(w, r, err)
 		return
 	}

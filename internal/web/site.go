@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/scribe-archive/scribe/index"
 	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/session"
 )
@@ -27,7 +28,7 @@ func (s *Server) WriteSite(ctx context.Context, dir string) (int, error) {
 	if err := w.assets(); err != nil {
 		return w.pages, err
 	}
-	agents, _, err := s.store.Counts(ctx)
+	agents, _, err := s.store.counts(ctx)
 	if err != nil {
 		return w.pages, err
 	}
@@ -42,7 +43,7 @@ func (s *Server) WriteSite(ctx context.Context, dir string) (int, error) {
 			return w.pages, err
 		}
 	}
-	rows, _, err := s.store.Sessions(ctx, ListQuery{})
+	rows, _, err := s.store.sessions(ctx, index.ListQuery{})
 	if err != nil {
 		return w.pages, err
 	}

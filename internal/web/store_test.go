@@ -126,27 +126,9 @@ func wire(t testing.TB, st *inscribe.Store) web.Store {
 	}
 	t.Cleanup(func() { db.Close(); s.CloseIndex() })
 	return web.Store{
-		Dir: s.SessionsDir(),
-		Sessions: func(ctx context.Context, q web.ListQuery) ([]web.Session, int, error) {
-			rows, total, err := db.List(ctx, index.ListQuery{Agent: q.Agent, Project: q.Project, Offset: q.Offset, Limit: q.Limit})
-			out := make([]web.Session, len(rows))
-			for i, r := range rows {
-				out[i] = web.Session{Key: r.SessionID, Agent: r.AgentID, Title: r.Title, Project: r.Project, Started: r.Started, Ended: r.Ended, Doc: r.Doc}
-			}
-			return out, total, err
-		},
-		Counts: func(ctx context.Context) ([]web.Count, []web.Count, error) {
-			agents, projects, err := db.Counts(ctx)
-			conv := func(cs []index.Count) []web.Count {
-				out := make([]web.Count, len(cs))
-				for i, c := range cs {
-					out[i] = web.Count{Value: c.Value, N: c.N}
-				}
-				return out
-			}
-			return conv(agents), conv(projects), err
-		},
-		Find: s.FindDoc,
+		Dir:   s.SessionsDir(),
+		Index: db,
+		Find:  s.FindDoc,
 		Search: func(ctx context.Context, q web.SearchQuery) ([]web.Hit, error) {
 			iq := index.Query{Text: q.Text, Raw: q.Raw, Agent: q.Agent, Project: q.Project, Engagement: q.Engagement, Limit: q.Limit}
 			for _, w := range []struct {

@@ -44,21 +44,21 @@ import (
 	"log"
 	"net/http"
 	"strings"
+
+	"github.com/scribe-archive/scribe/index"
 )
 
-// Store is how the server reads the store: plain values, so that the
-// command that starts it decides which code reads the indexes and the
-// documents. Every function is called when a page is asked for, and must
-// say what the store holds then: a session appended since shows on the
-// next reload.
+// Store is how the server reads the store: the store's index for the
+// lists, and plain functions for the rest, so that the command that starts
+// it decides which code reads documents, searches and exports. Each is
+// used when a page is asked for, and says what the store holds then: a
+// session appended since shows on the next reload.
 type Store struct {
 	// Dir is the store's sessions folder: documents are read beneath it.
 	Dir string
-	// Sessions returns the sessions (not sidechains) q selects, newest
-	// first, and how many it selects in all.
-	Sessions func(ctx context.Context, q ListQuery) ([]Session, int, error)
-	// Counts returns how many sessions each agent and each project has.
-	Counts func(ctx context.Context) (agents, projects []Count, err error)
+	// Index is the store's index (sessions.db): the sessions and how many
+	// each agent and project has.
+	Index *index.DB
 	// Find returns the document of a session (not a sidechain) by its id.
 	// The id has been checked to be one the store can hold.
 	// A session's pages are named after its document's file name, which
@@ -72,10 +72,28 @@ type Store struct {
 	Transcript func(md string, w io.Writer) (warnings []error, err error)
 }
 
-// ListQuery selects sessions, as index.ListQuery.
-type ListQuery struct {
-	Agent, Project string
-	Offset, Limit  int
+// sessions returns the sessions (not sidechains) q selects, newest first,
+// and how many it selects in all.
+func (s Store) sessions(ctx context.Context, q index.ListQuery) ([]Session, int, error) {
+	rows, total, err := s.Index.List(ctx, q)
+	out := make([]Session, len(rows))
+	for i, r := range rows {
+		out[i] = Session{Key: r.SessionID, Agent: r.AgentID, Title: r.Title, Project: r.Project, Started: r.Started, Ended: r.Ended, Doc: r.Doc}
+	}
+	return out, total, err
+}
+
+// counts returns how many sessions each agent and each project has.
+func (s Store) counts(ctx context.Context) (agents, projects []Count, err error) {
+	as, ps, err := s.Index.Counts(ctx)
+	conv := func(cs []index.Count) []Count {
+		out := make([]Count, len(cs))
+		for i, c := range cs {
+			out[i] = Count{Value: c.Value, N: c.N}
+		}
+		return out
+	}
+	return conv(as), conv(ps), err
 }
 
 // Session is one row of the sessions list.
