@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/atomicfile"
@@ -533,7 +534,7 @@ func sameMessages(old, fresh []byte, md string) bool {
 	}
 	i := 0
 	for _, it := range d.Items {
-		if i < len(want) && equalIDs(it.IDs, want[i].ids) {
+		if i < len(want) && slices.Equal(it.IDs, want[i].ids) {
 			i++
 			continue
 		}
@@ -599,18 +600,6 @@ func itemChunks(doc []byte) []chunk {
 	return out
 }
 
-func equalIDs(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 type rebuilt struct {
 	bytes  []byte
 	openAt int64
@@ -645,7 +634,7 @@ func (m *mend) rebuild(old, fresh []byte, freshMD string) (rebuilt, int, bool, e
 	have := map[string][]byte{}
 	for _, c := range itemChunks(old) {
 		b := old[c.start:c.end]
-		if d, err := document.Parse(append(head[:len(head):len(head)], b...), m.u.spec.md); err == nil && len(d.Items) == 1 && equalIDs(d.Items[0].IDs, c.ids) {
+		if d, err := document.Parse(append(head[:len(head):len(head)], b...), m.u.spec.md); err == nil && len(d.Items) == 1 && slices.Equal(d.Items[0].IDs, c.ids) {
 			have[fmt.Sprint(c.ids)] = b
 		}
 	}

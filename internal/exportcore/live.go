@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/scribe-archive/scribe/inscribe"
@@ -206,7 +207,7 @@ func (c *Conversation) inherit(depth int) error {
 		fmt.Sprintf("forked from %s: the conversion holds the whole conversation, the history the fork shares with it included, and is not linked to it", origin))
 	first := c.Items[0]
 	for _, it := range oc.Items {
-		if it.Time == first.Time && equalStrings(it.IDs, first.IDs) {
+		if it.Time == first.Time && slices.Equal(it.IDs, first.IDs) {
 			return nil // the fork holds its history
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/scribe-archive/scribe/inscribe"
@@ -198,7 +199,7 @@ func (x *exporter) compare(derived, edited *session.Item, patches map[int][]patc
 	d, e := *derived, *edited
 	d.Blocks, e.Blocks = withoutNotes(d.Blocks), withoutNotes(e.Blocks)
 	derived, edited = &d, &e
-	if !equalStrings(derived.IDs, edited.IDs) {
+	if !slices.Equal(derived.IDs, edited.IDs) {
 		x.warn(id, fmt.Sprintf("the document has message %v here: messages were reordered or changed by hand; exported from the round files", edited.IDs))
 		return
 	}
@@ -300,16 +301,4 @@ func withoutNotes(bs []session.Block) []session.Block {
 		}
 	}
 	return out
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
