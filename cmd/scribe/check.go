@@ -14,6 +14,7 @@ import (
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/inscribe/views"
+	"github.com/scribe-archive/scribe/session/source"
 )
 
 type checkOptions struct {
@@ -188,29 +189,20 @@ func runCheck(e *env, o checkOptions) (err error) {
 			fmt.Fprintf(e.stderr, "scribe: %s; checking the bundled sample sessions in %s\n", noSessionsNote(), strings.Join(sources, " and "))
 		}
 	}
-	for _, src := range sources {
-		ts, skipped, err := discover(src)
-		for _, sk := range skipped {
-			fmt.Fprintf(e.stderr, "scribe: warning: %v\n", sk)
-		}
+	return forEachSession(e, sources, func(t source.Session) error {
+		cf := formatFor(t.Adapter).checkFormat()
+		cf.Redact = scratch.Redact
+		rs, err := check.Session(t, cf)
 		if err != nil {
-			return describeOpenError(src, err)
+			return err
 		}
-		for _, t := range ts {
-			cf := formatFor(t.Adapter).checkFormat()
-			cf.Redact = scratch.Redact
-			rs, err := check.Session(t, cf)
-			if err != nil {
+		for _, r := range rs {
+			if err := p.add(r); err != nil {
 				return err
 			}
-			for _, r := range rs {
-				if err := p.add(r); err != nil {
-					return err
-				}
-			}
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // sessionsToCheck resolves the SESSIONs given to check --store to their

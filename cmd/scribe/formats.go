@@ -175,6 +175,27 @@ func discover(path string) (out []source.Session, skipped []*source.SkipError, e
 	return out, readElsewhere(out, skipped), nil
 }
 
+// forEachSession calls fn with every session found in sources, in order,
+// warning on stderr about the files it skipped; a source that cannot be
+// read ends it with an error that says what to do.
+func forEachSession(e *env, sources []string, fn func(source.Session) error) error {
+	for _, src := range sources {
+		ts, skipped, err := discover(src)
+		for _, sk := range skipped {
+			fmt.Fprintf(e.stderr, "scribe: warning: %v\n", sk)
+		}
+		if err != nil {
+			return describeOpenError(src, err)
+		}
+		for _, t := range ts {
+			if err := fn(t); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // readElsewhere drops from skipped the files that another format read as
 // sessions: each format skips the others' files.
 func readElsewhere(ss []source.Session, skipped []*source.SkipError) []*source.SkipError {

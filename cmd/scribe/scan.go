@@ -115,21 +115,13 @@ func runScan(e *env, o scanOptions) error {
 				return err
 			}
 		}
-		for _, src := range sources {
-			ts, skipped, err := discover(src)
-			for _, sk := range skipped {
-				fmt.Fprintf(e.stderr, "scribe: warning: %v\n", sk)
-			}
-			if err != nil {
-				return describeOpenError(src, err)
-			}
-			for _, t := range ts {
-				fs, err := scanSession(red, t)
-				if err != nil {
-					return err
-				}
-				found = append(found, fs...)
-			}
+		err = forEachSession(e, sources, func(t source.Session) error {
+			fs, err := scanSession(red, t)
+			found = append(found, fs...)
+			return err
+		})
+		if err != nil {
+			return err
 		}
 	}
 	if e.json {
