@@ -144,16 +144,26 @@ func grepTree(t *testing.T, root string, needles []string) []string {
 	return hits
 }
 
+// plantedStore inscribes the planted session (plantedSession) into a new
+// store, with flags; it returns the scratch folder, the session and the
+// store's root.
+func plantedStore(t *testing.T, flags ...string) (dir, src, root string) {
+	t.Helper()
+	dir = t.TempDir()
+	src = plantedSession(t, dir)
+	root = filepath.Join(dir, "store")
+	args := append(append([]string{"--root", root, "inscribe"}, flags...), src)
+	if code, out, errOut := runScribe(t, args...); code != 0 {
+		t.Fatalf("inscribe: %d\n%s%s", code, out, errOut)
+	}
+	return dir, src, root
+}
+
 // TestSecretsStayOut: every planted secret is replaced in every file of
 // the store (indexes included), check reports each replacement as
 // redacted, and the export resumes in the real client.
 func TestSecretsStayOut(t *testing.T) {
-	dir := t.TempDir()
-	src := plantedSession(t, dir)
-	root := filepath.Join(dir, "store")
-	if code, out, errOut := runScribe(t, "--root", root, "inscribe", src); code != 0 {
-		t.Fatalf("inscribe: %d\n%s%s", code, out, errOut)
-	}
+	dir, src, root := plantedStore(t)
 	if _, err := os.Stat(filepath.Join(root, "redact.toml")); err != nil {
 		t.Fatalf("a new store records its choice: %v", err)
 	}
@@ -244,12 +254,7 @@ func TestSecretsStayOut(t *testing.T) {
 // TestNoRedact: --no-redact keeps every byte, records nothing, and the
 // store is the one scribe wrote before it redacted.
 func TestNoRedact(t *testing.T) {
-	dir := t.TempDir()
-	src := plantedSession(t, dir)
-	root := filepath.Join(dir, "store")
-	if code, out, errOut := runScribe(t, "--root", root, "inscribe", "--no-redact", src); code != 0 {
-		t.Fatalf("inscribe: %d\n%s%s", code, out, errOut)
-	}
+	_, src, root := plantedStore(t, "--no-redact")
 	if _, err := os.Stat(filepath.Join(root, "redact.toml")); err == nil {
 		t.Error("--no-redact wrote redact.toml")
 	}
@@ -339,12 +344,7 @@ func treeBytes(t *testing.T, root string) map[string][]byte {
 // indexes too), search no longer finds it, check reads the change as
 // redacted, and a second forget changes nothing.
 func TestForget(t *testing.T) {
-	dir := t.TempDir()
-	src := plantedSession(t, dir)
-	root := filepath.Join(dir, "store")
-	if code, out, errOut := runScribe(t, "--root", root, "inscribe", src); code != 0 {
-		t.Fatalf("inscribe: %d\n%s%s", code, out, errOut)
-	}
+	_, src, root := plantedStore(t)
 	const phrase = "missing.txt"
 	if _, out, _ := runScribe(t, "--root", root, "search", "missing.txt"); strings.Contains(out, "no rounds match") {
 		t.Fatalf("search does not find the phrase before forget:\n%s", out)
@@ -515,12 +515,7 @@ func storeFilesOf(t *testing.T, root string) map[string][]byte {
 // TestRepairRedacted: repair mends a redacting store's damaged round file
 // from the source, redacted, and the store holds no secret after it.
 func TestRepairRedacted(t *testing.T) {
-	dir := t.TempDir()
-	src := plantedSession(t, dir)
-	root := filepath.Join(dir, "store")
-	if code, out, errOut := runScribe(t, "--root", root, "inscribe", src); code != 0 {
-		t.Fatalf("inscribe: %d\n%s%s", code, out, errOut)
-	}
+	_, _, root := plantedStore(t)
 	rf := filepath.Join(root, "sessions", "claude", "11111111-1111-4111-8111-111111111111", "rounds", "001.json")
 	want, _ := os.ReadFile(rf)
 	os.Remove(rf)
