@@ -128,12 +128,7 @@ func open(path string, shared bool, wait time.Duration) (*DB, error) {
 	var v int
 	if err := db.QueryRow("PRAGMA user_version").Scan(&v); err != nil {
 		db.Close()
-		if IsBusy(err) {
-			// Another process holds it (a writer of a document's index
-			// locks readers out): in use, not damaged.
-			return nil, &BusyError{Path: path, Wait: wait}
-		}
-		return nil, unreadable(path, err, true)
+		return nil, unreadable(path, err, true, wait)
 	}
 	if v != Version {
 		db.Close()
@@ -142,10 +137,7 @@ func open(path string, shared bool, wait time.Duration) (*DB, error) {
 	var n int
 	if err := db.QueryRow("SELECT count(*) FROM sqlite_master WHERE name IN ('rounds','rounds_fts','text_fts','pairs_fts','folders_stamp','sessions')").Scan(&n); err != nil {
 		db.Close()
-		if IsBusy(err) {
-			return nil, &BusyError{Path: path, Wait: wait}
-		}
-		return nil, unreadable(path, err, IsDamaged(err))
+		return nil, unreadable(path, err, IsDamaged(err), wait)
 	} else if n != 6 {
 		db.Close()
 		return nil, &StaleError{Path: path, Why: "tables are missing"}
@@ -154,8 +146,14 @@ func open(path string, shared bool, wait time.Duration) (*DB, error) {
 }
 
 // unreadable is the *StaleError of an index SQLite could not read at path;
-// damaged ones say so as damage found in use does (x.damaged).
-func unreadable(path string, err error, damaged bool) *StaleError {
+// damaged ones say so as damage found in use does (x.damaged). One that
+// another process held locked for longer than wait (a writer of a
+// document's index locks readers out) is in use, not damaged: a
+// *BusyError.
+func unreadable(path string, err error, damaged bool, wait time.Duration) error {
+	if IsBusy(err) {
+		return &BusyError{Path: path, Wait: wait}
+	}
 	why := "not a readable SQLite database (" + err.Error() + ")"
 	if IsDamaged(err) {
 		why = fmt.Sprintf("damaged (%v)", err)
