@@ -617,14 +617,7 @@ func (m *mend) rebuild(old, fresh []byte, freshMD string) (rebuilt, int, bool, e
 	summaryLost := false
 	if old != nil {
 		if oh, err := readOldDoc(m.u.spec.md); err == nil {
-			meta.Engagements = oh.meta.Engagements
-			if oh.meta.ForkedFrom != nil {
-				meta.ForkedFrom = oh.meta.ForkedFrom
-			}
-			meta.Sidechains = mergeSidechains(oh.meta.Sidechains, meta.Sidechains)
-			if !document.IsPlaceholder(oh.summary) {
-				summary = oh.summary
-			}
+			summary = oh.keep(&meta, summary)
 		} else {
 			summaryLost = true
 		}

@@ -385,6 +385,22 @@ type update struct {
 }
 
 // oldDoc is what an update keeps of the document it replaces.
+// keep carries into meta, and returns as the summary, what the document's
+// head holds that the source does not say: its engagements, the session it
+// was found forked from, the sidechains it lists, and a summary a person
+// wrote (summary when it is still the placeholder).
+func (od *oldDoc) keep(meta *session.Meta, summary string) string {
+	meta.Engagements = od.meta.Engagements
+	if od.meta.ForkedFrom != nil {
+		meta.ForkedFrom = od.meta.ForkedFrom
+	}
+	meta.Sidechains = mergeSidechains(od.meta.Sidechains, meta.Sidechains)
+	if !document.IsPlaceholder(od.summary) {
+		return od.summary
+	}
+	return summary
+}
+
 type oldDoc struct {
 	path    string
 	size    int64
@@ -719,14 +735,7 @@ func (u *update) build() error {
 	named(&meta, u.spec.adapter)
 	summary := document.Placeholder(fin.FirstPrompt)
 	if od := u.oldDoc; od != nil {
-		meta.Engagements = od.meta.Engagements
-		if od.meta.ForkedFrom != nil {
-			meta.ForkedFrom = od.meta.ForkedFrom
-		}
-		meta.Sidechains = mergeSidechains(od.meta.Sidechains, meta.Sidechains)
-		if !document.IsPlaceholder(od.summary) {
-			summary = od.summary
-		}
+		summary = od.keep(&meta, summary)
 	}
 	if u.oldDoc == nil && u.spec.forkOf != nil {
 		if f := u.spec.forkOf(); f != "" {
