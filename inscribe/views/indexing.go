@@ -677,7 +677,7 @@ func (s *Views) EnsureIndex() ([]error, error) {
 		var same bool
 		if same, err = sameFolders(recorded, now); same || err != nil {
 			if err == nil {
-				err = s.recordStamps(now)
+				err = s.recordStamps(recorded, now)
 			}
 			return warnings, err
 		}
@@ -710,7 +710,7 @@ func (s *Views) EnsureIndex() ([]error, error) {
 			}
 		}
 	}
-	return warnings, s.recordStamps(now)
+	return warnings, s.recordStamps("", now)
 }
 
 // stampSettle is how old an agent's folder must be for its stamp to be
@@ -806,14 +806,18 @@ func sameFolders(recorded string, now []folderStamp) (bool, error) {
 
 // recordStamps records the folders' stamps in the store's index, when
 // every folder was modified over stampSettle ago; else the next search
-// looks again.
-func (s *Views) recordStamps(stamps []folderStamp) error {
+// looks again. Stamps the index holds already (recorded) are not written
+// again: a search of an unchanged store takes no write lock.
+func (s *Views) recordStamps(recorded string, stamps []folderStamp) error {
 	var sb strings.Builder
 	for _, f := range stamps {
 		if time.Since(f.modified) < stampSettle {
 			return nil
 		}
 		sb.WriteString(f.String() + "\n")
+	}
+	if sb.String() == recorded {
+		return nil
 	}
 	sdb, _, err := s.storeIndex()
 	if err == nil {
