@@ -89,11 +89,14 @@ func (u *update) redactLine(l source.Line, ready []source.Line) []source.Line {
 		l.Raw = out
 		return append(ready, l)
 	}
-	if changed {
+	l.Raw = out
+	// Redaction changes no path, so the source's fields say whether the
+	// line is a message's part; a part's joint is cut in the redacted
+	// line, whose fields are found again only then.
+	msg, first, last, part := tj.MessagePart(l.Raw, fields)
+	if changed && part {
 		fields = tf.TextFields(out)
 	}
-	l.Raw = out
-	msg, first, last, part := tj.MessagePart(l.Raw, fields)
 	if h := u.held; h != nil {
 		u.held = nil
 		if part && msg == h.msg {

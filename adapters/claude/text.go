@@ -160,7 +160,9 @@ func (a *Adapter) MessagePart(line []byte, fields []source.TextField) (id string
 	if first < 0 {
 		return "", -1, -1, false
 	}
-	if s, e, err := jsonpatch.Locate(line, []string{"type"}); err != nil || string(line[s:e]) != `"assistant"` {
+	// The message's role, not the entry's type: Claude Code writes "type"
+	// after "message", so finding it would read the whole line again.
+	if s, e, err := jsonpatch.Locate(line, []string{"message", "role"}); err != nil || string(line[s:e]) != `"assistant"` {
 		return "", -1, -1, false
 	}
 	s, e, err := jsonpatch.Locate(line, []string{"message", "id"})
