@@ -123,11 +123,6 @@ func appendAt(b *atomicfile.Batch, path string, size int64, text string) (int64,
 		}
 	}
 	if text == "" {
-		if size == 0 {
-			if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-				return 0, nil
-			}
-		}
 		return size, nil
 	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, FileMode)

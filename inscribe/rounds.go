@@ -387,16 +387,23 @@ func RoundNumbers(dir string) ([]int, error) {
 	}
 	var ns []int
 	for _, e := range ents {
-		name := e.Name()
-		if !strings.HasSuffix(name, ".json") || strings.HasPrefix(name, ".") {
-			continue
-		}
-		if n, err := strconv.Atoi(strings.TrimSuffix(name, ".json")); err == nil && n > 0 {
+		if n, ok := roundNumber(e.Name()); ok {
 			ns = append(ns, n)
 		}
 	}
 	sort.Ints(ns)
 	return ns, nil
+}
+
+// roundNumber returns the number of the round file named name (NNN.json;
+// not a hidden temporary file).
+func roundNumber(name string) (int, bool) {
+	num, ok := strings.CutSuffix(name, ".json")
+	if !ok || strings.HasPrefix(name, ".") {
+		return 0, false
+	}
+	n, err := strconv.Atoi(num)
+	return n, err == nil && n > 0
 }
 
 // WriteEntries writes the source lines held by a round file to w, as the

@@ -947,10 +947,8 @@ func countRounds(dir string) (int, error) {
 	names, err := f.Readdirnames(-1)
 	n := 0
 	for _, name := range names {
-		if num, ok := strings.CutSuffix(name, ".json"); ok && !strings.HasPrefix(name, ".") {
-			if k, err := strconv.Atoi(num); err == nil && k > 0 {
-				n++
-			}
+		if _, ok := roundNumber(name); ok {
+			n++
 		}
 	}
 	return n, err
