@@ -78,14 +78,16 @@ CREATE VIEW round_filters AS
 	FROM rounds r LEFT JOIN sessions s ON s.session_id = r.session_id;
 
 -- Keep the full-text tables in step with rounds, and the filters of
--- text_fts and pairs_fts with sessions.
+-- text_fts and pairs_fts with sessions. A round's pairs are cut once: the
+-- LIMIT keeps SQLite from folding the subquery into the outer query, which
+-- would call scribe_pairs again for the test.
 CREATE TRIGGER rounds_ai AFTER INSERT ON rounds BEGIN
 	INSERT INTO rounds_fts(rowid, session_id, round, user_preview, agent_preview)
 		VALUES (new.rowid, new.session_id, new.round, new.user_preview, new.agent_preview);
 	INSERT INTO text_fts(rowid, body, filters)
 		SELECT new.rowid, new.body, filters FROM round_filters WHERE rowid = new.rowid;
 	INSERT INTO pairs_fts(rowid, pairs, filters)
-		SELECT new.rowid, p.pairs, f.filters FROM (SELECT scribe_pairs(new.body) AS pairs) p, round_filters f
+		SELECT new.rowid, p.pairs, f.filters FROM (SELECT scribe_pairs(new.body) AS pairs LIMIT 1) p, round_filters f
 		WHERE f.rowid = new.rowid AND p.pairs <> '';
 END;
 CREATE TRIGGER rounds_ad AFTER DELETE ON rounds BEGIN
@@ -104,7 +106,7 @@ CREATE TRIGGER rounds_au AFTER UPDATE ON rounds BEGIN
 	INSERT INTO text_fts(rowid, body, filters)
 		SELECT new.rowid, new.body, filters FROM round_filters WHERE rowid = new.rowid;
 	INSERT INTO pairs_fts(rowid, pairs, filters)
-		SELECT new.rowid, p.pairs, f.filters FROM (SELECT scribe_pairs(new.body) AS pairs) p, round_filters f
+		SELECT new.rowid, p.pairs, f.filters FROM (SELECT scribe_pairs(new.body) AS pairs LIMIT 1) p, round_filters f
 		WHERE f.rowid = new.rowid AND p.pairs <> '';
 END;
 CREATE TRIGGER sessions_ai AFTER INSERT ON sessions BEGIN
@@ -114,8 +116,9 @@ CREATE TRIGGER sessions_ai AFTER INSERT ON sessions BEGIN
 		WHERE r.session_id = new.session_id;
 	DELETE FROM pairs_fts WHERE rowid IN (SELECT rowid FROM rounds WHERE session_id = new.session_id);
 	INSERT INTO pairs_fts(rowid, pairs, filters)
-		SELECT r.rowid, scribe_pairs(r.body), f.filters FROM rounds r JOIN round_filters f ON f.rowid = r.rowid
-		WHERE r.session_id = new.session_id AND scribe_pairs(r.body) <> '';
+		SELECT rowid, pairs, filters FROM (SELECT r.rowid, scribe_pairs(r.body) AS pairs, f.filters FROM rounds r
+			JOIN round_filters f ON f.rowid = r.rowid WHERE r.session_id = new.session_id LIMIT -1)
+		WHERE pairs <> '';
 END;
 CREATE TRIGGER sessions_au AFTER UPDATE OF agent_id, project ON sessions
 	WHEN old.agent_id IS NOT new.agent_id OR old.project IS NOT new.project BEGIN
@@ -125,8 +128,9 @@ CREATE TRIGGER sessions_au AFTER UPDATE OF agent_id, project ON sessions
 		WHERE r.session_id = new.session_id;
 	DELETE FROM pairs_fts WHERE rowid IN (SELECT rowid FROM rounds WHERE session_id = new.session_id);
 	INSERT INTO pairs_fts(rowid, pairs, filters)
-		SELECT r.rowid, scribe_pairs(r.body), f.filters FROM rounds r JOIN round_filters f ON f.rowid = r.rowid
-		WHERE r.session_id = new.session_id AND scribe_pairs(r.body) <> '';
+		SELECT rowid, pairs, filters FROM (SELECT r.rowid, scribe_pairs(r.body) AS pairs, f.filters FROM rounds r
+			JOIN round_filters f ON f.rowid = r.rowid WHERE r.session_id = new.session_id LIMIT -1)
+		WHERE pairs <> '';
 END;
 
 CREATE INDEX rounds_engagement ON rounds(engagement_id, started);
