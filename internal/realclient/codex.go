@@ -2,11 +2,13 @@ package realclient
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"time"
 )
 
 // CodexInstall says how to get the Codex client the Codex probe runs.
@@ -30,8 +32,8 @@ func FindCodex(shared string) (*CodexProbe, error) {
 	if launcher == "" {
 		return nil, errors.New("CODEX is not set")
 	}
-	if _, err := os.Stat(launcher); err != nil {
-		return nil, fmt.Errorf("CODEX=%s does not exist", launcher)
+	if err := executable(launcher); err != nil {
+		return nil, fmt.Errorf("CODEX=%s: %v", launcher, err)
 	}
 	python, err := exec.LookPath("python3")
 	if err != nil {
@@ -42,8 +44,13 @@ func FindCodex(shared string) (*CodexProbe, error) {
 
 // Probe returns the input (JSON) the client sends the model when it
 // resumes rollout, with others (a fork's source) beside it.
+// A run is bounded by Timeout, as the Claude probe's are: a client that
+// hangs fails its test instead of stalling the suite.
 func (p *CodexProbe) Probe(rollout string, others ...string) ([]byte, error) {
-	cmd := exec.Command(p.Python, append([]string{p.Script, rollout}, others...)...)
+	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, p.Python, append([]string{p.Script, rollout}, others...)...)
+	cmd.WaitDelay = 5 * time.Second
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
