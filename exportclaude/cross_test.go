@@ -53,7 +53,7 @@ func convert(t *testing.T, md, dir string) string {
 // every reply and every tool call with its full result of the live
 // conversation, as structured blocks.
 func TestCrossResumeInClaude(t *testing.T) {
-	bin := claudeBin(t)
+	bin := realclient.Claude(t)
 	docs := codexDocs(t)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 4)

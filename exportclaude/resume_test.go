@@ -22,7 +22,7 @@ import (
 // be identical. The client is the judge of whether an export resumes the
 // same conversation.
 func TestResumeIsIdentical(t *testing.T) {
-	bin := claudeBin(t)
+	bin := realclient.Claude(t)
 	s, projects := storetest.Samples(t)
 	ts, err := storetest.Claude.Discover(projects)
 	if err != nil {
@@ -40,7 +40,7 @@ func TestResumeIsIdentical(t *testing.T) {
 // corpus (../shared), written by Claude Code 1.0 to 2.1 on other people's
 // machines.
 func TestResumeIsIdenticalPublic(t *testing.T) {
-	bin := claudeBin(t)
+	bin := realclient.Claude(t)
 	dir := t.TempDir()
 	s, err := inscribe.OpenStore(filepath.Join(dir, "data"))
 	if err != nil {
@@ -76,17 +76,6 @@ func TestResumeIsIdenticalPublic(t *testing.T) {
 		cases = append(cases, resumeCase{name: base, source: src, doc: md})
 	}
 	judge(t, bin, cases)
-}
-
-func claudeBin(t *testing.T) string {
-	bin, err := realclient.Find()
-	if err != nil {
-		if os.Getenv("SCRIBE_REQUIRE_CLAUDE") != "" {
-			t.Fatalf("the real client is required here: %v", err)
-		}
-		t.Skipf("%v", err)
-	}
-	return bin
 }
 
 // resumeCase is a transcript and the document inscribed from it.
@@ -150,7 +139,7 @@ func dirExists(p string) bool {
 // TestResumeSeesEdits is the control: an edit in the document reaches the
 // client, so the comparison above can fail.
 func TestResumeSeesEdits(t *testing.T) {
-	bin := claudeBin(t)
+	bin := realclient.Claude(t)
 	s, projects := storetest.Samples(t)
 	id := "22222222-2222-4222-8222-222222222222"
 	md, _ := s.FindDoc(id)

@@ -21,14 +21,7 @@ import (
 // then it fails.
 func probeTool(t *testing.T) *realclient.CodexProbe {
 	t.Helper()
-	p, err := realclient.FindCodex(testenv.Shared(t))
-	if err != nil {
-		if os.Getenv("SCRIBE_REQUIRE_CODEX") != "" {
-			t.Fatalf("%v, and SCRIBE_REQUIRE_CODEX is set", err)
-		}
-		t.Skipf("%v: %s", err, realclient.CodexInstall)
-	}
-	return p
+	return realclient.Codex(t, testenv.Shared(t))
 }
 
 // probe prints the input the client sends when it resumes rollout, with

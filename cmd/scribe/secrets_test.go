@@ -230,13 +230,7 @@ func TestSecretsStayOut(t *testing.T) {
 	if hits := grepTree(t, exp, secretStrings); len(hits) > 0 {
 		t.Errorf("secrets in the export:\n%s", strings.Join(hits, "\n"))
 	}
-	bin, err := realclient.Find()
-	if err != nil {
-		if os.Getenv("SCRIBE_REQUIRE_CLAUDE") != "" {
-			t.Fatalf("the real client is required here: %v", err)
-		}
-		t.Skipf("%v", err)
-	}
+	bin := realclient.Claude(t)
 	got, err := realclient.Probe(context.Background(), bin, exported, "")
 	if err != nil {
 		t.Fatalf("the real client does not resume the redacted export: %v", err)
@@ -605,13 +599,7 @@ func TestCodexSecretsStayOut(t *testing.T) {
 	if hits := grepTree(t, exp, secrets); len(hits) > 0 {
 		t.Errorf("secrets in the export:\n%s", strings.Join(hits, "\n"))
 	}
-	cp, err := realclient.FindCodex(testenv.Shared(t))
-	if err != nil {
-		if os.Getenv("SCRIBE_REQUIRE_CODEX") != "" {
-			t.Fatalf("%v, and SCRIBE_REQUIRE_CODEX is set", err)
-		}
-		t.Skipf("%v: %s", err, realclient.CodexInstall)
-	}
+	cp := realclient.Codex(t, testenv.Shared(t))
 	rel, _ := filepath.Rel(filepath.Join(dir, "sessions"), src)
 	got, err := cp.Probe(filepath.Join(exp, rel))
 	if err != nil {
