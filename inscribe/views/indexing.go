@@ -693,6 +693,9 @@ func (s *Views) EnsureIndex() ([]error, error) {
 		return warnings, err
 	}
 	for i := range now {
+		if now[i].names != 0 {
+			continue // read by sameFolders, or recorded for the time it still has
+		}
 		if err := now[i].readNames(); err != nil {
 			return warnings, err
 		}
