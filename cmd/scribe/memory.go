@@ -67,12 +67,8 @@ func (l *memoryLimit) set() {
 	if !l.on.Load() {
 		return
 	}
-	limit := memoryBase + 2*l.longest.Load()
 	live := int64(l.live.Load())
-	if live+min(live/2, 32<<20) > limit {
-		limit = live + min(live/2, 32<<20)
-	}
-	debug.SetMemoryLimit(limit)
+	debug.SetMemoryLimit(max(memoryBase+2*l.longest.Load(), live+min(live/2, 32<<20)))
 }
 
 // watch reads the live heap after each collection (a finalizer runs once
