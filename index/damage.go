@@ -43,9 +43,12 @@ func (e *BusyError) Error() string {
 // damage.
 func IsBusy(err error) bool {
 	var be *BusyError
-	if errors.As(err, &be) {
-		return true
-	}
+	return errors.As(err, &be) || sqliteBusyCode(err)
+}
+
+// sqliteBusyCode reports whether err is SQLite's report of a lock held
+// past the busy timeout.
+func sqliteBusyCode(err error) bool {
 	var se *sqlite.Error
 	if !errors.As(err, &se) {
 		return false
@@ -79,8 +82,7 @@ func (x *DB) damaged(err *error) {
 	if *err == nil {
 		return
 	}
-	var be *BusyError
-	if IsBusy(*err) && !errors.As(*err, &be) {
+	if sqliteBusyCode(*err) {
 		*err = &BusyError{Path: x.path, Wait: x.wait}
 		return
 	}
