@@ -160,6 +160,8 @@ func (s *searcher) phraseSource(q Query, phrases []phrase, parts, filters []stri
 	}
 	slices.Sort(pairs)
 	match = "((" + strings.Join(slices.Compact(pairs), " AND ") + ") OR " + unpairedToken + ")"
+	// pairs_fts keeps no positions (detail=none), so it answers no column
+	// query: the filter tokens go unqualified (hex, they are no pair).
 	for _, f := range filters {
 		match += " AND " + f
 	}

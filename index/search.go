@@ -127,15 +127,15 @@ func (x *DB) Search(ctx context.Context, q Query) (_ []Hit, err error) {
 	}
 
 	k := max(rankWindow, limit)
-	sc, err := s.scorer(q, phrases, parts)
-	if err != nil {
-		return nil, s.searchError(q, err)
-	}
 	table, source, ok, err := s.phraseSource(q, phrases, parts, filterTerms)
 	if err != nil {
 		return nil, err
 	}
 	if ok {
+		sc, err := s.scorer(q, phrases, parts)
+		if err != nil {
+			return nil, s.searchError(q, err)
+		}
 		found, err := s.verified(table, source, body, k, sc)
 		if err != nil {
 			return nil, err
@@ -151,6 +151,10 @@ func (x *DB) Search(ctx context.Context, q Query) (_ []Hit, err error) {
 	}
 	if len(ids) == 0 {
 		return nil, unknownFilter(ctx, tx, q)
+	}
+	sc, err := s.scorer(q, phrases, parts)
+	if err != nil {
+		return nil, s.searchError(q, err)
 	}
 	// An OR of --fts may have a rare phrase whose rounds are all older
 	// than the window: every round with a rare phrase of the query is a
