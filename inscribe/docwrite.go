@@ -345,14 +345,8 @@ func (s *Store) RewriteHead(md string, edit func(*session.Meta)) (bool, error) {
 			return false, nil
 		}
 	}
-	if st != nil && st.RoundsSize != nil {
-		// A new note is about to be written: the round files are checked
-		// first, as by any update that writes (see checkSums), so that it
-		// does not hide damage from the next inscribe's check. A damaged
-		// record is left to the next update, which makes it again.
-		if err := checkSums(Folder(md), DocSession(md), st, changedOnes, nil); err != nil && !errors.Is(err, errRecord) {
-			return false, err
-		}
+	if err := checkBeforeNote(md, st); err != nil {
+		return false, err
 	}
 	var b atomicfile.Batch
 	defer b.Abort()
@@ -379,4 +373,19 @@ func (s *Store) RewriteHead(md string, edit func(*session.Meta)) (bool, error) {
 		}
 	}
 	return true, b.Commit()
+}
+
+// checkBeforeNote checks the round files of a document whose note st is
+// about to be written again, as any update that writes does (see
+// checkSums), so that the new note does not hide damage from the next
+// inscribe's check. A damaged record is left to the next update, which
+// makes it again.
+func checkBeforeNote(md string, st *docState) error {
+	if st == nil || st.RoundsSize == nil {
+		return nil
+	}
+	if err := checkSums(Folder(md), DocSession(md), st, changedOnes, nil); err != nil && !errors.Is(err, errRecord) {
+		return err
+	}
+	return nil
 }

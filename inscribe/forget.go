@@ -121,11 +121,8 @@ func (s *Store) Forget(md string, a source.Adapter, replace Replacer) (*Forgotte
 		out = document.Render(doc)
 	}
 	if st != nil {
-		if st.RoundsSize != nil {
-			// Checked before a new note is written over them (checkSums).
-			if err := checkSums(folder, DocSession(md), st, changedOnes, nil); err != nil && !errors.Is(err, errRecord) {
-				return nil, err
-			}
+		if err := checkBeforeNote(md, st); err != nil {
+			return nil, err
 		}
 		next := *st
 		if err := resum(folder, st, &next, sums, write); err != nil {
