@@ -42,8 +42,8 @@ func (s *Store) SessionOf(md string) string {
 }
 
 // checkRounds checks the round files of the document an update is about to
-// bring up to date against its note: their sizes, and their bytes too when
-// it verifies (inscribe). A note from before the record of round files
+// bring up to date against its note: their sizes, and the bytes of those
+// changed since the note was written (checkSums, changedOnes). A note from before the record of round files
 // (rounds.tsv) gets one, made from the files once they are checked against
 // the note; so does one whose record was damaged, with a warning.
 func (u *update) checkRounds() error {
