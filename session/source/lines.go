@@ -83,10 +83,7 @@ func OnLongerLine(f func(n int64)) {
 
 // NoteLine records, for [OnLongerLine], that a line of n bytes is about to
 // be read into memory, or a file of n bytes that holds lines.
-func NoteLine(n int64) { sawLine(n) }
-
-// sawLine records a line's length.
-func sawLine(n int64) {
+func NoteLine(n int64) {
 	for {
 		old := longestLine.Load()
 		if n <= old {
@@ -124,7 +121,7 @@ func (lr *LineReader) reserve(have int) {
 		}
 	}
 	size := at - lr.fileAt - lr.off
-	sawLine(size)
+	NoteLine(size)
 	if size > int64(cap(lr.buf)) && size < 1<<40 {
 		lr.buf = make([]byte, 0, size)
 	}
@@ -158,7 +155,7 @@ func (lr *LineReader) Next() (Line, error) {
 		return Line{}, err
 	}
 	if len(lr.buf) > 1<<16 {
-		sawLine(int64(len(lr.buf)))
+		NoteLine(int64(len(lr.buf)))
 	}
 	lr.no++
 	line := Line{No: lr.no, Offset: lr.off, Raw: lr.buf}
