@@ -48,6 +48,15 @@ type DB struct {
 	// most of the answer's cost.
 	sessionInfoMu sync.Mutex
 	sessionInfo   *sql.Stmt
+
+	// writer is the connection every Batch writes through, held by one
+	// Batch at a time (writerMu), and stmts its statements, prepared once:
+	// the statements of a Put, with the triggers they fire, cost more to
+	// parse than a short session's rows cost to write, and the store's
+	// index takes one Put per document, one at a time.
+	writerMu sync.Mutex
+	writer   *sql.Conn
+	stmts    map[string]*sql.Stmt
 }
 
 // StaleError is an index that cannot be used as it is: missing tables, an
@@ -246,6 +255,9 @@ func (x *DB) Close() error {
 		x.sessionInfo = nil
 	}
 	x.sessionInfoMu.Unlock()
+	x.writerMu.Lock()
+	x.closeWriter()
+	x.writerMu.Unlock()
 	if x.shared {
 		x.db.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
 	}
@@ -311,17 +323,64 @@ type Batch struct {
 // IMMEDIATE), waiting for another writer as long as the busy timeout
 // says: a transaction that read first and wrote later could find its
 // snapshot stale under a concurrent writer and fail (SQLITE_BUSY_SNAPSHOT).
+//
+// Batches of one DB take turns on its one writing connection: a second
+// Begin in the process waits for the first batch to end.
 func (x *DB) Begin(ctx context.Context) (_ *Batch, err error) {
 	defer x.damaged(&err)
-	conn, err := x.db.Conn(ctx)
+	x.writerMu.Lock()
+	if x.writer == nil {
+		if x.writer, err = x.db.Conn(ctx); err != nil {
+			x.writer = nil
+			x.writerMu.Unlock()
+			return nil, err
+		}
+	}
+	if _, err := x.writer.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		x.closeWriter() // the next batch starts on a fresh connection
+		x.writerMu.Unlock()
+		return nil, fmt.Errorf("%s: %w", x.path, err)
+	}
+	return &Batch{x: x, conn: x.writer}, nil
+}
+
+// closeWriter closes the writing connection's statements and gives it
+// back to the pool; x.writerMu is held.
+func (x *DB) closeWriter() {
+	for _, st := range x.stmts {
+		st.Close()
+	}
+	x.stmts = nil
+	if x.writer != nil {
+		x.writer.Close()
+		x.writer = nil
+	}
+}
+
+// stmt is query prepared on the batch's connection, once per connection.
+func (b *Batch) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	x := b.x
+	if st := x.stmts[query]; st != nil {
+		return st, nil
+	}
+	st, err := b.conn.PrepareContext(ctx, query)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("%s: %w", x.path, err)
+	if x.stmts == nil {
+		x.stmts = map[string]*sql.Stmt{}
 	}
-	return &Batch{x: x, conn: conn}, nil
+	x.stmts[query] = st
+	return st, nil
+}
+
+// exec runs query, prepared once (stmt), with args.
+func (b *Batch) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	st, err := b.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.ExecContext(ctx, args...)
 }
 
 // Commit makes the batch's writes visible; Rollback drops them (a no-op
@@ -332,12 +391,23 @@ func (b *Batch) Commit() (err error) {
 		return nil
 	}
 	b.done = true
-	defer b.conn.Close()
+	defer b.end()
 	if _, err := b.conn.ExecContext(context.Background(), "COMMIT"); err != nil {
 		b.conn.ExecContext(context.Background(), "ROLLBACK")
+		b.x.closeWriter()
 		return fmt.Errorf("%s: %w", b.x.path, err)
 	}
 	return nil
+}
+
+// end hands the writing connection to the next batch. A document's index
+// (not shared) takes one batch in its life: its connection goes back to
+// the pool, where its queries find it with the schema already read.
+func (b *Batch) end() {
+	if !b.x.shared {
+		b.x.closeWriter()
+	}
+	b.x.writerMu.Unlock()
 }
 
 func (b *Batch) Rollback() {
@@ -345,8 +415,10 @@ func (b *Batch) Rollback() {
 		return
 	}
 	b.done = true
-	b.conn.ExecContext(context.Background(), "ROLLBACK")
-	b.conn.Close()
+	defer b.end()
+	if _, err := b.conn.ExecContext(context.Background(), "ROLLBACK"); err != nil {
+		b.x.closeWriter()
+	}
 }
 
 // Clear deletes every session and round.
@@ -362,9 +434,9 @@ func (b *Batch) Clear(ctx context.Context) (err error) {
 
 // Put records a session and some of its rounds.
 func (b *Batch) Put(ctx context.Context, s Session, rows []Row) (err error) {
-	x, tx := b.x, b.conn
+	x := b.x
 	defer x.damaged(&err)
-	if _, err := tx.ExecContext(ctx, `INSERT INTO sessions(session_id, agent_id, title, project, started, ended, doc, seen)
+	if _, err := b.exec(ctx, `INSERT INTO sessions(session_id, agent_id, title, project, started, ended, doc, seen)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT(session_id) DO UPDATE SET agent_id=excluded.agent_id, title=excluded.title, project=excluded.project,
 			started=excluded.started, ended=excluded.ended, doc=excluded.doc, seen=excluded.seen`,
@@ -374,19 +446,16 @@ func (b *Batch) Put(ctx context.Context, s Session, rows []Row) (err error) {
 	if len(rows) == 0 {
 		return nil
 	}
-	have, err := x.rowids(ctx, tx, rows)
+	have, err := b.rowids(ctx, rows)
 	if err != nil {
 		return err
 	}
-	keys, err := newRowidAllocator(ctx, tx)
+	keys, err := newRowidAllocator(ctx, b)
 	if err != nil {
 		return err
 	}
-	defer keys.close()
 	const cols = `session_id=?, round=?, started=?, engagement_id=?, user_preview=?, agent_preview=?,
 			tool_count=?, thinking_count=?, thinking_chars=?, token_count=?, round_file=?, body=?`
-	// Rounds replaced are few (an append's last one or two): their
-	// statements are not prepared ahead.
 	const upd, del = `UPDATE rounds SET ` + cols + ` WHERE rowid = ?`, `DELETE FROM rounds WHERE rowid = ?`
 	// New rounds are inserted together, in rowid order, by one statement
 	// (insertRounds): FTS5 flushes its pending terms to disk at the start
@@ -402,10 +471,10 @@ func (b *Batch) Put(ctx context.Context, s Session, rows []Row) (err error) {
 		}
 		old, ok := have[roundKey{r.SessionID, r.Round}]
 		if ok && sameTime(old, ms, known) {
-			_, err = tx.ExecContext(ctx, upd, append(vals, old)...)
+			_, err = b.exec(ctx, upd, append(vals, old)...)
 		} else {
 			if ok {
-				if _, err := tx.ExecContext(ctx, del, old); err != nil {
+				if _, err := b.exec(ctx, del, old); err != nil {
 					return fmt.Errorf("%s: round %d of %s: %w", x.path, r.Round, r.SessionID, err)
 				}
 			}
@@ -418,7 +487,7 @@ func (b *Batch) Put(ctx context.Context, s Session, rows []Row) (err error) {
 			return fmt.Errorf("%s: round %d of %s: %w", x.path, r.Round, r.SessionID, err)
 		}
 	}
-	if err := insertRounds(ctx, tx, news); err != nil {
+	if err := b.insertRounds(ctx, news); err != nil {
 		return fmt.Errorf("%s: %w", x.path, err)
 	}
 	return nil
@@ -433,39 +502,30 @@ type newRound struct {
 // insertRounds inserts rounds by one statement, in rowid order: they are
 // staged in a temporary table first (no trigger, no full-text table), then
 // copied into rounds together.
-func insertRounds(ctx context.Context, tx conn, news []newRound) error {
+func (b *Batch) insertRounds(ctx context.Context, news []newRound) error {
 	if len(news) == 0 {
 		return nil
 	}
-	if _, err := tx.ExecContext(ctx, `CREATE TEMP TABLE IF NOT EXISTS round_stage(id INTEGER PRIMARY KEY, session_id, round, started,
+	if _, err := b.exec(ctx, `CREATE TEMP TABLE IF NOT EXISTS round_stage(id INTEGER PRIMARY KEY, session_id, round, started,
 			engagement_id, user_preview, agent_preview, tool_count, thinking_count, thinking_chars, token_count, round_file, body)`); err != nil {
 		return err
 	}
-	stage, err := tx.PrepareContext(ctx, `INSERT INTO round_stage VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	stage, err := b.stmt(ctx, `INSERT INTO round_stage VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
-	defer stage.Close()
 	for _, n := range news {
 		if _, err := stage.ExecContext(ctx, append([]any{n.id}, n.vals...)...); err != nil {
 			return err
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO rounds(rowid, session_id, round, started, engagement_id, user_preview, agent_preview,
+	if _, err := b.exec(ctx, `INSERT INTO rounds(rowid, session_id, round, started, engagement_id, user_preview, agent_preview,
 			tool_count, thinking_count, thinking_chars, token_count, round_file, body)
 		SELECT * FROM round_stage ORDER BY id`); err != nil {
 		return err
 	}
-	_, err = tx.ExecContext(ctx, `DELETE FROM round_stage`)
+	_, err = b.exec(ctx, `DELETE FROM round_stage`)
 	return err
-}
-
-// conn is a *sql.Conn or a *sql.Tx.
-type conn interface {
-	ExecContext(context.Context, string, ...any) (sql.Result, error)
-	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-	QueryRowContext(context.Context, string, ...any) *sql.Row
-	PrepareContext(context.Context, string) (*sql.Stmt, error)
 }
 
 // roundKey names a round in the index.
@@ -475,7 +535,7 @@ type roundKey struct {
 }
 
 // rowids returns the rowids of the rounds of rows already in the index.
-func (x *DB) rowids(ctx context.Context, tx conn, rows []Row) (map[roundKey]int64, error) {
+func (b *Batch) rowids(ctx context.Context, rows []Row) (map[roundKey]int64, error) {
 	type span struct{ lo, hi int }
 	spans := map[string]span{}
 	for _, r := range rows {
@@ -487,7 +547,11 @@ func (x *DB) rowids(ctx context.Context, tx conn, rows []Row) (map[roundKey]int6
 	}
 	have := map[roundKey]int64{}
 	for id, sp := range spans {
-		q, err := tx.QueryContext(ctx, `SELECT round, rowid FROM rounds WHERE session_id = ? AND round BETWEEN ? AND ?`, id, sp.lo, sp.hi)
+		st, err := b.stmt(ctx, `SELECT round, rowid FROM rounds WHERE session_id = ? AND round BETWEEN ? AND ?`)
+		if err != nil {
+			return nil, err
+		}
+		q, err := st.QueryContext(ctx, id, sp.lo, sp.hi)
 		if err != nil {
 			return nil, err
 		}
@@ -578,21 +642,20 @@ type rowidAllocator struct {
 	lowest                 int64 // the smallest rowid in taken, if below 0
 }
 
-func newRowidAllocator(ctx context.Context, tx conn) (*rowidAllocator, error) {
+// Its statements are the batch's (Batch.stmt): they stay open with it.
+func newRowidAllocator(ctx context.Context, b *Batch) (*rowidAllocator, error) {
 	a := &rowidAllocator{}
 	var err error
-	if a.millis1, err = tx.PrepareContext(ctx, `SELECT `+startMillis("?")); err != nil {
+	if a.millis1, err = b.stmt(ctx, `SELECT `+startMillis("?")); err != nil {
 		return nil, err
 	}
 	// The first free rowid in [?1, ?2).
-	if a.free, err = tx.PrepareContext(ctx, `SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM rounds WHERE rowid = ?1) THEN ?1 ELSE
+	if a.free, err = b.stmt(ctx, `SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM rounds WHERE rowid = ?1) THEN ?1 ELSE
 			(SELECT r.rowid + 1 FROM rounds r WHERE r.rowid >= ?1 AND r.rowid < ?2 - 1
 				AND NOT EXISTS (SELECT 1 FROM rounds WHERE rowid = r.rowid + 1) ORDER BY r.rowid LIMIT 1) END`); err != nil {
-		a.close()
 		return nil, err
 	}
-	if a.unknown, err = tx.PrepareContext(ctx, `SELECT min(rowid) FROM rounds`); err != nil {
-		a.close()
+	if a.unknown, err = b.stmt(ctx, `SELECT min(rowid) FROM rounds`); err != nil {
 		return nil, err
 	}
 	return a, nil
@@ -603,14 +666,6 @@ func newRowidAllocator(ctx context.Context, tx conn) (*rowidAllocator, error) {
 // strftime's %f shows): NULL when it is not a time.
 func startMillis(x string) string {
 	return `CAST(round(unixepoch(` + x + `, 'subsec') * 1000) AS INTEGER)`
-}
-
-func (a *rowidAllocator) close() {
-	for _, s := range []*sql.Stmt{a.millis1, a.free, a.unknown} {
-		if s != nil {
-			s.Close()
-		}
-	}
 }
 
 // millis returns the Unix milliseconds of a round's start, if it has a

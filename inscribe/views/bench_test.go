@@ -100,6 +100,13 @@ func benchWarm(b *testing.B, ts []source.Session) int64 {
 // in parallel with the CLI's worker count, refresh the index files of the
 // agents that changed, close the index. It fails the benchmark on any error.
 func benchRun(b *testing.B, root, archive string, opts inscribe.Options) []inscribe.Result {
+	rs, _ := benchRunSerial(b, root, archive, opts)
+	return rs
+}
+
+// benchRunSerial is benchRun, also returning how long the run wrote the
+// store's sessions.db (Views.SerialTime): the part no worker can share.
+func benchRunSerial(b *testing.B, root, archive string, opts inscribe.Options) ([]inscribe.Result, time.Duration) {
 	b.Helper()
 	st, err := inscribe.OpenStore(root)
 	if err != nil {
@@ -143,7 +150,7 @@ func benchRun(b *testing.B, root, archive string, opts inscribe.Options) []inscr
 	if err := s.CloseIndex(); err != nil {
 		b.Fatal(err)
 	}
-	return flat
+	return flat, s.SerialTime()
 }
 
 // benchFreshProcess puts the caches back as a new process has them (the
@@ -271,7 +278,7 @@ func BenchmarkInscribe(b *testing.B) {
 	tmp := benchDir(b)
 	b.SetBytes(total)
 	b.ReportAllocs()
-	var elapsed, cpu time.Duration
+	var elapsed, cpu, serial time.Duration
 	var peakKB int64
 	files := 0
 	b.ResetTimer()
@@ -283,9 +290,10 @@ func BenchmarkInscribe(b *testing.B) {
 		benchWarm(b, ts)
 		b.StartTimer()
 		start, cpu0 := time.Now(), cpuTime()
-		rs := benchRun(b, root, archive, inscribe.Options{Verify: true})
+		rs, ser := benchRunSerial(b, root, archive, inscribe.Options{Verify: true})
 		elapsed += time.Since(start)
 		cpu += cpuTime() - cpu0
+		serial += ser
 		b.StopTimer()
 		peakKB = max(peakKB, procStatusKB("VmHWM"))
 		for _, r := range rs {
@@ -299,6 +307,11 @@ func BenchmarkInscribe(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64(total)*float64(b.N)/1e6/elapsed.Seconds(), "MB/s")
 	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
+	// The serial share: the time the run spent writing sessions.db, which
+	// one writer does at a time, over its CPU time (Amdahl's law caps the
+	// speed-up of more cores at 100 / serial-%).
+	b.ReportMetric(serial.Seconds()/float64(b.N), "serial-s/op")
+	b.ReportMetric(100*serial.Seconds()/cpu.Seconds(), "serial-%")
 	b.ReportMetric(float64(peakKB)/1024, "peak-RSS-MB")
 	b.ReportMetric(float64(files), "files")
 }

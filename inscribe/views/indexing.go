@@ -430,6 +430,8 @@ func (s *Views) indexDocInto(batch *index.Batch, md, key string, seen int64, all
 	}
 	s.putMu.Lock()
 	defer s.putMu.Unlock()
+	start := time.Now()
+	defer func() { s.serial += time.Since(start) }()
 	return warnings, sdb.Put(ctx, row, storeRows)
 }
 

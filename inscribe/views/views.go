@@ -46,6 +46,9 @@ type Views struct {
 	// writer that finds the write lock taken sleep and retry (1 to 100 ms),
 	// where a mutex hands the lock over at once.
 	putMu sync.Mutex
+	// serial is how long writers held putMu: the part of an update that
+	// cannot run in parallel (SerialTime).
+	serial time.Duration
 	// damaged are handles of a sessions.db found damaged and set aside,
 	// closed with the index (another goroutine may still be using one).
 	damaged []*index.DB
@@ -75,6 +78,15 @@ func (s *Views) Indexed(u inscribe.Update) ([]error, error) {
 		return append(ws, fmt.Errorf("%w; its indexes are left for its next append (until then search may miss what this one added)", err)), nil
 	}
 	return ws, err
+}
+
+// SerialTime is how long this process's updates spent writing the store's
+// sessions.db, one at a time: the part of inscribing that more cores do
+// not shorten (benchmarks report it next to the CPU time).
+func (s *Views) SerialTime() time.Duration {
+	s.putMu.Lock()
+	defer s.putMu.Unlock()
+	return s.serial
 }
 
 // wait is s.Wait, or the index's default.
