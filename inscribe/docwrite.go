@@ -174,7 +174,7 @@ func (u *update) writeDoc(head []byte, keepFrom, keepTo, bodyLen int64) (bool, e
 // may be replaced.
 func (u *update) writeRound(r *session.Round) error {
 	dir := RoundsDir(u.folder)
-	if err := atomicfile.MkdirAll(dir, DirMode); err != nil {
+	if err := u.batch.MkdirAll(dir, DirMode); err != nil {
 		return err
 	}
 	if u.rounds == nil {

@@ -309,7 +309,9 @@ func (c fileCopy) target(red Redactor) string {
 func (s *Store) updateDoc(spec docSpec, opts Options) (res Result) {
 	res = Result{Source: spec.source, Doc: spec.md}
 	folder := Folder(spec.md)
-	if err := atomicfile.MkdirAll(folder, DirMode); err != nil {
+	u := &update{store: s, spec: spec, opts: opts, folder: folder, res: &res, seen: -1}
+	// A new folder is made durable with the update's files (Batch.MkdirAll).
+	if err := u.batch.MkdirAll(folder, DirMode); err != nil {
 		res.Outcome, res.Err = Failed, err
 		return res
 	}
@@ -320,7 +322,6 @@ func (s *Store) updateDoc(spec docSpec, opts Options) (res Result) {
 	}
 	defer unlock()
 	removeTemps(folder, opts.Verify || opts.Repair)
-	u := &update{store: s, spec: spec, opts: opts, folder: folder, res: &res, seen: -1}
 	defer u.batch.Abort()
 	run := u.run
 	if opts.Repair {

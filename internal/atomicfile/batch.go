@@ -1,6 +1,7 @@
 package atomicfile
 
 import (
+	"errors"
 	"io"
 	"io/fs"
 	"os"
@@ -21,6 +22,40 @@ import (
 type Batch struct {
 	files []*Pending
 	first []string // files written in place, flushed with the batch (SyncFirst)
+	// made are the parents of the directories the batch created
+	// (MkdirAll), synced when it commits.
+	made []string
+}
+
+// MkdirAll creates a directory and its missing parents, as the package's
+// MkdirAll does, but leaves the parents' flush to Commit: the new entries
+// become durable with the files the batch puts in them, one flush of each
+// folder instead of one more per directory created. Until the batch
+// commits, a crash may lose a new directory, which then held nothing
+// committed.
+func (b *Batch) MkdirAll(dir string, perm fs.FileMode) error {
+	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+		return nil
+	}
+	parent := filepath.Dir(dir)
+	if parent != dir {
+		if err := b.MkdirAll(parent, perm); err != nil {
+			return err
+		}
+	}
+	if err := os.Mkdir(dir, perm); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return nil
+		}
+		return err
+	}
+	for _, d := range b.made {
+		if d == parent {
+			return nil
+		}
+	}
+	b.made = append(b.made, parent)
+	return nil
 }
 
 // SyncFirst adds a file written in place (appended to, say) whose data must
@@ -110,9 +145,6 @@ func (b *Batch) Commit() error {
 	if err := syncAll(b.files, b.first); err != nil {
 		return err
 	}
-	if len(b.files) == 0 {
-		return nil
-	}
 	dirs := map[string]bool{}
 	var order []string
 	for _, p := range b.files {
@@ -125,6 +157,12 @@ func (b *Batch) Commit() error {
 			return err
 		}
 		if d := filepath.Dir(p.target); !dirs[d] {
+			dirs[d] = true
+			order = append(order, d)
+		}
+	}
+	for _, d := range b.made {
+		if !dirs[d] {
 			dirs[d] = true
 			order = append(order, d)
 		}
@@ -143,7 +181,7 @@ func (b *Batch) Abort() {
 	for _, p := range b.files {
 		p.Abort()
 	}
-	b.files, b.first = nil, nil
+	b.files, b.first, b.made = nil, nil, nil
 }
 
 // syncAll makes the data of files and of the files named first durable:
