@@ -317,7 +317,21 @@ type Batch struct {
 	x    *DB
 	conn *sql.Conn
 	done bool
+	// staged counts the new rounds in round_stage, inserted into rounds
+	// together when there are stageMax of them or the batch commits
+	// (insertStaged): FTS5 flushes its pending terms at the start of every
+	// statement that writes it, so the rounds of several Puts inserted by
+	// one statement are flushed once.
+	staged int
+	// taken are the rowids given to staged rounds, and lowest the
+	// smallest of them, if below 0 (rowidAllocator).
+	taken  map[int64]bool
+	lowest int64
 }
+
+// stageMax is how many rounds a batch stages at most before it inserts
+// them: a rebuild of a large store's index stages them all.
+const stageMax = 10000
 
 // Begin starts a batch. It takes the write lock at once (BEGIN
 // IMMEDIATE), waiting for another writer as long as the busy timeout
@@ -325,7 +339,8 @@ type Batch struct {
 // snapshot stale under a concurrent writer and fail (SQLITE_BUSY_SNAPSHOT).
 //
 // Batches of one DB take turns on its one writing connection: a second
-// Begin in the process waits for the first batch to end.
+// Begin in the process waits for the first batch to end, and so does
+// Close (defer Rollback).
 func (x *DB) Begin(ctx context.Context) (_ *Batch, err error) {
 	defer x.damaged(&err)
 	x.writerMu.Lock()
@@ -392,6 +407,11 @@ func (b *Batch) Commit() (err error) {
 	}
 	b.done = true
 	defer b.end()
+	if err := b.insertStaged(context.Background()); err != nil {
+		b.conn.ExecContext(context.Background(), "ROLLBACK")
+		b.x.closeWriter()
+		return fmt.Errorf("%s: %w", b.x.path, err)
+	}
 	if _, err := b.conn.ExecContext(context.Background(), "COMMIT"); err != nil {
 		b.conn.ExecContext(context.Background(), "ROLLBACK")
 		b.x.closeWriter()
@@ -458,7 +478,7 @@ func (b *Batch) Put(ctx context.Context, s Session, rows []Row) (err error) {
 			tool_count=?, thinking_count=?, thinking_chars=?, token_count=?, round_file=?, body=?`
 	const upd, del = `UPDATE rounds SET ` + cols + ` WHERE rowid = ?`, `DELETE FROM rounds WHERE rowid = ?`
 	// New rounds are inserted together, in rowid order, by one statement
-	// (insertRounds): FTS5 flushes its pending terms to disk at the start
+	// (stageRounds): FTS5 flushes its pending terms to disk at the start
 	// of every statement that writes it (its savepoint), so one INSERT a
 	// round would flush once a round.
 	var news []newRound
@@ -487,7 +507,7 @@ func (b *Batch) Put(ctx context.Context, s Session, rows []Row) (err error) {
 			return fmt.Errorf("%s: round %d of %s: %w", x.path, r.Round, r.SessionID, err)
 		}
 	}
-	if err := b.insertRounds(ctx, news); err != nil {
+	if err := b.stageRounds(ctx, news); err != nil {
 		return fmt.Errorf("%s: %w", x.path, err)
 	}
 	return nil
@@ -502,7 +522,7 @@ type newRound struct {
 // insertRounds inserts rounds by one statement, in rowid order: they are
 // staged in a temporary table first (no trigger, no full-text table), then
 // copied into rounds together.
-func (b *Batch) insertRounds(ctx context.Context, news []newRound) error {
+func (b *Batch) stageRounds(ctx context.Context, news []newRound) error {
 	if len(news) == 0 {
 		return nil
 	}
@@ -518,14 +538,29 @@ func (b *Batch) insertRounds(ctx context.Context, news []newRound) error {
 		if _, err := stage.ExecContext(ctx, append([]any{n.id}, n.vals...)...); err != nil {
 			return err
 		}
+		b.staged++
+	}
+	if b.staged < stageMax {
+		return nil
+	}
+	return b.insertStaged(ctx)
+}
+
+// insertStaged inserts the staged rounds into rounds, in rowid order.
+func (b *Batch) insertStaged(ctx context.Context) error {
+	if b.staged == 0 {
+		return nil
 	}
 	if _, err := b.exec(ctx, `INSERT INTO rounds(rowid, session_id, round, started, engagement_id, user_preview, agent_preview,
 			tool_count, thinking_count, thinking_chars, token_count, round_file, body)
 		SELECT * FROM round_stage ORDER BY id`); err != nil {
 		return err
 	}
-	_, err = b.exec(ctx, `DELETE FROM round_stage`)
-	return err
+	if _, err := b.exec(ctx, `DELETE FROM round_stage`); err != nil {
+		return err
+	}
+	b.staged, b.taken, b.lowest = 0, nil, 0
+	return nil
 }
 
 // roundKey names a round in the index.
@@ -638,13 +673,12 @@ func sameTime(id, ms int64, known bool) bool {
 // those it gave that are not inserted yet (taken), are not free.
 type rowidAllocator struct {
 	millis1, free, unknown *sql.Stmt
-	taken                  map[int64]bool
-	lowest                 int64 // the smallest rowid in taken, if below 0
+	b                      *Batch // its taken and lowest: the rowids of rounds staged, not in rounds yet
 }
 
 // Its statements are the batch's (Batch.stmt): they stay open with it.
 func newRowidAllocator(ctx context.Context, b *Batch) (*rowidAllocator, error) {
-	a := &rowidAllocator{}
+	a := &rowidAllocator{b: b}
 	var err error
 	if a.millis1, err = b.stmt(ctx, `SELECT `+startMillis("?")); err != nil {
 		return nil, err
@@ -684,8 +718,9 @@ func (a *rowidAllocator) millis(ctx context.Context, started string) (int64, boo
 // next returns a free rowid for a round that starts at ms (known) or at an
 // unknown time.
 func (a *rowidAllocator) next(ctx context.Context, ms int64, known bool) (int64, error) {
-	if a.taken == nil {
-		a.taken = map[int64]bool{}
+	b := a.b
+	if b.taken == nil {
+		b.taken = map[int64]bool{}
 	}
 	if known {
 		lo, hi := slot(ms)
@@ -697,8 +732,8 @@ func (a *rowidAllocator) next(ctx context.Context, ms int64, known bool) (int64,
 			if !id.Valid || id.Int64 >= hi {
 				break
 			}
-			if !a.taken[id.Int64] {
-				a.taken[id.Int64] = true
+			if !b.taken[id.Int64] {
+				b.taken[id.Int64] = true
 				return id.Int64, nil
 			}
 			lo = id.Int64 + 1
@@ -708,8 +743,8 @@ func (a *rowidAllocator) next(ctx context.Context, ms int64, known bool) (int64,
 	if err := a.unknown.QueryRowContext(ctx).Scan(&low); err != nil {
 		return 0, err
 	}
-	id := min(low.Int64, a.lowest, 0) - 1
-	a.taken[id], a.lowest = true, id
+	id := min(low.Int64, b.lowest, 0) - 1
+	b.taken[id], b.lowest = true, id
 	return id, nil
 }
 

@@ -428,11 +428,82 @@ func (s *Views) indexDocInto(batch *index.Batch, md, key string, seen int64, all
 	if batch != nil {
 		return warnings, batch.Put(ctx, row, storeRows)
 	}
+	return warnings, s.putStore(ctx, sdb, row, storeRows)
+}
+
+// A storePut is one document's rows for the store's index, queued for its
+// one writer (putStore).
+type storePut struct {
+	sdb     *index.DB
+	session index.Session
+	rows    []index.Row
+	done    bool // written (or failed), under putMu
+	err     error
+}
+
+// putStore writes a document's rows to the store's index. The index has
+// one writer at a time; the documents that queue for it while it writes
+// are written next, all in one transaction, by whichever of their
+// updates takes the writer first. So the more workers wait for the
+// writer, the less each one costs it (one commit, and one flush of the
+// full-text tables, for all), and the writer does not cap how far more
+// cores speed an inscription up. A transaction that fails writes its
+// documents again one by one, so that each gets its own error (unless
+// another process held the index too long: they would wait again).
+func (s *Views) putStore(ctx context.Context, sdb *index.DB, session index.Session, rows []index.Row) error {
+	p := &storePut{sdb: sdb, session: session, rows: rows}
+	s.queueMu.Lock()
+	s.queue = append(s.queue, p)
+	s.queueMu.Unlock()
+
 	s.putMu.Lock()
 	defer s.putMu.Unlock()
+	if p.done {
+		return p.err
+	}
 	start := time.Now()
 	defer func() { s.serial += time.Since(start) }()
-	return warnings, sdb.Put(ctx, row, storeRows)
+	var group []*storePut
+	s.queueMu.Lock()
+	rest := s.queue[:0]
+	for _, q := range s.queue {
+		if q.sdb == sdb {
+			group = append(group, q)
+		} else {
+			rest = append(rest, q) // another handle (this one was set aside): its own writer's
+		}
+	}
+	s.queue = rest
+	s.queueMu.Unlock()
+	err := putAll(ctx, sdb, group)
+	alone := err != nil && len(group) > 1 && !index.IsBusy(err) // busy: each would wait again
+	for _, q := range group {
+		if alone {
+			q.err = sdb.Put(ctx, q.session, q.rows)
+		} else {
+			q.err = err
+		}
+		q.done = true
+	}
+	return p.err
+}
+
+// putAll writes the documents of a group in one transaction.
+func putAll(ctx context.Context, sdb *index.DB, group []*storePut) error {
+	if len(group) == 1 {
+		return sdb.Put(ctx, group[0].session, group[0].rows)
+	}
+	b, err := sdb.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer b.Rollback()
+	for _, q := range group {
+		if err := b.Put(ctx, q.session, q.rows); err != nil {
+			return err
+		}
+	}
+	return b.Commit()
 }
 
 // writeRoundsIndex writes a document's table of rounds (Method 53's

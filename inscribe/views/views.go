@@ -49,6 +49,10 @@ type Views struct {
 	// serial is how long writers held putMu: the part of an update that
 	// cannot run in parallel (SerialTime).
 	serial time.Duration
+	// queue holds the documents waiting for putMu, written together by
+	// the first of them to take it (putStore).
+	queueMu sync.Mutex
+	queue   []*storePut
 	// damaged are handles of a sessions.db found damaged and set aside,
 	// closed with the index (another goroutine may still be using one).
 	damaged []*index.DB
