@@ -50,7 +50,9 @@ directory (~/.claude/projects/<project>) or a directory of projects. With no
 SOURCE, scribe reads $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects.
 
 A session already in the store is checked against its source from the start
-and brought up to date: inscribing twice changes nothing.` + updateJSONHelp,
+and brought up to date: inscribing twice changes nothing. A source nothing
+wrote to since it was inscribed (its status change time says so) is not
+read again.` + updateJSONHelp,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.sources = args
 			o.verify = true
