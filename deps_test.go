@@ -33,7 +33,7 @@ var policy = map[string][]string{
 	// What the exporters share; it knows no source format.
 	"internal/exportcore": {"session", "session/source", "inscribe", "inscribe/document", "internal/atomicfile", "internal/jsonpatch"},
 	"index":               {"modernc.org/sqlite"},
-	"inscribe/document":   {"session", "github.com/yuin/goldmark", "gopkg.in/yaml.v3"},
+	"inscribe/document":   {"session", "internal/jsonpatch", "github.com/yuin/goldmark", "gopkg.in/yaml.v3"},
 	"inscribe":            {"session", "session/source", "inscribe/document", "internal/atomicfile", "internal/jsonpatch", "golang.org/x/sys/windows"},
 	"inscribe/views":      {"session", "index", "inscribe", "inscribe/document", "internal/atomicfile"},
 	// Secrets: gitleaks (and viper, zerolog, through which it is

@@ -2,7 +2,9 @@ package index
 
 import (
 	"cmp"
+	"database/sql"
 	"database/sql/driver"
+	"errors"
 	"slices"
 	"strings"
 	"unicode"
@@ -173,8 +175,14 @@ func (s *searcher) phraseSource(q Query, phrases []phrase, parts, filters []stri
 // filters (which match has), scored. countMatches decides for most rounds;
 // FTS5 for those it cannot (a body not read, or with letters FTS5 may
 // fold).
-func (s *searcher) verified(table, match, body string, k int, sc *scorer) ([]candidate, error) {
+func (s *searcher) verified(table, match, body string, k int, sc *scorer) (_ []candidate, err error) {
 	var out []candidate
+	var byFTS *sql.Stmt // prepared for the first candidate that needs it
+	defer func() {
+		if byFTS != nil {
+			err = errors.Join(err, byFTS.Close())
+		}
+	}()
 	for hi := s.hi; ; {
 		ids, next, done, err := s.candidates(table, match, hi, k)
 		if err != nil {
@@ -186,8 +194,13 @@ func (s *searcher) verified(table, match, body string, k int, sc *scorer) ([]can
 		}
 		for _, c := range cs {
 			if !c.found && (c.body == nil || uncertain(*c.body)) {
+				if byFTS == nil {
+					if byFTS, err = s.tx.PrepareContext(s.ctx, `SELECT count(*) FROM text_fts WHERE text_fts MATCH ? AND rowid = ?`); err != nil {
+						return nil, err
+					}
+				}
 				var n int
-				if err := s.tx.QueryRowContext(s.ctx, `SELECT count(*) FROM text_fts WHERE text_fts MATCH ? AND rowid = ?`, body, c.id).Scan(&n); err != nil {
+				if err := byFTS.QueryRowContext(s.ctx, body, c.id).Scan(&n); err != nil {
 					return nil, err
 				}
 				c.found = n > 0

@@ -259,20 +259,66 @@ func TestSourceShrankOrReplaced(t *testing.T) {
 	}
 }
 
+// TestUntouchedSourceNotRead: a source that nothing wrote to since its read
+// note was written is not read, by inscribe (Verify) either: a no-op costs a
+// stat per source. Its bytes are changed here behind the note's back (the
+// note rewritten after them, which no real writer does) to see that they
+// are not compared; TestSourceShrankOrReplaced shows the same change caught
+// once the source is written after the note.
+func TestUntouchedSourceNotRead(t *testing.T) {
+	if !changeTimeTrusted {
+		t.Skip("no status change time on this system: every source is hashed")
+	}
+	whole, rel := sample(t, "-home-dev-src-multiturn", "22222222-2222-4222-8222-222222222222")
+	other, _ := sample(t, "-home-dev-src-long", "99999999-9999-4999-8999-999999999999")
+	for _, verify := range []bool{false, true} {
+		t.Run(fmt.Sprintf("verify=%v", verify), func(t *testing.T) {
+			l := newLive(t)
+			src := l.put(rel, whole)
+			l.update(true)
+			l.put(rel, other[:len(whole)])
+			note := filepath.Join(l.root, "data", "sessions", "claude", "22222222-2222-4222-8222-222222222222", stateFile)
+			noteBytes, err := os.ReadFile(note)
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeAfter(t, src, func() string {
+				if err := os.WriteFile(note, noteBytes, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return note
+			})
+			before := l.snapshot()
+			for _, r := range l.update(verify) {
+				if r.Err != nil || r.Outcome != Unchanged {
+					t.Fatalf("%s: %s %v, want unchanged: the source was read", r.Doc, r.Outcome, r.Err)
+				}
+			}
+			sameSnapshot(t, "after the no-op", l.snapshot(), before)
+		})
+	}
+}
+
 // putAfterNote replaces a source once the clock has moved past the change
 // time of its document's read note, as a file written later would.
 func putAfterNote(t *testing.T, l *liveDir, rel string, data []byte, id string) {
 	t.Helper()
-	note, err := os.Stat(filepath.Join(l.root, "data", "sessions", "claude", id, stateFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	note := filepath.Join(l.root, "data", "sessions", "claude", id, stateFile)
+	writeAfter(t, note, func() string { return l.put(rel, data) })
+}
+
+// writeAfter calls write, which writes a file and returns its path, until
+// that file's change time is later than the change time of the file at ref.
+func writeAfter(t *testing.T, ref string, write func() string) {
+	t.Helper()
 	for i := 0; ; i++ {
-		fi, err := os.Stat(l.put(rel, data))
-		if err != nil {
+		p := write()
+		fi, err1 := os.Stat(p)
+		rfi, err2 := os.Stat(ref)
+		if err := errors.Join(err1, err2); err != nil {
 			t.Fatal(err)
 		}
-		if changeTime(fi).After(changeTime(note)) {
+		if changeTime(fi).After(changeTime(rfi)) {
 			return
 		}
 		if i == 1000 {

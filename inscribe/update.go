@@ -27,10 +27,12 @@ type Options struct {
 	// Agent files the sessions under this agent id instead of the one the
 	// roles registry picks.
 	Agent string
-	// Verify reads every source from its start and checks it against what
-	// the store holds (inscribe). Without it, an update trusts its read note
-	// and reads only what the source added (append), falling back to a full
-	// read when the note does not match.
+	// Verify checks every source against what the store holds from its
+	// start, and every round file (inscribe); a source or round file that
+	// nothing wrote to since the read note (its status change time is
+	// earlier) is trusted without reading it. Without Verify, an update
+	// trusts its read note and reads only what the source added (append),
+	// falling back to a full read when the note does not match.
 	Verify bool
 	// Force replaces a provisional last round that a person edited.
 	Force bool
@@ -509,16 +511,18 @@ func (u *update) check() (done bool, err error) {
 		return false, &SourceError{Source: u.spec.source, Doc: u.spec.md,
 			Why: fmt.Sprintf("the source shrank to %d bytes, but %d bytes of it were inscribed (it was truncated or replaced)", u.srcSize, st.Seen)}
 	}
-	// The same size and the same last bytes: nothing is new. Only Verify
-	// then still checks the inscribed bytes.
-	unchanged := false
+	// The same size and the same last bytes: nothing is new. Verify then
+	// still checks the inscribed bytes, unless nothing touched the source.
+	unchanged, untouched := false, false
 	switch {
 	case u.srcSize != st.Size:
-	case changeTimeTrusted && !u.opts.Verify && u.srcChanged.Before(u.noteTime()):
+	case changeTimeTrusted && u.srcChanged.Before(u.noteTime()):
 		// Nothing wrote to the source, nor put another file in its
 		// place, since the note was written: its bytes are those the
-		// note describes, without reading them. (A source's
+		// note describes, without reading them, for Verify too (the
+		// round files are trusted the same way). (A source's
 		// modification time, which a copy can keep, would not say so.)
+		untouched = true
 		unchanged = !u.opts.Force
 	default:
 		got, err := hashRange(u.src, st.Size, tailWindow)
@@ -527,7 +531,10 @@ func (u *update) check() (done bool, err error) {
 		}
 		unchanged = got == st.TailHash && !u.opts.Force
 	}
-	if u.opts.Verify {
+	switch {
+	case untouched:
+		// Nothing to compare: the note describes these very bytes.
+	case u.opts.Verify:
 		h := sha256.New()
 		if _, err := io.Copy(h, io.NewSectionReader(u.src, 0, st.OpenOffset)); err != nil {
 			return false, err
@@ -537,7 +544,7 @@ func (u *update) check() (done bool, err error) {
 			return false, &SourceError{Source: u.spec.source, Doc: u.spec.md,
 				Why: "the source's first bytes differ from what was inscribed (another file took its place)"}
 		}
-	} else if !unchanged {
+	case !unchanged:
 		got, err := hashRange(u.src, st.OpenOffset, tailWindow)
 		if err != nil {
 			return false, err

@@ -181,8 +181,8 @@ func (a *Adapter) Identify(p string) source.Identity {
 		if err != nil {
 			return id
 		}
-		var e Entry
-		if json.Unmarshal(l.Raw, &e) != nil {
+		e, err := decodeEntry(l.Raw) // the builder's decoder: the envelope alone
+		if err != nil {
 			continue
 		}
 		if e.AgentName != nil && id.Name == "" {

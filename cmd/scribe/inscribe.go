@@ -1,12 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -50,7 +52,9 @@ directory (~/.claude/projects/<project>) or a directory of projects. With no
 SOURCE, scribe reads $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects.
 
 A session already in the store is checked against its source from the start
-and brought up to date: inscribing twice changes nothing.` + updateJSONHelp,
+and brought up to date: inscribing twice changes nothing. A source nothing
+wrote to since it was inscribed (its status change time says so) is not
+read again.` + updateJSONHelp,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.sources = args
 			o.verify = true
@@ -301,7 +305,7 @@ func updateAll(ctx context.Context, e *env, store *views.Views, ts []source.Sess
 		}()
 	}
 feed:
-	for i := range ts {
+	for _, i := range largestFirst(ts) {
 		select {
 		case next <- i:
 		case <-ctx.Done():
@@ -319,6 +323,28 @@ feed:
 		flat = append(flat, rs...)
 	}
 	return flat
+}
+
+// largestFirst returns the indexes of ts, the largest sessions (their
+// files and sidechains) first: a large session started last would keep
+// one worker busy while the others have nothing left to do.
+func largestFirst(ts []source.Session) []int {
+	order := make([]int, len(ts))
+	sizes := make([]int64, len(ts))
+	for i, t := range ts {
+		order[i] = i
+		size := func(p string) {
+			if fi, err := os.Stat(p); err == nil {
+				sizes[i] += fi.Size()
+			}
+		}
+		size(t.Path)
+		for _, sc := range t.Sidechains {
+			size(sc.Path)
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(sizes[b], sizes[a]) })
+	return order
 }
 
 // docsOf is how many documents an update of a session looks at: the

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/scribe-archive/scribe/index"
 	"github.com/scribe-archive/scribe/inscribe"
@@ -76,39 +77,98 @@ func WriteTags(folder string, tags map[int]string) error {
 	return err
 }
 
+// What search indexes of a round's text: the first indexedPartMax bytes of
+// each text (the prompt, a reply, a tool's input) and the first
+// indexedRoundMax bytes of the round. FTS5 holds a row's terms in memory
+// until the row is written, about seven times its text (a 105 MB prompt
+// cost 1 GB), and cannot write a row in parts; the caps bound that at about
+// 30 MB whatever the round. Only a pasted prompt reaches them in practice:
+// what the model writes is bounded by its output limit. Like GitHub's code
+// search (files over 384 KiB) or Lucene's LimitTokenCountAnalyzer, words
+// past them are not found.
+const (
+	indexedPartMax  = 1 << 20
+	indexedRoundMax = 4 << 20
+)
+
 // roundRow derives a round's index row from its round file's fields; the
 // caller sets the row's round file and engagement.
 func roundRow(key string, rf *inscribe.RoundFile) index.Row {
 	row := index.Row{SessionID: key, Round: rf.Round, Started: rf.Started, TokenCount: rf.TokenCount}
-	// The texts are joined once, at their size (a round's text can be
-	// 100 MB), and not copied at all when there is one.
-	var body, agentText []string
-	add := func(b *[]string, s string) {
-		if s != "" {
-			*b = append(*b, s)
-		}
-	}
+	// The texts are joined once, at their size, and not copied at all when
+	// there is one that needs no cut.
+	var body indexedText
+	var agentText []string
 	if rf.User != nil {
 		row.UserPreview = document.Preview(rf.User.Text)
-		add(&body, rf.User.Text)
+		body.add(rf.User.Text)
 	}
 	for _, b := range rf.Agent {
 		switch b.Type {
 		case "text":
-			add(&agentText, b.Text)
-			add(&body, b.Text)
+			if b.Text != "" {
+				agentText = append(agentText, b.Text)
+			}
+			body.add(b.Text)
 		case "thinking":
 			row.ThinkingCount++
 			row.ThinkingChars += len([]rune(b.Text))
-			add(&body, b.Text)
+			body.add(b.Text)
 		case "tool_use":
 			row.ToolCount++
-			add(&body, b.Name+" "+canonicalJSON(b.Input))
+			body.add(b.Name + " " + canonicalJSON(b.Input))
 		}
 	}
 	row.AgentPreview = document.Preview(strings.Join(agentText, "\n"))
-	row.Body = strings.Join(body, "\n")
+	row.Body = strings.Join(body.parts, "\n")
 	return row
+}
+
+// indexedText is the parts of a round's text search indexes, each cut to
+// what the caps leave (indexedPartMax, indexedRoundMax).
+type indexedText struct {
+	parts []string
+	size  int // of the parts joined
+}
+
+func (t *indexedText) add(s string) {
+	if s == "" {
+		return
+	}
+	sep := min(len(t.parts), 1) // the newline that joins it
+	limit := min(indexedPartMax, indexedRoundMax-t.size-sep)
+	if limit <= 0 {
+		return
+	}
+	if len(s) > limit {
+		// A copy: the cut must not keep the whole text alive.
+		if s = strings.Clone(cutText(s, limit)); s == "" {
+			return
+		}
+	}
+	t.parts = append(t.parts, s)
+	t.size += sep + len(s)
+}
+
+// cutText returns the longest prefix of s (longer than n bytes) of at most
+// n bytes that ends between two words, or, in a run of more than 64 bytes
+// without a space, between two characters: no cut word is indexed.
+func cutText(s string, n int) string {
+	const spaces = " \t\n\r"
+	if strings.IndexByte(spaces, s[n]) >= 0 {
+		return s[:n]
+	}
+	from := max(0, n-64)
+	if i := strings.LastIndexAny(s[from:n], spaces); i >= 0 {
+		return s[:from+i]
+	}
+	if n < 64 {
+		return "" // the start of a word
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // canonicalJSON is raw re-encoded compactly, without HTML escapes: the same

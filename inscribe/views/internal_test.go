@@ -3,6 +3,7 @@ package views
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -60,5 +61,66 @@ func TestIndexStale(t *testing.T) {
 	}
 	if !s.indexStale("claude", main) {
 		t.Errorf("a newer document does not make the catalog stale")
+	}
+}
+
+// TestIndexedTextCapped: search indexes the first indexedPartMax bytes of
+// each text of a round and the first indexedRoundMax of the round, cut
+// between words, so a huge pasted prompt neither costs FTS5 gigabytes nor
+// hides the replies after it.
+func TestIndexedTextCapped(t *testing.T) {
+	words := strings.Repeat("alpha beta gamma ", (3<<20)/17) // 3 MiB of words
+	rf := &inscribe.RoundFile{Round: 1, User: &inscribe.RoundBlock{Type: "text", Text: words + "promptend"}}
+	rf.Agent = append(rf.Agent, inscribe.RoundBlock{Type: "text", Text: "the reply says needle"})
+	for range 6 {
+		rf.Agent = append(rf.Agent, inscribe.RoundBlock{Type: "thinking", Text: words})
+	}
+	rf.Agent = append(rf.Agent, inscribe.RoundBlock{Type: "text", Text: "lastword"})
+	body := roundRow("s", rf).Body
+	if len(body) > indexedRoundMax {
+		t.Fatalf("body of %d bytes, over the round's cap %d", len(body), indexedRoundMax)
+	}
+	prompt, rest, _ := strings.Cut(body, "\n")
+	if len(prompt) > indexedPartMax || len(prompt) < indexedPartMax-64 || strings.Contains(prompt, "promptend") {
+		t.Errorf("the prompt's part is %d bytes, want its first %d cut between words", len(prompt), indexedPartMax)
+	}
+	for i, part := range strings.Split(body, "\n") {
+		if part != "" && !strings.HasSuffix(part, "alpha") && !strings.HasSuffix(part, "beta") &&
+			!strings.HasSuffix(part, "gamma") && part != "the reply says needle" {
+			t.Errorf("part %d ends %q: a word was cut", i, part[max(0, len(part)-10):])
+		}
+	}
+	if !strings.HasPrefix(rest, "the reply says needle\n") {
+		t.Errorf("the reply after a huge prompt is not indexed: %q", rest[:min(len(rest), 40)])
+	}
+	if strings.Contains(body, "lastword") {
+		t.Error("a text past the round's cap is indexed")
+	}
+	// A short round is indexed whole.
+	small := &inscribe.RoundFile{Round: 1, User: &inscribe.RoundBlock{Type: "text", Text: "hello there"},
+		Agent: []inscribe.RoundBlock{{Type: "text", Text: "hi"}}}
+	if got := roundRow("s", small).Body; got != "hello there\nhi" {
+		t.Errorf("small round's body %q", got)
+	}
+}
+
+// TestCutText: a cut never splits a word, nor a character in a run with no
+// space.
+func TestCutText(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"hello world again", 11, "hello world"},
+		{"hello world again", 12, "hello world"},
+		{"hello world again", 9, "hello"},
+		{"hello world again", 3, ""},
+		{strings.Repeat("é", 100), 151, strings.Repeat("é", 75)},
+		{strings.Repeat("日", 100), 100, strings.Repeat("日", 33)},
+	} {
+		if got := cutText(c.s, c.n); got != c.want {
+			t.Errorf("cutText(%.20q…, %d) = %.20q… (%d bytes), want %d bytes", c.s, c.n, got, len(got), len(c.want))
+		}
 	}
 }

@@ -209,22 +209,33 @@ func (s *scanner) skipString() error {
 	if s.i >= len(s.data) || s.data[s.i] != '"' {
 		return errSyntax
 	}
-	s.i++
+	end := StringEnd(s.data, s.i)
+	if end < 0 {
+		s.i = len(s.data)
+		return errSyntax
+	}
+	s.i = end
+	return nil
+}
+
+// StringEnd returns the offset just past the JSON string that starts (its
+// opening quote) at offset i of data, or -1 when it is not closed.
+func StringEnd(data []byte, i int) int {
+	i++
 	for {
 		// The next quote, unless a backslash escapes it.
-		q := bytes.IndexByte(s.data[s.i:], '"')
+		q := bytes.IndexByte(data[i:], '"')
 		if q < 0 {
-			s.i = len(s.data)
-			return errSyntax
+			return -1
 		}
-		end := s.i + q
+		end := i + q
 		bs := 0
-		for k := end - 1; k >= s.i && s.data[k] == '\\'; k-- {
+		for k := end - 1; k >= i && data[k] == '\\'; k-- {
 			bs++
 		}
-		s.i = end + 1
+		i = end + 1
 		if bs%2 == 0 {
-			return nil
+			return i
 		}
 	}
 }
