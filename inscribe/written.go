@@ -1,9 +1,12 @@
 package inscribe
 
 import (
+	"bufio"
 	"encoding/binary"
-	"encoding/json"
+	"io"
 	"os"
+	"slices"
+	"strings"
 )
 
 // Written holds the headers of the round files an update wrote, by number,
@@ -14,23 +17,31 @@ import (
 // memory; the tool calls' results, which the indexes do not hold, are not
 // kept. (Held as RoundFile values, results included, they were most of the
 // 86 MB live at the end of a 315 MB session of 0.9 MB rounds; without the
-// results, 19 MB; packed in memory, 4.7 MB.)
+// results, 19 MB; packed in memory, 4.7 MB.) A long text is written and
+// read back without a copy beside it.
 type Written struct {
-	dir  string // the document's folder, where the file goes
-	m    map[int]*packedHeader
-	f    *os.File
-	end  int64
-	err  error
-	pack []byte
+	dir string // the document's folder, where the file goes
+	m   map[int]*packedHeader
+	f   *os.File
+	end int64
+	err error
+	buf []byte
+	rd  *bufio.Reader
 }
 
 // packedHeader is a round file's header but for the prompt and the
-// agent's blocks, which lie packed (packBlocks) in the file at [at, at+n).
+// agent's blocks, which lie in the file at [at, at+n) (packBlocks).
 type packedHeader struct {
 	rf      RoundFile
 	hasUser bool
+	blocks  int
 	at, n   int64
 }
+
+// longField is the length from which a text is written to the file and
+// read back as it is, not through a buffer (a 100 MB prompt is not copied
+// on the way).
+const longField = 64 << 10
 
 // add keeps rf's header. An error is kept for Take, which then finds
 // nothing (the indexer reads the round file back instead).
@@ -38,30 +49,66 @@ func (w *Written) add(rf *RoundFile) {
 	if w.m == nil {
 		w.m = make(map[int]*packedHeader)
 	}
-	p := &packedHeader{rf: *rf, hasUser: rf.User != nil}
+	p := &packedHeader{rf: *rf, hasUser: rf.User != nil, at: w.end}
 	p.rf.User, p.rf.Agent, p.rf.Entries = nil, nil, nil
 	w.m[rf.Round] = p
+	if w.err == nil && w.f == nil {
+		w.f, w.err = os.CreateTemp(w.dir, ".headers.tmp-*")
+	}
 	if w.err != nil {
 		return
 	}
-	if w.f == nil {
-		if w.f, w.err = os.CreateTemp(w.dir, ".headers.tmp-*"); w.err != nil {
-			return
-		}
-	}
-	w.pack = w.pack[:0]
 	if rf.User != nil {
-		w.pack = packBlocks(w.pack, []RoundBlock{*rf.User})
+		w.packBlock(*rf.User)
+		p.blocks++
 	}
-	w.pack = packBlocks(w.pack, rf.Agent)
-	if _, w.err = w.f.WriteAt(w.pack, w.end); w.err != nil {
+	for _, b := range rf.Agent {
+		w.packBlock(b)
+		p.blocks++
+	}
+	w.flush()
+	p.n = w.end - p.at
+}
+
+// packBlock writes a block's Type, Text, Name, ID and Input, each as its
+// length and bytes (Result, Path and MediaType are left out: an agent's
+// blocks and a prompt have none the indexes use).
+func (w *Written) packBlock(b RoundBlock) {
+	for _, s := range []string{b.Type, b.Text, b.Name, b.ID} {
+		w.buf = binary.AppendUvarint(w.buf, uint64(len(s)))
+		if len(s) < longField {
+			w.buf = append(w.buf, s...)
+			continue
+		}
+		w.flush()
+		w.write(func() (int, error) { return w.f.WriteString(s) })
+	}
+	if len(w.buf) >= longField {
+		w.flush()
+	}
+	w.buf = binary.AppendUvarint(w.buf, uint64(len(b.Input)))
+	if len(b.Input) < longField {
+		w.buf = append(w.buf, b.Input...)
 		return
 	}
-	p.at, p.n = w.end, int64(len(w.pack))
-	w.end += p.n
-	if cap(w.pack) > 1<<20 {
-		w.pack = nil // not held after a long text
+	w.flush()
+	w.write(func() (int, error) { return w.f.Write(b.Input) })
+}
+
+func (w *Written) flush() {
+	if len(w.buf) > 0 {
+		w.write(func() (int, error) { return w.f.Write(w.buf) })
+		w.buf = w.buf[:0]
 	}
+}
+
+func (w *Written) write(f func() (int, error)) {
+	if w.err != nil {
+		return
+	}
+	n, err := f()
+	w.end += int64(n)
+	w.err = err
 }
 
 // open reports whether round n was written open.
@@ -81,13 +128,24 @@ func (w *Written) Take(n int) (*RoundFile, bool) {
 		return nil, false
 	}
 	delete(w.m, n)
-	data := make([]byte, p.n)
-	if _, err := w.f.ReadAt(data, p.at); err != nil {
-		w.err = err
+	if w.rd == nil {
+		w.rd = bufio.NewReaderSize(nil, 16<<10)
+	}
+	w.rd.Reset(io.NewSectionReader(w.f, p.at, p.n))
+	blocks := make([]RoundBlock, p.blocks)
+	for i := range blocks {
+		b := &blocks[i]
+		for _, s := range []*string{&b.Type, &b.Text, &b.Name, &b.ID} {
+			*s = w.readString()
+		}
+		if in := w.readBytes(); len(in) > 0 {
+			b.Input = in
+		}
+	}
+	if w.err != nil {
 		return nil, false
 	}
 	rf := p.rf
-	blocks := unpackBlocks(data)
 	if p.hasUser {
 		rf.User = &blocks[0]
 		blocks = blocks[1:]
@@ -98,6 +156,46 @@ func (w *Written) Take(n int) (*RoundFile, bool) {
 	return &rf, true
 }
 
+func (w *Written) readLen() int {
+	n, err := binary.ReadUvarint(w.rd)
+	if err != nil && w.err == nil {
+		w.err = err
+	}
+	return int(n)
+}
+
+// readString reads a field as one string: a long one straight into it.
+func (w *Written) readString() string {
+	n := w.readLen()
+	if n < longField {
+		w.buf = slices.Grow(w.buf[:0], n)[:n]
+		w.readFull(w.buf)
+		return string(w.buf)
+	}
+	var sb strings.Builder
+	sb.Grow(n)
+	if _, err := io.CopyN(&sb, w.rd, int64(n)); err != nil && w.err == nil {
+		w.err = err
+	}
+	return sb.String()
+}
+
+func (w *Written) readBytes() []byte {
+	n := w.readLen()
+	if n == 0 {
+		return nil
+	}
+	b := make([]byte, n)
+	w.readFull(b)
+	return b
+}
+
+func (w *Written) readFull(b []byte) {
+	if _, err := io.ReadFull(w.rd, b); err != nil && w.err == nil {
+		w.err = err
+	}
+}
+
 // close removes the file.
 func (w *Written) close() {
 	if w.f != nil {
@@ -105,42 +203,4 @@ func (w *Written) close() {
 		os.Remove(w.f.Name())
 		w.f = nil
 	}
-}
-
-// packBlocks appends each block's Type, Text, Name, ID and Input to out,
-// each as its length and bytes (Result, Path and MediaType are left out:
-// an agent's blocks and a prompt have none the indexes use).
-func packBlocks(out []byte, bs []RoundBlock) []byte {
-	for _, b := range bs {
-		for _, s := range []string{b.Type, b.Text, b.Name, b.ID} {
-			out = binary.AppendUvarint(out, uint64(len(s)))
-			out = append(out, s...)
-		}
-		out = binary.AppendUvarint(out, uint64(len(b.Input)))
-		out = append(out, b.Input...)
-	}
-	return out
-}
-
-// unpackBlocks is the inverse of packBlocks. The inputs share data's bytes.
-func unpackBlocks(data []byte) []RoundBlock {
-	var out []RoundBlock
-	field := func() []byte {
-		n, k := binary.Uvarint(data)
-		b := data[k : k+int(n) : k+int(n)]
-		data = data[k+int(n):]
-		return b
-	}
-	str := func() string {
-		b := field()
-		return string(b)
-	}
-	for len(data) > 0 {
-		b := RoundBlock{Type: str(), Text: str(), Name: str(), ID: str()}
-		if in := field(); len(in) > 0 {
-			b.Input = json.RawMessage(in)
-		}
-		out = append(out, b)
-	}
-	return out
 }
