@@ -50,8 +50,9 @@ type fileGraph struct {
 	buf  []byte   // a line read back
 	wbuf []byte   // the lines of a round, appended
 	err  error    // the first error; Lookup then finds nothing new
-	// created says open made the file, which close then removes.
-	created bool
+	// created says open made the file, which close then removes; cut
+	// that it cut off lines past size.
+	created, cut bool
 }
 
 type oddNode struct {
@@ -60,8 +61,8 @@ type oddNode struct {
 }
 
 // lineIndex maps an identity to its line's offset in the graph file, or
-// for an odd node to -(its index in odd)-1, in about 10 bytes an identity
-// (a 315 MB session has 200,000 of them): byHash keys a 32-bit hash of the
+// for an odd node to -(its index in odd)-1, in about 14 bytes an identity
+// (a 315 MB session has 174,000 of them): byHash keys a 32-bit hash of the
 // identity, checked against the line it points to. An identity whose hash
 // another already holds, or whose value does not fit in 32 bits, is kept
 // by name in over.
@@ -90,6 +91,7 @@ func (g *fileGraph) open() error {
 		var fi os.FileInfo
 		if fi, err = f.Stat(); err == nil && fi.Size() > g.size {
 			err = f.Truncate(g.size)
+			g.cut = true
 		}
 		if err != nil {
 			f.Close()
@@ -352,6 +354,8 @@ func (g *fileGraph) finish() (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	g.batch.SyncFirst(g.path)
+	if g.cut || g.end > g.size {
+		g.batch.SyncFirst(g.path)
+	}
 	return g.end, nil
 }
