@@ -177,11 +177,8 @@ func (u *update) writeRound(r *session.Round) error {
 	if err := u.batch.MkdirAll(dir, DirMode); err != nil {
 		return err
 	}
-	if u.rounds == nil {
-		u.rounds = make(map[int]*RoundFile)
-	}
 	rf := roundHeader(r)
-	u.rounds[r.N] = &rf
+	u.rounds.add(&rf)
 	p := filepath.Join(dir, RoundName(r.N))
 	f, err := u.batch.CreateIn(u.folder, p, FileMode) // in its document's folder: see removeTemps
 	if err != nil {

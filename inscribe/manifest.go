@@ -89,7 +89,7 @@ func (u *update) recordRounds(st, next *docState) error {
 	var closed []roundSum
 	next.OpenRound = nil
 	for n, s := range u.sums {
-		if rf := u.rounds[n]; rf != nil && rf.Open {
+		if u.rounds.open(n) {
 			open := s
 			next.OpenRound = &open
 			continue

@@ -1,7 +1,6 @@
 package inscribe
 
 import (
-	"bufio"
 	"crypto/sha256"
 	"encoding"
 	"encoding/base64"
@@ -153,63 +152,6 @@ func unmarshalHash(s string) (hash.Hash, error) {
 		return nil, err
 	}
 	return h, nil
-}
-
-// graphFile is a document's identity graph, <folder>/graph.tsv: one line
-// per source entry identity of the closed rounds, "uuid TAB anchor TAB
-// parent", where anchor is the item that shows (or stands for) the entry and
-// parent, on an item's own line, the item it continues. Lines are only ever
-// appended; a torn last line is ignored; it is rebuilt from the round files
-// if lost.
-
-type fileGraph struct {
-	path   string
-	loaded bool
-	nodes  map[string]source.Node
-	items  []source.Node
-}
-
-func (g *fileGraph) load() {
-	if g.loaded {
-		return
-	}
-	g.loaded = true
-	g.nodes = make(map[string]source.Node)
-	f, err := os.Open(g.path)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	r := bufio.NewReaderSize(f, 1<<16)
-	for {
-		line, err := r.ReadString('\n')
-		if err != nil {
-			return // EOF, or a torn last line
-		}
-		parts := strings.Split(strings.TrimSuffix(line, "\n"), "\t")
-		if len(parts) != 3 {
-			continue
-		}
-		n := source.Node{UUID: parts[0], Anchor: parts[1], Parent: parts[2]}
-		if _, dup := g.nodes[n.UUID]; dup {
-			continue
-		}
-		g.nodes[n.UUID] = n
-		if n.IsItem() {
-			g.items = append(g.items, n)
-		}
-	}
-}
-
-func (g *fileGraph) Lookup(uuid string) (source.Node, bool) {
-	g.load()
-	n, ok := g.nodes[uuid]
-	return n, ok
-}
-
-func (g *fileGraph) Items() []source.Node {
-	g.load()
-	return g.items
 }
 
 // appendGraph appends nodes to a graph file, after the first size bytes

@@ -42,9 +42,10 @@ type Update struct {
 	Key string // its key: the session id, or <session>/agent-<id> for a sidechain
 	// Seen is how far the source was read (the read note's seen).
 	Seen int64
-	// Rounds are the round files this update wrote (their headers), by
-	// number; the others are unchanged on disk.
-	Rounds map[int]*RoundFile
+	// Rounds are the headers of the round files this update wrote (but
+	// for the tool calls' results), which the indexer takes one by one;
+	// the others are unchanged on disk.
+	Rounds *Written
 	// All says the document's views are to be rebuilt from every round
 	// file, as after a repair.
 	All bool

@@ -325,6 +325,8 @@ func (s *Store) updateDoc(spec docSpec, opts Options) (res Result) {
 	defer unlock()
 	removeTemps(folder, opts.Verify || opts.Repair)
 	defer u.batch.Abort()
+	u.rounds.dir = folder
+	defer u.rounds.close() // once indexed
 	run := u.run
 	if opts.Repair {
 		run = u.repair
@@ -335,7 +337,7 @@ func (s *Store) updateDoc(spec docSpec, opts Options) (res Result) {
 	}
 	// The derived views follow the document (still under its lock).
 	if s.Indexer != nil {
-		ws, err := s.Indexer.Indexed(Update{Doc: spec.md, Key: spec.key, Seen: u.seen, Rounds: u.rounds, All: opts.Repair})
+		ws, err := s.Indexer.Indexed(Update{Doc: spec.md, Key: spec.key, Seen: u.seen, Rounds: &u.rounds, All: opts.Repair})
 		res.Warnings = append(res.Warnings, ws...)
 		if err != nil {
 			res.Outcome, res.Err = Failed, fmt.Errorf("index %s: %w", spec.md, err)
@@ -372,8 +374,8 @@ type update struct {
 	// seen is the read note's Seen once the update is done.
 	seen int64
 	// rounds are the headers of the round files written, so that the
-	// indexer need not read them back.
-	rounds map[int]*RoundFile
+	// indexer need not read them back (most of them in a file).
+	rounds Written
 	// redacted holds the lines of the rounds not yet written whose
 	// secrets the store's Redactor replaced, by line number.
 	redacted map[int]redactedLine
@@ -626,16 +628,14 @@ func (u *update) build() error {
 	if st == nil {
 		st = &docState{OpenLine: 1}
 	}
-	var graph source.Graph
-	if u.old != nil {
-		gp := filepath.Join(u.folder, graphFile)
-		if !graphComplete(gp, st.GraphSize) {
-			if err := u.rebuildGraph(gp); err != nil {
-				return err
-			}
+	gp := filepath.Join(u.folder, graphFile)
+	if u.old != nil && !graphComplete(gp, st.GraphSize) {
+		if err := u.rebuildGraph(gp); err != nil {
+			return err
 		}
-		graph = &fileGraph{path: gp}
 	}
+	graph := newFileGraph(&u.batch, gp, st.GraphSize)
+	defer graph.close()
 	var err error
 	if u.closed, err = unmarshalHash(st.ClosedHash); err != nil {
 		return err
@@ -665,7 +665,6 @@ func (u *update) build() error {
 	next := *st
 	next.Source = u.store.recordedSource(u.spec.source)
 	next.Seen = st.OpenOffset
-	var nodes []source.Node
 	var ready []source.Line
 	add := func(ls []source.Line) error {
 		for _, l := range ls {
@@ -699,7 +698,9 @@ func (u *update) build() error {
 	if err := add(u.releaseHeld(ready[:0])); err != nil {
 		return err
 	}
-	nodes = b.Nodes()
+	// A builder whose graph is no Recorder (Codex's needs none) hands
+	// its nodes over at the end.
+	graph.Record(b.Nodes())
 	fin := b.Finish()
 	open, meta := fin.Open, fin.Meta
 	u.res.Warnings = append(u.res.Warnings, b.Warnings()...)
@@ -731,7 +732,8 @@ func (u *update) build() error {
 	if err := u.writeFiles(); err != nil {
 		return err
 	}
-	if next.GraphSize, err = appendGraph(&u.batch, filepath.Join(u.folder, graphFile), st.GraphSize, nodes); err != nil {
+	// The graph's lines were appended as the rounds closed (Record).
+	if next.GraphSize, err = graph.finish(); err != nil {
 		return err
 	}
 	if err := u.recordRounds(st, &next); err != nil {

@@ -77,7 +77,8 @@ func NewBuilder(cfg source.Config, st State, graph source.Graph) *Builder {
 // never stops the builder.
 func (b *Builder) Warnings() []error { return b.warnings }
 
-// Nodes returns the graph nodes of the rounds closed so far by this builder.
+// Nodes returns the graph nodes of the rounds closed so far by this builder
+// (none when its graph is a source.Recorder, which keeps them instead).
 func (b *Builder) Nodes() []source.Node { return b.nodes }
 
 // State returns the state at the last closed round.
@@ -240,7 +241,11 @@ func (b *Builder) close() *session.Round {
 	r, st, nodes := b.cur.finish()
 	r.Open = false
 	b.st = st
-	b.nodes = append(b.nodes, nodes...)
+	if rec, ok := b.graph.(source.Recorder); ok {
+		rec.Record(nodes)
+	} else {
+		b.nodes = append(b.nodes, nodes...)
+	}
 	b.st.NextLine = b.cur.lastLine + 1
 	b.cur = nil
 	b.curPrompt = false

@@ -293,7 +293,11 @@ func (a *Adapter) NewBuilder(cfg source.Config, state json.RawMessage, graph sou
 			return nil, fmt.Errorf("%s: the saved builder state is unreadable: %w", cfg.File, err)
 		}
 	}
-	return NewBuilder(cfg, st), nil
+	b := NewBuilder(cfg, st)
+	if rec, ok := graph.(source.Recorder); ok {
+		b.rec = rec // Codex looks nothing up, but the store keeps the nodes
+	}
+	return b, nil
 }
 
 // FindRollout returns the rollout of thread id in the sessions tree whose

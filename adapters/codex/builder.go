@@ -26,7 +26,9 @@ type Builder struct {
 	// curPrompt reports whether the open round already has its prompt.
 	curPrompt bool
 	nodes     []source.Node
-	warnings  []error
+	// rec, when set, takes each closed round's nodes instead of nodes.
+	rec      source.Recorder
+	warnings []error
 }
 
 var _ source.Builder = (*Builder)(nil)
@@ -66,7 +68,7 @@ func NewBuilder(cfg source.Config, st State) *Builder {
 func (b *Builder) Warnings() []error { return b.warnings }
 
 // Nodes returns the graph nodes of the rounds closed so far by this builder:
-// one per line an item shows.
+// one per line an item shows (none when they went to a source.Recorder).
 func (b *Builder) Nodes() []source.Node { return b.nodes }
 
 // State returns the state at the last closed round.
@@ -296,7 +298,11 @@ func (b *Builder) close() *session.Round {
 	r.Open = false
 	b.st = st
 	b.st.NextLine = b.cur.lastLine + 1
-	b.nodes = append(b.nodes, nodes...)
+	if b.rec != nil {
+		b.rec.Record(nodes)
+	} else {
+		b.nodes = append(b.nodes, nodes...)
+	}
 	b.cur = nil
 	b.curPrompt = false
 	return r

@@ -23,7 +23,9 @@ import (
 // everything else plus two such lines, raised as longer lines come. A
 // limit below the live heap would have the collector run without pause,
 // so after each collection the limit is also kept above what survived it,
-// by half as much again up to 32 MiB. GOMEMLIMIT, when set, decides instead.
+// by half as much again up to 32 MiB, plus the runtime's own memory beside
+// the heap's objects (which the limit counts). GOMEMLIMIT, when set,
+// decides instead.
 func setMemory() (stop func()) {
 	if _, ok := os.LookupEnv("GOGC"); !ok {
 		debug.SetGCPercent(300)
@@ -46,21 +48,24 @@ func setMemory() (stop func()) {
 }
 
 // memoryBase is the soft memory limit of the Go heap before any long line.
-// An inscription of ordinary lines then peaks near 75 MB of RSS (the
-// executable's pages and SQLite's memory come on top of the Go heap). A
-// lower base costs CPU: collections grow more frequent, and each marks
-// what is live, 16 MB of which are the gitleaks rules of redaction. At 48
-// MiB a bulk inscribe collects twice as often as at GOGC=300 alone, for 2%
-// more CPU (bench/README.md).
-const memoryBase = 48 << 20
+// An inscription of ordinary lines then peaks near 60 MB of RSS (the
+// executable's pages, 19 MB, and SQLite's memory, 10 to 20 MB while a
+// document is indexed, come on top of the Go heap), under issue 18's 64 MB.
+// A lower base costs CPU: collections grow more frequent, and each marks
+// what is live, 8 MB of which are the gitleaks rules of redaction. At 34
+// MiB rather than 48, a bulk inscribe (a300, 4 workers) collects 2 to 3
+// times as often, for about 5% more CPU (bench/README.md).
+const memoryBase = 34 << 20
 
 // memoryLimit keeps the soft memory limit at memoryBase plus twice the
 // longest line, or the heap live after the last collection and half as
-// much again (at most 32 MiB more), whichever is more.
+// much again (at most 32 MiB more) plus the runtime's overhead, whichever
+// is more.
 type memoryLimit struct {
-	on      atomic.Bool
-	longest atomic.Int64
-	live    atomic.Uint64
+	on       atomic.Bool
+	longest  atomic.Int64
+	live     atomic.Uint64
+	overhead atomic.Uint64
 }
 
 func (l *memoryLimit) set() {
@@ -68,7 +73,8 @@ func (l *memoryLimit) set() {
 		return
 	}
 	live := int64(l.live.Load())
-	debug.SetMemoryLimit(max(memoryBase+2*l.longest.Load(), live+min(live/2, 32<<20)))
+	floor := live + min(live/2, 32<<20) + int64(l.overhead.Load())
+	debug.SetMemoryLimit(max(memoryBase+2*l.longest.Load(), floor))
 }
 
 // watch reads the live heap after each collection (a finalizer runs once
@@ -80,10 +86,21 @@ func (l *memoryLimit) watch() {
 		if !l.on.Load() {
 			return
 		}
-		s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+		s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/total:bytes"},
+			{Name: "/memory/classes/heap/released:bytes"}, {Name: "/memory/classes/heap/objects:bytes"},
+			{Name: "/memory/classes/heap/free:bytes"}}
 		metrics.Read(s)
-		if s[0].Value.Kind() == metrics.KindUint64 {
+		ok := true
+		for _, v := range s {
+			ok = ok && v.Value.Kind() == metrics.KindUint64
+		}
+		if ok {
 			l.live.Store(s[0].Value.Uint64())
+			// What the limit counts beside the heap's objects and its
+			// free pages: the runtime's metadata, partly used spans,
+			// stacks.
+			total, rest := s[1].Value.Uint64(), s[2].Value.Uint64()+s[3].Value.Uint64()+s[4].Value.Uint64()
+			l.overhead.Store(total - min(rest, total))
 		}
 		l.set()
 		l.watch()

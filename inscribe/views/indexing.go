@@ -296,8 +296,8 @@ func (s *Views) Docs() ([]string, error) {
 // their index rows.
 //
 // written holds the headers of rounds an update just wrote: those rounds
-// are not read back.
-func (s *Views) docRows(md, key string, from int, written map[int]*inscribe.RoundFile) ([]index.Row, error) {
+// are not read back, and each row takes its header's place (Take).
+func (s *Views) docRows(md, key string, from int, written *inscribe.Written) ([]index.Row, error) {
 	folder := inscribe.Folder(md)
 	tags, err := ReadTags(folder)
 	if err != nil {
@@ -310,7 +310,7 @@ func (s *Views) docRows(md, key string, from int, written map[int]*inscribe.Roun
 	var rows []index.Row
 	for _, n := range ns {
 		p := filepath.Join(inscribe.RoundsDir(folder), inscribe.RoundName(n))
-		rf, ok := written[n]
+		rf, ok := written.Take(n)
 		if !ok {
 			if rf, err = inscribe.ReadRoundHeader(p); err != nil {
 				return nil, err
@@ -378,7 +378,7 @@ func (s *Views) IndexDoc(md string, all bool) ([]error, error) {
 // caller knows: when its indexes are current, it reads nothing else. A
 // database found damaged on the way is set aside and rebuilt
 // (recoverIndex).
-func (s *Views) indexDoc(md, key string, seen int64, all bool, written map[int]*inscribe.RoundFile) ([]error, error) {
+func (s *Views) indexDoc(md, key string, seen int64, all bool, written *inscribe.Written) ([]error, error) {
 	warnings, err := s.indexDocInto(nil, md, key, seen, all, written)
 	for try := 0; err != nil && try < 2; try++ {
 		ws, retry := s.recoverIndex(err)
@@ -395,7 +395,7 @@ func (s *Views) indexDoc(md, key string, seen int64, all bool, written map[int]*
 
 // indexDocInto is indexDoc, once, writing the store's index in batch (nil:
 // a transaction of its own). A batch rebuilds: every round is indexed.
-func (s *Views) indexDocInto(batch *index.Batch, md, key string, seen int64, all bool, written map[int]*inscribe.RoundFile) ([]error, error) {
+func (s *Views) indexDocInto(batch *index.Batch, md, key string, seen int64, all bool, written *inscribe.Written) ([]error, error) {
 	ctx := context.Background()
 	folder := inscribe.Folder(md)
 	sdb, warnings, err := s.storeIndex()

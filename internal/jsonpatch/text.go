@@ -40,7 +40,9 @@ func TextValues[T ~struct {
 		}
 		inner := data[v.Start+1 : v.End-1]
 		var text string
-		if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		if t, ok := sameLong(data, sc.vals, v); ok {
+			text = t
+		} else if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
 			text = string(inner)
 		} else {
 			text = DecodeString(data[v.Start:v.End])
@@ -72,6 +74,24 @@ func TextValues[T ~struct {
 	}
 	clear(sc.vals) // the pool keeps no text
 	return out
+}
+
+// sameLong returns the text of an earlier value of vals spelled as v is,
+// when v is long: a client's line can hold a long text twice (Claude
+// Code's tool output, in the message and in toolUseResult), and its two
+// values then share one string instead of being decoded twice (52 MB each
+// in a line of 110).
+func sameLong(data []byte, vals []TextValue, v StringValue) (string, bool) {
+	raw := data[v.Start:v.End]
+	if len(raw) < 64<<10 {
+		return "", false
+	}
+	for _, u := range vals {
+		if u.End-u.Start == len(raw) && bytes.Equal(data[u.Start:u.End], raw) {
+			return u.Text, true
+		}
+	}
+	return "", false
 }
 
 // scratch is TextValues' working memory, kept between calls.

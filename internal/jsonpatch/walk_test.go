@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"testing/quick"
+	"unsafe"
 )
 
 func TestStrings(t *testing.T) {
@@ -109,4 +110,29 @@ func FuzzTextValues(f *testing.F) {
 			t.Errorf("%q:\ngot  %s\nwant %s", line, got, want)
 		}
 	})
+}
+
+// TestTextValuesLongTwice: a long text spelled twice in a line (a tool's
+// output in the message and in toolUseResult) is decoded once, and both
+// values share its string; a long text spelled otherwise is its own.
+func TestTextValuesLongTwice(t *testing.T) {
+	long := strings.Repeat("é\"\n", 40<<10)
+	enc, _ := json.Marshal(long)
+	other, _ := json.Marshal(long[:len(long)-1] + "x")
+	line := fmt.Sprintf(`{"message":{"content":%s},"toolUseResult":{"stdout":%s,"stderr":%s},"other":%s}`, enc, enc, enc, other)
+	if got, want := viaTextValues(line), viaStrings(line); got != want {
+		t.Fatal("TextValues and Strings differ")
+	}
+	vs := TextValues[TextValue]([]byte(line), skipKey, keepText)
+	if len(vs) != 4 {
+		t.Fatalf("%d values", len(vs))
+	}
+	for _, v := range vs[1:3] {
+		if unsafe.StringData(v.Text) != unsafe.StringData(vs[0].Text) {
+			t.Errorf("%s: decoded again", v.Path)
+		}
+	}
+	if unsafe.StringData(vs[3].Text) == unsafe.StringData(vs[0].Text) {
+		t.Error("a different text shares the first one's string")
+	}
 }

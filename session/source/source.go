@@ -138,7 +138,8 @@ type Builder interface {
 	// Finish returns the open round and what the builder learned. Nothing
 	// may be added after it.
 	Finish() Finished
-	// Nodes returns the graph nodes of the rounds this builder closed.
+	// Nodes returns the graph nodes of the rounds this builder closed,
+	// but for those it handed to its graph's Recorder.
 	Nodes() []Node
 	// State is the builder's state at the last closed round, to be given
 	// back to NewBuilder by a later run. Its bytes are the adapter's own.
@@ -181,4 +182,15 @@ type Graph interface {
 	Lookup(uuid string) (Node, bool)
 	// Items returns the nodes of all items, in document order.
 	Items() []Node
+}
+
+// Recorder is a Graph that also keeps the nodes of the rounds a builder
+// closes: a builder given one hands it each round's nodes as the round
+// closes (Record) and keeps none itself, so that neither holds the nodes
+// of a whole session (a 300 MB session has hundreds of thousands). From
+// then on Lookup answers for them too (the last recorded node of an
+// identity, after any of earlier runs), and Items lists them.
+type Recorder interface {
+	Graph
+	Record(nodes []Node)
 }

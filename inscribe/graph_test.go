@@ -1,0 +1,204 @@
+package inscribe
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/scribe-archive/scribe/internal/atomicfile"
+	"github.com/scribe-archive/scribe/session/source"
+)
+
+// refGraph is what the builder and the graph did before fileGraph: the
+// nodes of earlier runs in a map (the first of an identity), then the
+// builder's own nodes, searched from the last.
+type refGraph struct {
+	earlier map[string]source.Node
+	items   []source.Node
+	run     []source.Node
+}
+
+func (r *refGraph) lookup(u string) (source.Node, bool) {
+	if n, ok := r.earlier[u]; ok {
+		return n, true
+	}
+	for i := len(r.run) - 1; i >= 0; i-- {
+		if r.run[i].UUID == u {
+			return r.run[i], true
+		}
+	}
+	return source.Node{}, false
+}
+
+// itemsThen is Items as branches saw it: the earlier items, then the run's
+// items not seen yet.
+func (r *refGraph) itemsThen() []source.Node {
+	items := append([]source.Node(nil), r.items...)
+	seen := make(map[string]bool)
+	for _, n := range items {
+		seen[n.UUID] = true
+	}
+	for _, n := range r.run {
+		if n.IsItem() && !seen[n.UUID] {
+			seen[n.UUID] = true
+			items = append(items, n)
+		}
+	}
+	return items
+}
+
+// TestFileGraph: the graph of an update finds what the builder's nodes and
+// the loaded graph found, with repeated identities, odd fields (not
+// written) and every hash colliding; the file holds the lines appendGraph
+// wrote; an update that fails leaves the file as it was.
+func TestFileGraph(t *testing.T) {
+	for _, collide := range []bool{false, true} {
+		t.Run(fmt.Sprintf("collide=%v", collide), func(t *testing.T) {
+			if collide {
+				old := graphHash
+				graphHash = func(string) uint32 { return 7 }
+				defer func() { graphHash = old }()
+			}
+			rng := rand.New(rand.NewPCG(1, 2))
+			ids := make([]string, 40)
+			for i := range ids {
+				ids[i] = fmt.Sprintf("%08x-id", i)
+			}
+			ids[3] = "odd\tid"
+			node := func() source.Node {
+				u := ids[rng.IntN(len(ids))]
+				n := source.Node{UUID: u, Anchor: ids[rng.IntN(len(ids))]}
+				if rng.IntN(3) == 0 {
+					n.Anchor = u
+					n.Parent = ids[rng.IntN(len(ids))]
+				}
+				if rng.IntN(20) == 0 {
+					n.Parent = "a\nb"
+				}
+				return n
+			}
+			dir := t.TempDir()
+			path := filepath.Join(dir, graphFile)
+			var earlier []source.Node
+			for range 60 {
+				earlier = append(earlier, node())
+			}
+			var b atomicfile.Batch
+			size, err := appendGraph(&b, path, 0, earlier)
+			if err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(path+".keep", mustRead(t, path), 0o644)
+			ref := &refGraph{earlier: make(map[string]source.Node)}
+			for _, n := range earlier {
+				if strings.ContainsAny(n.UUID+n.Anchor+n.Parent, "\t\n") {
+					continue
+				}
+				if _, dup := ref.earlier[n.UUID]; !dup {
+					ref.earlier[n.UUID] = n
+					if n.IsItem() {
+						ref.items = append(ref.items, n)
+					}
+				}
+			}
+			for _, fail := range []bool{true, false} {
+				ref.run = nil
+				g := newFileGraph(&b, path, size)
+				var all []source.Node
+				for round := range 30 {
+					var nodes []source.Node
+					for range rng.IntN(5) {
+						nodes = append(nodes, node())
+					}
+					g.Record(nodes)
+					ref.run = append(ref.run, nodes...)
+					all = append(all, nodes...)
+					for _, u := range append(ids, "absent") {
+						got, ok := g.Lookup(u)
+						want, wok := ref.lookup(u)
+						if got != want || ok != wok {
+							t.Fatalf("round %d: Lookup(%q) = %v %v, want %v %v", round, u, got, ok, want, wok)
+						}
+					}
+				}
+				if got, want := g.Items(), ref.itemsThen(); !reflect.DeepEqual(got, want) {
+					t.Fatalf("Items:\n%v\nwant\n%v", got, want)
+				}
+				if fail {
+					g.close()
+					if got := mustRead(t, path); string(got) != string(mustRead(t, path+".keep")) {
+						t.Fatal("a failed update changed the graph")
+					}
+					continue
+				}
+				end, err := g.finish()
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := filepath.Join(dir, "want.tsv")
+				os.WriteFile(want, mustRead(t, path+".keep"), 0o644)
+				wantEnd, _ := appendGraph(&b, want, size, all)
+				if got := mustRead(t, path); end != wantEnd || string(got) != string(mustRead(t, want)) {
+					t.Fatalf("the file (%d bytes):\n%s\nwant (%d bytes):\n%s", end, got, wantEnd, mustRead(t, want))
+				}
+			}
+		})
+	}
+}
+
+func mustRead(t *testing.T, p string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// TestWritten: a header taken back is the one written, without the tool
+// calls' results; each is taken once; the file is gone once closed.
+func TestWritten(t *testing.T) {
+	dir := t.TempDir()
+	w := &Written{dir: dir}
+	long := strings.Repeat("é", 1<<20)
+	rfs := []RoundFile{
+		{Round: 1, Started: "t1", Open: false, TokenCount: 3, Lines: [2]int{1, 4}, User: &RoundBlock{Type: "text", Text: "hello " + long},
+			Agent: []RoundBlock{{Type: "thinking", Text: "hm"}, {Type: "tool_use", Name: "Bash", ID: "x1", Input: json.RawMessage(`{"command":"ls"}`),
+				Result: &RoundResult{Content: []RoundBlock{{Type: "text", Text: "a b"}}}}, {Type: "text", Text: ""}},
+			Entries: []RoundEntry{{Line: 1}}},
+		{Round: 2, Open: true},
+		{Round: 3, Agent: []RoundBlock{{Type: "tool_use", Name: "Read"}}},
+	}
+	for i := range rfs {
+		w.add(&rfs[i])
+	}
+	if !w.open(2) || w.open(1) || w.open(9) {
+		t.Error("open")
+	}
+	for _, rf := range rfs {
+		want := rf
+		want.Entries = nil
+		if len(want.Agent) > 0 {
+			want.Agent = append([]RoundBlock(nil), want.Agent...)
+			for i := range want.Agent {
+				want.Agent[i].Result = nil
+			}
+		}
+		got, ok := w.Take(rf.Round)
+		if !ok || !reflect.DeepEqual(*got, want) {
+			t.Fatalf("round %d: %+v, want %+v", rf.Round, got, want)
+		}
+		if _, ok := w.Take(rf.Round); ok {
+			t.Fatalf("round %d taken twice", rf.Round)
+		}
+	}
+	w.close()
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("left %v", ents)
+	}
+}

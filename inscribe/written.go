@@ -1,0 +1,206 @@
+package inscribe
+
+import (
+	"bufio"
+	"encoding/binary"
+	"io"
+	"os"
+	"slices"
+	"strings"
+)
+
+// Written holds the headers of the round files an update wrote, by number,
+// until the indexer takes them (Update.Rounds). An update holds one per
+// round it wrote, so for a whole session when it inscribes one: the texts
+// (the prompt, the agent's text, thinking and tool calls) are kept in a
+// temporary file of the document's folder, and only the other fields in
+// memory; the tool calls' results, which the indexes do not hold, are not
+// kept. (Held as RoundFile values, results included, they were most of the
+// 86 MB live at the end of a 315 MB session of 0.9 MB rounds; without the
+// results, 19 MB; packed in memory, 4.7 MB.) A long text is written and
+// read back without a copy beside it.
+type Written struct {
+	dir string // the document's folder, where the file goes
+	m   map[int]*packedHeader
+	f   *os.File
+	end int64
+	err error
+	buf []byte
+	rd  *bufio.Reader
+}
+
+// packedHeader is a round file's header but for the prompt and the
+// agent's blocks, which lie in the file at [at, at+n) (packBlocks).
+type packedHeader struct {
+	rf      RoundFile
+	hasUser bool
+	blocks  int
+	at, n   int64
+}
+
+// longField is the length from which a text is written to the file and
+// read back as it is, not through a buffer (a 100 MB prompt is not copied
+// on the way).
+const longField = 64 << 10
+
+// add keeps rf's header. An error is kept for Take, which then finds
+// nothing (the indexer reads the round file back instead).
+func (w *Written) add(rf *RoundFile) {
+	if w.m == nil {
+		w.m = make(map[int]*packedHeader)
+	}
+	p := &packedHeader{rf: *rf, hasUser: rf.User != nil, at: w.end}
+	p.rf.User, p.rf.Agent, p.rf.Entries = nil, nil, nil
+	w.m[rf.Round] = p
+	if w.err == nil && w.f == nil {
+		w.f, w.err = os.CreateTemp(w.dir, ".headers.tmp-*")
+	}
+	if w.err != nil {
+		return
+	}
+	if rf.User != nil {
+		w.packBlock(*rf.User)
+		p.blocks++
+	}
+	for _, b := range rf.Agent {
+		w.packBlock(b)
+		p.blocks++
+	}
+	w.flush()
+	p.n = w.end - p.at
+}
+
+// packBlock writes a block's Type, Text, Name, ID and Input, each as its
+// length and bytes (Result, Path and MediaType are left out: an agent's
+// blocks and a prompt have none the indexes use).
+func (w *Written) packBlock(b RoundBlock) {
+	for _, s := range []string{b.Type, b.Text, b.Name, b.ID} {
+		w.buf = binary.AppendUvarint(w.buf, uint64(len(s)))
+		if len(s) < longField {
+			w.buf = append(w.buf, s...)
+			continue
+		}
+		w.flush()
+		w.write(func() (int, error) { return w.f.WriteString(s) })
+	}
+	if len(w.buf) >= longField {
+		w.flush()
+	}
+	w.buf = binary.AppendUvarint(w.buf, uint64(len(b.Input)))
+	if len(b.Input) < longField {
+		w.buf = append(w.buf, b.Input...)
+		return
+	}
+	w.flush()
+	w.write(func() (int, error) { return w.f.Write(b.Input) })
+}
+
+func (w *Written) flush() {
+	if len(w.buf) > 0 {
+		w.write(func() (int, error) { return w.f.Write(w.buf) })
+		w.buf = w.buf[:0]
+	}
+}
+
+func (w *Written) write(f func() (int, error)) {
+	if w.err != nil {
+		return
+	}
+	n, err := f()
+	w.end += int64(n)
+	w.err = err
+}
+
+// open reports whether round n was written open.
+func (w *Written) open(n int) bool {
+	p := w.m[n]
+	return p != nil && p.rf.Open
+}
+
+// Take returns the header of round n, if this update wrote it, and forgets
+// it: the indexer's row takes its place. Its agent blocks have no Result.
+func (w *Written) Take(n int) (*RoundFile, bool) {
+	if w == nil || w.err != nil {
+		return nil, false
+	}
+	p, ok := w.m[n]
+	if !ok {
+		return nil, false
+	}
+	delete(w.m, n)
+	if w.rd == nil {
+		w.rd = bufio.NewReaderSize(nil, 16<<10)
+	}
+	w.rd.Reset(io.NewSectionReader(w.f, p.at, p.n))
+	blocks := make([]RoundBlock, p.blocks)
+	for i := range blocks {
+		b := &blocks[i]
+		for _, s := range []*string{&b.Type, &b.Text, &b.Name, &b.ID} {
+			*s = w.readString()
+		}
+		if in := w.readBytes(); len(in) > 0 {
+			b.Input = in
+		}
+	}
+	if w.err != nil {
+		return nil, false
+	}
+	rf := p.rf
+	if p.hasUser {
+		rf.User = &blocks[0]
+		blocks = blocks[1:]
+	}
+	if len(blocks) > 0 {
+		rf.Agent = blocks
+	}
+	return &rf, true
+}
+
+func (w *Written) readLen() int {
+	n, err := binary.ReadUvarint(w.rd)
+	if err != nil && w.err == nil {
+		w.err = err
+	}
+	return int(n)
+}
+
+// readString reads a field as one string: a long one straight into it.
+func (w *Written) readString() string {
+	n := w.readLen()
+	if n < longField {
+		w.buf = slices.Grow(w.buf[:0], n)[:n]
+		w.readFull(w.buf)
+		return string(w.buf)
+	}
+	var sb strings.Builder
+	sb.Grow(n)
+	if _, err := io.CopyN(&sb, w.rd, int64(n)); err != nil && w.err == nil {
+		w.err = err
+	}
+	return sb.String()
+}
+
+func (w *Written) readBytes() []byte {
+	n := w.readLen()
+	if n == 0 {
+		return nil
+	}
+	b := make([]byte, n)
+	w.readFull(b)
+	return b
+}
+
+func (w *Written) readFull(b []byte) {
+	if _, err := io.ReadFull(w.rd, b); err != nil && w.err == nil {
+		w.err = err
+	}
+}
+
+// close removes the file.
+func (w *Written) close() {
+	if w.f != nil {
+		w.f.Close()
+		os.Remove(w.f.Name())
+		w.f = nil
+	}
+}
