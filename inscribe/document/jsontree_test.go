@@ -3,6 +3,7 @@ package document
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"reflect"
@@ -20,7 +21,7 @@ func decodeTreeByTokens(data []byte) (*jnode, error) {
 		return nil, err
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, errJSONTrailing
+		return nil, errors.New("JSON value followed by more data")
 	}
 	return n, nil
 }

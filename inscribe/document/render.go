@@ -446,7 +446,7 @@ func (pr printer) tool(b *session.Block) {
 			summary += " — " + h
 		}
 	}
-	template, escape, parts, viewed := toolView(b)
+	template, escape, parts, viewed := toolView(b, in)
 	m := blockMark{ID: b.ID, Name: b.Label}
 	if viewed {
 		m.Input, m.Escape = template, escape

@@ -53,14 +53,11 @@ const (
 	markList   = "list"
 )
 
-// toolView returns the view of a call: the template and its parts, or
-// ok false when the input is written as JSON.
-func toolView(b *session.Block) (template json.RawMessage, escape string, parts []viewPart, ok bool) {
-	if b.Input == "" || !json.Valid([]byte(b.Input)) {
-		return nil, "", nil, false
-	}
-	in, err := decodeTree([]byte(b.Input))
-	if err != nil {
+// toolView returns the view of a call whose input decodes to in (nil: it
+// does not): the template and its parts, or ok false when the input is
+// written as JSON.
+func toolView(b *session.Block, in *jnode) (template json.RawMessage, escape string, parts []viewPart, ok bool) {
+	if in == nil {
 		return nil, "", nil, false
 	}
 	ascii := false

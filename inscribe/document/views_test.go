@@ -89,7 +89,7 @@ func TestViewsUsed(t *testing.T) {
 	for _, v := range viewInputs {
 		in := strings.ReplaceAll(v.input, "§", jsString("ordinary text"))
 		b := &session.Block{Kind: session.KindToolUse, Label: v.tool, Input: in}
-		if _, _, _, ok := toolView(b); !ok {
+		if _, _, _, ok := viewOf(b); !ok {
 			t.Errorf("%s %s: no view", v.tool, in)
 		}
 	}
@@ -97,7 +97,7 @@ func TestViewsUsed(t *testing.T) {
 	// JSON) has a view too.
 	for _, in := range []string{`{"cmd":"echo \u00b7 \ud83d\ude42"}`, `{"cmd":"echo \u00b7","workdir":"/h\u00e9"}`} {
 		b := &session.Block{Kind: session.KindToolUse, Label: "exec_command", ID: "t", Input: in}
-		if _, esc, _, ok := toolView(b); !ok || esc != escapeASCII {
+		if _, esc, _, ok := viewOf(b); !ok || esc != escapeASCII {
 			t.Errorf("%s: no view that escapes as ASCII", in)
 		}
 		checkRoundTrip(t, "ascii", &session.Document{
@@ -120,7 +120,7 @@ func TestViewsUsed(t *testing.T) {
 		{"Bash", `{"command":"ls","command":"pwd"}`},    // a key twice: the view shows the first; fine, but check
 	} {
 		b := &session.Block{Kind: session.KindToolUse, Label: in.tool, ID: "t", Input: in.input}
-		_, _, _, ok := toolView(b)
+		_, _, _, ok := viewOf(b)
 		if ok && in.input != `{"command":"ls","command":"pwd"}` {
 			t.Errorf("%s %s: a view, want JSON", in.tool, in.input)
 		}
@@ -231,7 +231,7 @@ func TestCorpusReads(t *testing.T) {
 					continue
 				}
 				calls++
-				if _, _, _, ok := toolView(b); ok {
+				if _, _, _, ok := viewOf(b); ok {
 					views++
 				} else {
 					t.Errorf("%s: a %s call is written as JSON: %.200s", names[k], b.Label, b.Input)
@@ -240,4 +240,10 @@ func TestCorpusReads(t *testing.T) {
 		}
 	}
 	t.Logf("%d documents, %d calls of tools with a view, %d shown through it", len(docs), calls, views)
+}
+
+// viewOf is toolView of a block, its input decoded as the printer does.
+func viewOf(b *session.Block) (json.RawMessage, string, []viewPart, bool) {
+	in, _ := decodeTree([]byte(b.Input))
+	return toolView(b, in)
 }
