@@ -203,17 +203,7 @@ func TestSecretsStayOut(t *testing.T) {
 
 	// check --store: every line that held a secret is reported redacted,
 	// and nothing else differs.
-	lines, out := checkRedacted(t, root)
-	for _, n := range []int{1, 3, 15, 19, 20, 21, 24, 28, 46, 52, 54, 55} {
-		if !lines[n] {
-			t.Errorf("line %d is not reported redacted (reported: %v)", n, lines)
-		}
-	}
-	for _, s := range secretStrings {
-		if strings.Contains(out, s) {
-			t.Errorf("check prints a secret: %s…", s[:8])
-		}
-	}
+	checkRedacted(t, root, []int{1, 3, 15, 19, 20, 21, 24, 28, 46, 52, 54, 55}, secretStrings)
 
 	// The export resumes in the real client, without the secrets.
 	exp := filepath.Join(dir, "export")
@@ -287,9 +277,9 @@ func TestNoRedact(t *testing.T) {
 }
 
 // checkRedacted runs check --store, which must report nothing but
-// redacted entries, without a diff (it would show the secret), and returns
-// the lines reported and its output.
-func checkRedacted(t *testing.T, root string) (map[int]bool, string) {
+// redacted entries, without a diff (it would show the secret), one on
+// each of the lines want, and print none of secrets.
+func checkRedacted(t *testing.T, root string, want []int, secrets []string) {
 	t.Helper()
 	code, out, errOut := runScribe(t, "--root", root, "check", "--store", "--json")
 	if code != 0 {
@@ -316,7 +306,16 @@ func checkRedacted(t *testing.T, root string) (map[int]bool, string) {
 			lines[f.Line] = true
 		}
 	}
-	return lines, out
+	for _, n := range want {
+		if !lines[n] {
+			t.Errorf("line %d is not reported redacted (reported: %v)", n, lines)
+		}
+	}
+	for _, s := range secrets {
+		if strings.Contains(out, s) {
+			t.Errorf("check prints a secret: %s…", s[:8])
+		}
+	}
 }
 
 // treeBytes reads every file of a store but its lock files.
@@ -581,17 +580,7 @@ func TestCodexSecretsStayOut(t *testing.T) {
 	// The lines that held a secret: the prompt (its response item, its
 	// event, the turn's context), reasoning, a reply, a call's arguments
 	// and two outputs.
-	lines, out := checkRedacted(t, root)
-	for _, n := range []int{8, 11, 13, 14, 17, 44} {
-		if !lines[n] {
-			t.Errorf("line %d is not reported redacted (reported: %v)", n, lines)
-		}
-	}
-	for _, s := range secrets {
-		if strings.Contains(out, s) {
-			t.Errorf("check prints a secret: %s…", s[:8])
-		}
-	}
+	checkRedacted(t, root, []int{8, 11, 13, 14, 17, 44}, secrets)
 	exp := filepath.Join(dir, "export")
 	if code, out, errOut := runScribe(t, "--root", root, "export-codex", "01a20952-aced-7670-b71b-a40087387e93", "--out", exp); code != 0 {
 		t.Fatalf("export-codex: %d\n%s%s", code, out, errOut)
