@@ -190,7 +190,7 @@ func benchLongSession(b *testing.B, projects string, size int64) string {
 		fresh := map[string]string{benchSample: benchSample}
 		for _, line := range lines {
 			if copyN > 0 {
-				line = benchFreshUUIDs(line, fresh, rng)
+				line = testenv.FreshUUIDs(line, fresh, rng)
 				line = bytes.ReplaceAll(line, []byte(`"timestamp":"2026-`), fmt.Appendf(nil, `"timestamp":"%04d-`, 2026+copyN))
 				if last != "" {
 					line = bytes.Replace(line, []byte(`"parentUuid":null`), []byte(`"parentUuid":"`+last+`"`), 1)
@@ -212,41 +212,6 @@ func benchLongSession(b *testing.B, projects string, size int64) string {
 		b.Fatal(err)
 	}
 	return path
-}
-
-// benchFreshUUIDs replaces each uuid of line by its counterpart in fresh,
-// adding new ones as it meets them.
-func benchFreshUUIDs(line []byte, fresh map[string]string, rng *rand.Rand) []byte {
-	var out []byte
-	last := 0
-	for i := 0; i+36 <= len(line); i++ {
-		if line[i+8] != '-' || line[i+13] != '-' || line[i+18] != '-' || line[i+23] != '-' || !benchHex(line[i:i+8]) || !benchHex(line[i+24:i+36]) {
-			continue
-		}
-		k := string(line[i : i+36])
-		v, ok := fresh[k]
-		if !ok {
-			hi, lo := rng.Uint64(), rng.Uint64()
-			v = fmt.Sprintf("%08x-%04x-4%03x-%04x-%012x", hi>>32, hi>>16&0xffff, hi&0xfff, lo>>48&0x3fff|0x8000, lo&0xffffffffffff)
-			fresh[k] = v
-		}
-		out = append(append(out, line[last:i]...), v...)
-		last = i + 36
-		i += 35
-	}
-	if out == nil {
-		return line
-	}
-	return append(out, line[last:]...)
-}
-
-func benchHex(s []byte) bool {
-	for _, c := range s {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 // benchPeak runs scribe with args once per iteration, args(i) giving them

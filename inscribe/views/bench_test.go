@@ -30,6 +30,7 @@ import (
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/inscribe/views"
 	"github.com/scribe-archive/scribe/internal/storetest"
+	"github.com/scribe-archive/scribe/internal/testenv"
 	"github.com/scribe-archive/scribe/session/source"
 )
 
@@ -730,7 +731,7 @@ func benchGrow(b *testing.B, tmpl, sid, out string, size, extra int64, batch int
 			json.Unmarshal(line, &env)
 			chained := env.Type == "user" || env.Type == "assistant" || env.Type == "system" || env.Type == "attachment"
 			if copyN > 0 {
-				line = benchRemap(line, mapping, rng)
+				line = testenv.FreshUUIDs(line, mapping, rng)
 				line = benchShiftTimes(line, time.Duration(copyN)*1000*time.Hour)
 				if chained && env.ParentUUID == nil && lastLeaf != "" {
 					line = bytes.Replace(line, []byte(`"parentUuid":null`), []byte(`"parentUuid":"`+lastLeaf+`"`), 1)
@@ -765,54 +766,6 @@ func benchGrow(b *testing.B, tmpl, sid, out string, size, extra int64, batch int
 			b.Fatalf("%s is empty", tmpl)
 		}
 	}
-}
-
-// benchRemap replaces every uuid in line by its fresh counterpart in
-// mapping, adding new ones as it meets them.
-func benchRemap(line []byte, mapping map[string]string, rng *rand.Rand) []byte {
-	var out []byte
-	last := 0
-	for i := 0; i+36 <= len(line); i++ {
-		if line[i+8] != '-' || !isUUID(line[i:i+36]) {
-			continue
-		}
-		k := string(line[i : i+36])
-		v, ok := mapping[k]
-		if !ok {
-			hi, lo := rng.Uint64(), rng.Uint64()
-			hi = hi&^0xf000 | 0x4000     // version 4
-			lo = lo&^(0xc<<60) | 0x8<<60 // variant
-			v = fmt.Sprintf("%08x-%04x-%04x-%04x-%012x", hi>>32, (hi>>16)&0xffff, hi&0xffff, lo>>48, lo&0xffffffffffff)
-			mapping[k] = v
-		}
-		if out == nil {
-			out = make([]byte, 0, len(line))
-		}
-		out = append(out, line[last:i]...)
-		out = append(out, v...)
-		last = i + 36
-		i += 35
-	}
-	if out == nil {
-		return line
-	}
-	return append(out, line[last:]...)
-}
-
-func isUUID(s []byte) bool {
-	for i, c := range s {
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		default:
-			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // benchShiftTimes moves every "timestamp" of a line d later.
