@@ -519,9 +519,9 @@ type newRound struct {
 	vals []any
 }
 
-// insertRounds inserts rounds by one statement, in rowid order: they are
-// staged in a temporary table first (no trigger, no full-text table), then
-// copied into rounds together.
+// stageRounds puts new rounds in a temporary table (no trigger, no
+// full-text table), from which insertStaged copies them into rounds by one
+// statement, in rowid order, when the batch commits or holds stageMax.
 func (b *Batch) stageRounds(ctx context.Context, news []newRound) error {
 	if len(news) == 0 {
 		return nil
