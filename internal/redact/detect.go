@@ -60,10 +60,7 @@ type Detector struct {
 
 	// cache holds the findings of chunks scanned, by their hash, in shards
 	// so that workers seldom wait for one another.
-	cache [cacheShards]struct {
-		sync.Mutex
-		m map[uint64][]Finding
-	}
+	cache [cacheShards]chunkCache
 	seed maphash.Seed
 }
 
@@ -131,9 +128,6 @@ func NewDetector(extra []byte) (*Detector, error) {
 		return nil, err
 	}
 	d := &Detector{seed: maphash.MakeSeed()}
-	for i := range d.cache {
-		d.cache[i].m = make(map[uint64][]Finding)
-	}
 	for _, h := range hotRules {
 		r, ok := cfg.Rules[h.id]
 		if !ok || !sameRegex(r, h.regex) {
@@ -272,24 +266,57 @@ func (d *Detector) Find(text string) []Finding {
 func (d *Detector) chunk(c string) []Finding {
 	h := maphash.String(d.seed, c)
 	shard := &d.cache[h%cacheShards]
-	shard.Lock()
-	fs, ok := shard.m[h]
-	shard.Unlock()
-	if ok {
+	if fs, ok := shard.get(h); ok {
 		return fs
 	}
-	fs = d.scan(c)
-	shard.Lock()
-	if len(shard.m) >= cacheSize/cacheShards {
-		clear(shard.m)
-	}
-	shard.m[h] = fs
-	shard.Unlock()
+	fs := d.scan(c)
+	shard.put(h, fs)
 	return fs
 }
 
 // cacheSize bounds the cache of chunks scanned.
 const cacheSize = 1 << 16
+
+// A chunkCache is one shard of the cache of chunks scanned. Almost every
+// chunk holds no secret, and those are kept as their hash alone: a map of
+// hashes to findings cost 80 bytes a chunk (5.3 MB of the live heap at
+// 65,536 chunks), which the collector's limit counts once and a half
+// (cmd/scribe/memory.go); a set of hashes costs a sixth of it.
+type chunkCache struct {
+	sync.Mutex
+	clean map[uint64]struct{}  // chunks without secrets
+	found map[uint64][]Finding // the others
+}
+
+func (c *chunkCache) get(h uint64) ([]Finding, bool) {
+	c.Lock()
+	defer c.Unlock()
+	if _, ok := c.clean[h]; ok {
+		return nil, true
+	}
+	fs, ok := c.found[h]
+	return fs, ok
+}
+
+func (c *chunkCache) put(h uint64, fs []Finding) {
+	c.Lock()
+	defer c.Unlock()
+	if len(c.clean)+len(c.found) >= cacheSize/cacheShards {
+		clear(c.clean)
+		clear(c.found)
+	}
+	if len(fs) == 0 {
+		if c.clean == nil {
+			c.clean = make(map[uint64]struct{})
+		}
+		c.clean[h] = struct{}{}
+		return
+	}
+	if c.found == nil {
+		c.found = make(map[uint64][]Finding)
+	}
+	c.found[h] = fs
+}
 
 // scan runs gitleaks where the cheap tests pass: the rules but the hot
 // ones where a keyword of theirs occurs, a hot rule where the shape of its
