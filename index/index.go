@@ -318,11 +318,12 @@ type Batch struct {
 	conn *sql.Conn
 	done bool
 	// staged counts the new rounds in round_stage, inserted into rounds
-	// together when there are stageMax of them or the batch commits
-	// (insertStaged): FTS5 flushes its pending terms at the start of every
-	// statement that writes it, so the rounds of several Puts inserted by
-	// one statement are flushed once.
-	staged int
+	// together when there are stageMax of them, their bodies reach
+	// stageBytes, or the batch commits (insertStaged): FTS5 flushes its
+	// pending terms at the start of every statement that writes it, so the
+	// rounds of several Puts inserted by one statement are flushed once.
+	staged      int
+	stagedBytes int // of their bodies
 	// taken are the rowids given to staged rounds, and lowest the
 	// smallest of them, if below 0 (rowidAllocator).
 	taken  map[int64]bool
@@ -332,6 +333,25 @@ type Batch struct {
 // stageMax is how many rounds a batch stages at most before it inserts
 // them: a rebuild of a large store's index stages them all.
 const stageMax = 10000
+
+// stageBytes is how much body text a batch stages at most before it
+// inserts it: the terms FTS5 holds until it flushes (of three tables, the
+// prefixes included) are several times the text, and the memory they
+// take is what the command's peak is made of while it indexes a long
+// session (issue 18: about 3 MB of RSS for the long-sample session of
+// bench/README.md at 256 KiB rather than all its rounds at once). A flush
+// per 256 KiB of text writes the same terms, in more segments, which
+// FTS5 merges as it goes.
+const stageBytes = 256 << 10
+
+// writerCache is the page caches of a writing connection: 256 KiB each
+// for the database and its temporary tables (round_stage) rather than
+// SQLite's 2 MB. The allocator rounds each cached page (4 KiB and its
+// header) up to 8 KiB, so the default caches cost up to 8 MB of RSS while
+// a document is indexed, and a write reads and writes few pages again
+// (new rounds go at the end of the tables). Reading connections keep the
+// default: search reads the same pages again and again.
+const writerCache = "PRAGMA cache_size = -256; PRAGMA temp.cache_size = -256"
 
 // Begin starts a batch. It takes the write lock at once (BEGIN
 // IMMEDIATE), waiting for another writer as long as the busy timeout
@@ -345,10 +365,13 @@ func (x *DB) Begin(ctx context.Context) (_ *Batch, err error) {
 	defer x.damaged(&err)
 	x.writerMu.Lock()
 	if x.writer == nil {
-		if x.writer, err = x.db.Conn(ctx); err != nil {
-			x.writer = nil
+		if x.writer, err = x.db.Conn(ctx); err == nil {
+			_, err = x.writer.ExecContext(ctx, writerCache)
+		}
+		if err != nil {
+			x.closeWriter()
 			x.writerMu.Unlock()
-			return nil, err
+			return nil, fmt.Errorf("%s: %w", x.path, err)
 		}
 	}
 	if _, err := x.writer.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
@@ -500,7 +523,7 @@ func (b *Batch) Put(ctx context.Context, s Session, rows []Row) (err error) {
 			}
 			var id int64
 			if id, err = keys.next(ctx, ms, known); err == nil {
-				news = append(news, newRound{id: id, vals: vals})
+				news = append(news, newRound{id: id, vals: vals, body: r.Body})
 			}
 		}
 		if err != nil {
@@ -517,11 +540,13 @@ func (b *Batch) Put(ctx context.Context, s Session, rows []Row) (err error) {
 type newRound struct {
 	id   int64
 	vals []any
+	body string
 }
 
 // stageRounds puts new rounds in a temporary table (no trigger, no
 // full-text table), from which insertStaged copies them into rounds by one
-// statement, in rowid order, when the batch commits or holds stageMax.
+// statement, in rowid order, when the batch commits or holds stageMax
+// rounds or stageBytes of text.
 func (b *Batch) stageRounds(ctx context.Context, news []newRound) error {
 	if len(news) == 0 {
 		return nil
@@ -539,11 +564,14 @@ func (b *Batch) stageRounds(ctx context.Context, news []newRound) error {
 			return err
 		}
 		b.staged++
+		b.stagedBytes += len(n.body)
+		if b.staged >= stageMax || b.stagedBytes >= stageBytes {
+			if err := b.insertStaged(ctx); err != nil {
+				return err
+			}
+		}
 	}
-	if b.staged < stageMax {
-		return nil
-	}
-	return b.insertStaged(ctx)
+	return nil
 }
 
 // insertStaged inserts the staged rounds into rounds, in rowid order.
@@ -559,7 +587,7 @@ func (b *Batch) insertStaged(ctx context.Context) error {
 	if _, err := b.exec(ctx, `DELETE FROM round_stage`); err != nil {
 		return err
 	}
-	b.staged, b.taken, b.lowest = 0, nil, 0
+	b.staged, b.stagedBytes, b.taken, b.lowest = 0, 0, nil, 0
 	return nil
 }
 
