@@ -340,7 +340,7 @@ func replaceFields(raw []byte, fields []source.TextField, replace Replacer) ([]b
 	out := raw
 	for i := len(fields) - 1; i >= 0; i-- {
 		f := fields[i]
-		t, n := replace(f.Text)
+		t, n := replace(jsonpatch.FieldText(raw, f))
 		if n == 0 {
 			continue
 		}

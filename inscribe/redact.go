@@ -100,7 +100,7 @@ func (u *update) redactLine(l source.Line, ready []source.Line) []source.Line {
 	if h := u.held; h != nil {
 		u.held = nil
 		if part && msg == h.msg {
-			if a, b, cut := red.RedactJoint(h.last.Text, fields[first].Text); cut {
+			if a, b, cut := red.RedactJoint(jsonpatch.FieldText(h.l.Raw, h.last), jsonpatch.FieldText(l.Raw, fields[first])); cut {
 				h.l.Raw, h.changed = spliceText(h.l.Raw, h.last, a), true
 				l.Raw, changed = spliceText(l.Raw, fields[first], b), true
 				fields = tf.TextFields(l.Raw)

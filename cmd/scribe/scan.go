@@ -288,11 +288,11 @@ func (j *jointScan) next(line []byte, fields []source.TextField) []redact.Replac
 	msg, first, last, part := j.tf.MessagePart(line, fields)
 	var reps []redact.Replacement
 	if part && j.ok && msg == j.msg {
-		_, _, reps = j.red.Joint(j.text, fields[first].Text)
+		_, _, reps = j.red.Joint(j.text, redact.FieldText(line, fields[first]))
 	}
 	j.ok, j.msg = part, msg
 	if part {
-		j.text = fields[last].Text
+		j.text = redact.FieldText(line, fields[last])
 	}
 	return reps
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // A TextValue is a string value of a JSON entry, decoded, with its path
@@ -12,7 +13,19 @@ type TextValue struct {
 	Path       string
 	Start, End int
 	Text       string
+	// Long marks a value of LongText bytes or more, left undecoded (Text
+	// is empty): its text is read from the entry where it is needed, a
+	// window at a time (TextWindows) or whole (DecodeString), so that a
+	// line of 100 MB and its text are not held together.
+	Long bool
 }
+
+// LongText is the length of a value, in bytes of JSON, from which
+// TextValues leaves it undecoded.
+const LongText = 1 << 20
+
+// longHead is how much of a long value's text TextValues gives keep.
+const longHead = 64 << 10
 
 // TextValues returns the string values of the JSON entry data whose path
 // skip does not report, and whose text keep accepts, in the order they
@@ -20,6 +33,9 @@ type TextValue struct {
 // TextValue or a type of the same fields (source.TextField). The keys of
 // the path skip is given are parts of data, valid during the call only: a
 // skip that keeps one keeps a copy (strings.Clone).
+//
+// A value of LongText bytes or more is given undecoded (Long), and keep
+// is given the first 64 KiB of its text only.
 //
 // It gives what Strings with DecodeString and JoinPath would give, at a
 // fraction of the cost (the text finders of the adapters call it for every
@@ -29,6 +45,7 @@ func TextValues[T ~struct {
 	Path       string
 	Start, End int
 	Text       string
+	Long       bool
 }](data []byte, skip func(path []string) bool, keep func(text string) bool) []T {
 	sc := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(sc)
@@ -39,6 +56,14 @@ func TextValues[T ~struct {
 			return
 		}
 		inner := data[v.Start+1 : v.End-1]
+		if len(inner)+2 >= LongText {
+			head := NewTextWindows(data[v.Start:v.End]).Next(nil, longHead)
+			if keep(unsafe.String(unsafe.SliceData(head), len(head))) {
+				sc.addPath(v.Path)
+				sc.vals = append(sc.vals, TextValue{Start: v.Start, End: v.End, Long: true})
+			}
+			return
+		}
 		var text string
 		if t, ok := sameLong(data, sc.vals, v); ok {
 			text = t
@@ -50,13 +75,7 @@ func TextValues[T ~struct {
 		if !keep(text) {
 			return
 		}
-		for i, seg := range v.Path {
-			if i > 0 {
-				sc.paths = append(sc.paths, '.')
-			}
-			sc.paths = append(sc.paths, seg...)
-		}
-		sc.ends = append(sc.ends, len(sc.paths))
+		sc.addPath(v.Path)
 		sc.vals = append(sc.vals, TextValue{Start: v.Start, End: v.End, Text: text})
 	}
 	w.s.skipSpace()
@@ -87,7 +106,7 @@ func sameLong(data []byte, vals []TextValue, v StringValue) (string, bool) {
 		return "", false
 	}
 	for _, u := range vals {
-		if u.End-u.Start == len(raw) && bytes.Equal(data[u.Start:u.End], raw) {
+		if !u.Long && u.End-u.Start == len(raw) && bytes.Equal(data[u.Start:u.End], raw) {
 			return u.Text, true
 		}
 	}
@@ -101,4 +120,53 @@ type scratch struct {
 	vals  []TextValue
 }
 
+// addPath joins path with dots after the paths before it.
+func (sc *scratch) addPath(path []string) {
+	for i, seg := range path {
+		if i > 0 {
+			sc.paths = append(sc.paths, '.')
+		}
+		sc.paths = append(sc.paths, seg...)
+	}
+	sc.ends = append(sc.ends, len(sc.paths))
+}
+
+// TextWindows decodes a quoted JSON string (as Strings spans it) a window
+// at a time: the windows, joined, are DecodeString's text.
+type TextWindows struct {
+	inner []byte
+	i     int
+	valid bool
+}
+
+// NewTextWindows returns the windows of the quoted JSON string q.
+func NewTextWindows(q []byte) *TextWindows {
+	inner := q[1 : len(q)-1]
+	return &TextWindows{inner: inner, valid: utf8.Valid(inner)}
+}
+
+// Next appends the next n bytes of text or so to dst (fewer at the end,
+// a few more where an escape or a character would be cut).
+func (w *TextWindows) Next(dst []byte, n int) []byte {
+	dst, w.i = decodeUnits(dst, w.inner, w.i, w.valid, len(dst)+n)
+	return dst
+}
+
+// Done reports whether the text has all been given.
+func (w *TextWindows) Done() bool { return w.i >= len(w.inner) }
+
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// FieldText returns the text of a value TextValues gave (T as there): its
+// Text, or, for a long one, its text decoded whole from data.
+func FieldText[T ~struct {
+	Path       string
+	Start, End int
+	Text       string
+	Long       bool
+}](data []byte, f T) string {
+	if v := TextValue(f); v.Long {
+		return DecodeString(data[v.Start:v.End])
+	}
+	return TextValue(f).Text
+}

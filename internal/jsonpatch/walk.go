@@ -2,8 +2,8 @@ package jsonpatch
 
 import (
 	"bytes"
+	"math"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"unicode/utf8"
 	"unsafe"
@@ -146,48 +146,64 @@ func DecodeString(q []byte) string {
 	if first < 0 && valid {
 		return string(inner)
 	}
-	var b strings.Builder
-	b.Grow(len(inner))
-	for i := 0; i < len(inner); {
+	b, _ := decodeUnits(make([]byte, 0, len(inner)), inner, 0, valid, math.MaxInt)
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// decodeUnits appends to dst the text of inner (a JSON string without its
+// quotes) from offset i on, a unit at a time (an escape, the two escapes
+// of a surrogate pair, a run of other bytes), until dst holds limit bytes
+// or more or inner ends, and returns dst and the offset it stopped at: the
+// start of a unit, or of a character in a run. valid is whether all of
+// inner is valid UTF-8: a run is then copied as it is, else a character
+// at a time (a bad byte is U+FFFD). Decoding a string in several calls
+// gives what one call gives (TextWindows).
+func decodeUnits(dst, inner []byte, i int, valid bool, limit int) ([]byte, int) {
+	for i < len(inner) && len(dst) < limit {
 		// A run without escapes, copied at once when it is valid UTF-8.
 		j := bytes.IndexByte(inner[i:], '\\')
 		if j < 0 {
 			j = len(inner) - i
 		}
-		if run := inner[i : i+j]; valid {
-			b.Write(run)
-		} else {
-			for len(run) > 0 {
-				r, n := utf8.DecodeRune(run)
-				b.WriteRune(r) // RuneError for a bad byte
-				run = run[n:]
+		if j > 0 {
+			run := inner[i : i+j]
+			if room := limit - len(dst); len(run) > room {
+				run = run[:runeCut(run, room)]
 			}
-		}
-		i += j
-		if i >= len(inner) {
-			break
+			if valid {
+				dst = append(dst, run...)
+			} else {
+				for r := run; len(r) > 0; {
+					c, n := utf8.DecodeRune(r)
+					dst = utf8.AppendRune(dst, c) // RuneError for a bad byte
+					r = r[n:]
+				}
+			}
+			i += len(run)
+			continue
 		}
 		if i+1 >= len(inner) {
-			b.WriteRune(utf8.RuneError)
-			break
+			dst = utf8.AppendRune(dst, utf8.RuneError)
+			i++
+			continue
 		}
 		switch e := inner[i+1]; e {
 		case '"', '\\', '/':
-			b.WriteByte(e)
+			dst = append(dst, e)
 		case 'b':
-			b.WriteByte('\b')
+			dst = append(dst, '\b')
 		case 'f':
-			b.WriteByte('\f')
+			dst = append(dst, '\f')
 		case 'n':
-			b.WriteByte('\n')
+			dst = append(dst, '\n')
 		case 'r':
-			b.WriteByte('\r')
+			dst = append(dst, '\r')
 		case 't':
-			b.WriteByte('\t')
+			dst = append(dst, '\t')
 		case 'u':
 			r, n := hex4(inner[i+2:])
 			if n == 0 {
-				b.WriteRune(utf8.RuneError)
+				dst = utf8.AppendRune(dst, utf8.RuneError)
 				i += 2
 				continue
 			}
@@ -195,25 +211,41 @@ func DecodeString(q []byte) string {
 			if r >= 0xD800 && r < 0xDC00 {
 				if len(inner) >= i+6 && inner[i] == '\\' && inner[i+1] == 'u' {
 					if r2, m := hex4(inner[i+2:]); m == 4 && r2 >= 0xDC00 && r2 < 0xE000 {
-						b.WriteRune((r-0xD800)<<10 + (r2 - 0xDC00) + 0x10000)
+						dst = utf8.AppendRune(dst, (r-0xD800)<<10+(r2-0xDC00)+0x10000)
 						i += 6
 						continue
 					}
 				}
-				b.WriteRune(utf8.RuneError)
+				dst = utf8.AppendRune(dst, utf8.RuneError)
 				continue
 			}
 			if r >= 0xDC00 && r < 0xE000 {
 				r = utf8.RuneError
 			}
-			b.WriteRune(r)
+			dst = utf8.AppendRune(dst, r)
 			continue
 		default:
-			b.WriteRune(utf8.RuneError)
+			dst = utf8.AppendRune(dst, utf8.RuneError)
 		}
 		i += 2
 	}
-	return b.String()
+	return dst, i
+}
+
+// runeCut returns where to cut run to keep about n of its bytes (n < len(run)):
+// before the character byte n is in, or, if that is the first, after it.
+// A byte that cannot continue a character starts one, whether run is
+// valid UTF-8 or not, so a run decoded in two pieces reads as in one.
+func runeCut(run []byte, n int) int {
+	k := max(n, 1)
+	for k > 0 && !utf8.RuneStart(run[k]) {
+		k--
+	}
+	if k == 0 {
+		for k = 1; k < len(run) && !utf8.RuneStart(run[k]); k++ {
+		}
+	}
+	return k
 }
 
 func hex4(b []byte) (rune, int) {

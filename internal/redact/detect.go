@@ -61,7 +61,7 @@ type Detector struct {
 	// cache holds the findings of chunks scanned, by their hash, in shards
 	// so that workers seldom wait for one another.
 	cache [cacheShards]chunkCache
-	seed maphash.Seed
+	seed  maphash.Seed
 }
 
 const cacheShards = 32
@@ -240,8 +240,13 @@ func hasRulesKey(v *viper.Viper) bool { return v.IsSet("rules") || v.IsSet("allo
 // Find returns the secrets in text, each once, in the order they first
 // occur. A marker is never a secret.
 func (d *Detector) Find(text string) []Finding {
+	return d.find(func() *textStream { return &textStream{win: text} })
+}
+
+// find is Find over the text a stream reads; open starts one.
+func (d *Detector) find(open func() *textStream) []Finding {
 	var out []Finding
-	eachChunk(text, func(c string) {
+	eachChunk(open(), func(c string) {
 		for _, f := range d.chunk(c) {
 			dup := false
 			for _, g := range out {
@@ -253,9 +258,21 @@ func (d *Detector) Find(text string) []Finding {
 		}
 	})
 	if len(out) > 1 {
-		sort.SliceStable(out, func(i, j int) bool {
-			return strings.Index(text, out[i].Secret) < strings.Index(text, out[j].Secret)
-		})
+		secrets := make([]string, len(out))
+		for i, f := range out {
+			secrets[i] = f.Secret
+		}
+		at := firstIndexes(open(), secrets)
+		order := make([]int, len(out))
+		for i := range order {
+			order[i] = i
+		}
+		sort.SliceStable(order, func(i, j int) bool { return at[order[i]] < at[order[j]] })
+		sorted := make([]Finding, len(out))
+		for i, k := range order {
+			sorted[i] = out[k]
+		}
+		out = sorted
 	}
 	return out
 }
@@ -374,15 +391,20 @@ func preferSpecific(fs []Finding) []Finding {
 // ends (a longer line is cut where it must, the pieces overlapping), the
 // way gitleaks reads a file in chunks: a rule's keywords are looked for,
 // and its expression run, in the chunk that holds them rather than in a
-// whole 100 KB tool output. A private key block is never cut.
-func eachChunk(text string, fn func(string)) {
-	if len(text) <= chunkSize {
-		fn(text)
-		return
-	}
-	pem := strings.Contains(text, "-----BEGIN")
-	for len(text) > 0 {
-		if len(text) <= chunkSize {
+// whole 100 KB tool output. A private key block is never cut. The text is
+// read from a stream, so that a long one is decoded a window at a time:
+// a piece depends on the text from its start to at most ahead bytes on
+// (or to the end of a line after a key block's end), which the stream is
+// made to hold.
+func eachChunk(s *textStream, fn func(string)) {
+	const ahead = chunkSize + maxBlock + len("-----END")
+	for first := true; ; first = false {
+		s.need(ahead + 1)
+		text := s.rest()
+		if len(text) == 0 && !first {
+			return
+		}
+		if len(text) <= chunkSize && !s.more() {
 			fn(text)
 			return
 		}
@@ -392,11 +414,17 @@ func eachChunk(text string, fn func(string)) {
 			n = chunkSize
 		}
 		// Keep a PEM block whole.
-		if pem {
-			if b := strings.LastIndex(text[:n], "-----BEGIN"); b >= 0 && !strings.Contains(text[b:n], "-----END") {
+		if strings.Contains(text[:n], "-----BEGIN") {
+			if b := strings.LastIndex(text[:n], "-----BEGIN"); !strings.Contains(text[b:n], "-----END") {
 				if e := strings.Index(text[n:], "-----END"); e >= 0 && e < maxBlock {
 					end := n + e + len("-----END")
-					if nl := strings.IndexByte(text[end:], '\n'); nl >= 0 {
+					nl := strings.IndexByte(text[end:], '\n')
+					for nl < 0 && s.more() {
+						s.need(len(text) + window)
+						text = s.rest()
+						nl = strings.IndexByte(text[end:], '\n')
+					}
+					if nl >= 0 {
 						end += nl + 1
 					} else {
 						end = len(text)
@@ -406,19 +434,19 @@ func eachChunk(text string, fn func(string)) {
 			}
 		}
 		fn(text[:n])
-		if !cut && n < len(text) {
+		if !cut && (n < len(text) || s.more()) {
 			// A line longer than a chunk: the next piece starts a little
 			// before the cut, so a secret that straddles it is whole in one.
 			n -= overlap
 		}
-		text = text[n:]
+		s.pos += n
 	}
 }
 
 // chunks is eachChunk's pieces, as a list.
 func chunks(text string) []string {
 	var out []string
-	eachChunk(text, func(c string) { out = append(out, c) })
+	eachChunk(&textStream{win: text}, func(c string) { out = append(out, c) })
 	return out
 }
 

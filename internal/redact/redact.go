@@ -164,6 +164,12 @@ func (r *Redactor) Line(line []byte, fields []source.TextField) ([]byte, []Repla
 		}
 	}
 	for i, f := range fields {
+		if f.Long {
+			if !sameRaw(line, fields, i) {
+				add(r.detector().find(func() *textStream { return longStream(line, f) }))
+			}
+			continue
+		}
 		if len(f.Text) < minSecret {
 			continue
 		}
@@ -183,7 +189,7 @@ func (r *Redactor) Line(line []byte, fields []source.TextField) ([]byte, []Repla
 	splits := map[int][]split{}
 	for i := 0; i+1 < len(fields); i++ {
 		if siblings(fields[i].Path, fields[i+1].Path) {
-			if ss := r.splits(fields[i].Text, fields[i+1].Text); len(ss) > 0 {
+			if ss := r.splits(junctionText(line, fields[i], true), junctionText(line, fields[i+1], false)); len(ss) > 0 {
 				splits[i] = ss
 			}
 		}
@@ -191,17 +197,33 @@ func (r *Redactor) Line(line []byte, fields []source.TextField) ([]byte, []Repla
 	if len(all) == 0 && len(splits) == 0 {
 		return line, nil
 	}
-	texts := make([]string, len(fields))
+	// The texts before and after: a long one is decoded only where a
+	// secret is replaced in it.
+	orig, texts := make([]string, len(fields)), make([]string, len(fields))
+	decode := func(i int) {
+		if fields[i].Long && orig[i] == "" {
+			orig[i] = FieldText(line, fields[i])
+			texts[i] = orig[i]
+		}
+	}
 	var reps []Replacement
 	for i, f := range fields {
-		texts[i] = f.Text
+		orig[i], texts[i] = f.Text, f.Text
 		if len(all) > 0 {
+			if f.Long {
+				if !r.occursLong(line, f, all) {
+					continue
+				}
+				decode(i)
+			}
 			var rs []Replacement
 			texts[i], rs = r.apply(texts[i], append([]Finding(nil), all...), f.Path)
 			reps = append(reps, rs...)
 		}
 	}
 	for i, ss := range splits {
+		decode(i)
+		decode(i + 1)
 		for _, s := range ss {
 			var rep *Replacement
 			texts[i], texts[i+1], rep = r.cut(texts[i], texts[i+1], s, fields[i].Path+" + "+fields[i+1].Path)
@@ -214,7 +236,7 @@ func (r *Redactor) Line(line []byte, fields []source.TextField) ([]byte, []Repla
 	out := line
 	copied := false
 	for i := len(fields) - 1; i >= 0; i-- {
-		if texts[i] == fields[i].Text {
+		if texts[i] == orig[i] {
 			continue
 		}
 		if !copied {

@@ -11,8 +11,14 @@ type TextField struct {
 	Path string
 	// Start and End span the value in the line, its quotes included.
 	Start, End int
-	// Text is the decoded value.
+	// Text is the decoded value, unless Long.
 	Text string
+	// Long marks a value of 1 MiB or more of JSON whose text is not
+	// decoded (Text is empty): whoever needs it decodes it from the line,
+	// whole (jsonpatch.DecodeString) or a window at a time
+	// (jsonpatch.TextWindows), so that a line of 100 MB and its text are
+	// not held together.
+	Long bool
 }
 
 // A TextFinder is an [Adapter] that can tell which values of its source
