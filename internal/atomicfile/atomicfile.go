@@ -130,12 +130,24 @@ func MkdirAll(dir string, perm fs.FileMode) error {
 // Pending is a file being written beside its target. Nothing is visible at
 // the target until Commit.
 type Pending struct {
-	f      *os.File
-	target string
-	perm   fs.FileMode // set by Close
-	closed bool        // written, its descriptor released
-	done   bool
+	f       *os.File
+	target  string
+	perm    fs.FileMode // set by Close
+	closed  bool        // written, its descriptor released
+	done    bool
+	uncache bool // see Uncache
 }
+
+// Uncache has the file's pages leave the page cache once its batch has
+// made it durable, where the platform allows (Linux). For files written in
+// bulk and seldom read soon, such as round files: an inscription writes as
+// many bytes of them as it reads of sources, and kept cached they would
+// push out what the user's programs have cached. Pages freed at once are
+// also the next ones written: on virtual machines that hand free memory
+// back to their host (free page reporting, DAMON), writing into a page
+// the host took back costs several times writing into one just freed
+// (bench/README.md: a bulk inscription's system time halves).
+func (p *Pending) Uncache() { p.uncache = true }
 
 // TestOnlyFault, when set, is consulted before every file this package
 // creates or writes; an error it returns is returned as if the file system

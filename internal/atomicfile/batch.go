@@ -139,7 +139,8 @@ func (b *Batch) MoveLast(target string) {
 // Len is the number of files in the batch.
 func (b *Batch) Len() int { return len(b.files) }
 
-// Commit makes the batch's files durable and puts them in place.
+// Commit makes the batch's files durable and puts them in place, dropping
+// from the page cache those asked to (Pending.Uncache).
 func (b *Batch) Commit() error {
 	defer b.Abort()
 	if err := syncAll(b.files, b.first); err != nil {
@@ -152,6 +153,9 @@ func (b *Batch) Commit() error {
 			return err
 		}
 		p.done = true
+		if p.uncache {
+			dropPages(p.f.Name()) // durable since syncAll: clean
+		}
 		if err := os.Rename(p.f.Name(), p.target); err != nil {
 			os.Remove(p.f.Name())
 			return err

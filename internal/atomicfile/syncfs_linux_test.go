@@ -7,8 +7,10 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // Every caller of a shared syncfs returns only once a flush that began after
@@ -60,4 +62,68 @@ func TestSyncfsSharesAFailure(t *testing.T) {
 	if _, err := g.sync(nil); err != nil {
 		t.Fatalf("a later flush that succeeds: got %v", err)
 	}
+}
+
+// A file the batch was asked to uncache leaves the page cache when the batch
+// commits; the others stay.
+func TestCommitUncaches(t *testing.T) {
+	dir := t.TempDir()
+	data := make([]byte, 1<<20)
+	for i := range data {
+		data[i] = byte(i)
+	}
+	var b Batch
+	for _, name := range []string{"kept", "uncached"} {
+		p, err := b.Create(dir+"/"+name, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == "uncached" {
+			p.Uncache()
+		}
+		if _, err := p.Write(data); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if n := residentPages(t, dir+"/kept"); n == 0 {
+		t.Fatalf("kept: no page cached after the commit; the check below cannot tell")
+	}
+	if n := residentPages(t, dir+"/uncached"); n != 0 {
+		t.Errorf("uncached: %d pages still cached after the commit, want 0", n)
+	}
+}
+
+// residentPages counts name's pages in the page cache (mincore(2)).
+func residentPages(t *testing.T, name string) int {
+	t.Helper()
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := syscall.Mmap(int(f.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Munmap(m)
+	page := os.Getpagesize()
+	vec := make([]byte, (len(m)+page-1)/page)
+	if _, _, errno := syscall.Syscall(syscall.SYS_MINCORE, uintptr(unsafe.Pointer(&m[0])), uintptr(len(m)), uintptr(unsafe.Pointer(&vec[0]))); errno != 0 {
+		t.Fatal(errno)
+	}
+	n := 0
+	for _, v := range vec {
+		n += int(v & 1)
+	}
+	return n
 }
