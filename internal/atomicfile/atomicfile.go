@@ -133,9 +133,13 @@ type Pending struct {
 	f       *os.File
 	target  string
 	perm    fs.FileMode // set by Close
-	closed  bool        // written, its descriptor released
+	closed  bool        // written, its descriptor released (unless held)
 	done    bool
-	uncache bool // see Uncache
+	uncache bool   // see Uncache
+	batch   *Batch // the batch it belongs to, if any
+	// held says the descriptor was kept when the file was closed, for its
+	// batch to drop its pages through (Batch.Commit).
+	held bool
 }
 
 // Uncache has the file's pages leave the page cache once its batch has
@@ -263,22 +267,43 @@ func (p *Pending) Commit(perm fs.FileMode) error {
 }
 
 // Close ends the writing of a file and releases its descriptor, setting
-// its mode. The file stays pending until it (or its batch) commits.
+// its mode. The file stays pending until it (or its batch) commits. The
+// descriptor of a file to uncache is kept until its batch commits, up to
+// maxHeld a batch: dropping the pages through it spares opening the file
+// again.
 func (p *Pending) Close() error {
 	if p.closed {
 		return nil
 	}
 	p.closed = true
 	err := p.f.Chmod(p.perm)
+	if b := p.batch; err == nil && p.uncache && b != nil && b.held < maxHeld {
+		p.held = true
+		b.held++
+		return nil
+	}
 	if cerr := p.f.Close(); err == nil {
 		err = cerr
 	}
 	return err
 }
 
+// maxHeld is how many descriptors a batch keeps for the files it drops
+// from the page cache (Pending.Close).
+const maxHeld = 64
+
+// release closes a descriptor Close kept.
+func (p *Pending) release() {
+	if p.held {
+		p.held = false
+		p.batch.held--
+		p.f.Close()
+	}
+}
+
 // sync makes the file's data durable, reopening it if it was closed.
 func (p *Pending) sync() error {
-	if !p.closed {
+	if !p.closed || p.held {
 		return p.f.Sync()
 	}
 	return syncName(p.f.Name(), os.O_WRONLY)
@@ -294,6 +319,7 @@ func (p *Pending) Abort() {
 	if !p.closed {
 		p.f.Close()
 	}
+	p.release()
 	os.Remove(p.f.Name())
 }
 

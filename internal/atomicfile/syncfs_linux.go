@@ -122,6 +122,11 @@ func dropPages(name string) {
 	if err != nil {
 		return
 	}
-	syscall.Syscall6(syscall.SYS_FADVISE64, f.Fd(), 0, 0, fadvDontneed, 0, 0)
+	dropFilePages(f)
 	f.Close()
+}
+
+// dropFilePages is dropPages through an open file.
+func dropFilePages(f *os.File) {
+	syscall.Syscall6(syscall.SYS_FADVISE64, f.Fd(), 0, 0, fadvDontneed, 0, 0)
 }

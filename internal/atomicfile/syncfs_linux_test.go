@@ -4,7 +4,9 @@ package atomicfile
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -64,21 +66,26 @@ func TestSyncfsSharesAFailure(t *testing.T) {
 	}
 }
 
-// A file the batch was asked to uncache leaves the page cache when the batch
-// commits; the others stay.
+// The files a batch was asked to uncache leave the page cache when the
+// batch commits, those whose descriptors it kept and the others alike; the
+// other files stay.
 func TestCommitUncaches(t *testing.T) {
 	dir := t.TempDir()
-	data := make([]byte, 1<<20)
+	data := make([]byte, 256<<10)
 	for i := range data {
 		data[i] = byte(i)
 	}
 	var b Batch
-	for _, name := range []string{"kept", "uncached"} {
-		p, err := b.Create(dir+"/"+name, 0o644)
+	names := []string{"kept"}
+	for i := 0; i < maxHeld+2; i++ { // the last two are reopened to be dropped
+		names = append(names, fmt.Sprintf("uncached-%d", i))
+	}
+	for _, name := range names {
+		p, err := b.Create(filepath.Join(dir, name), 0o644)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if name == "uncached" {
+		if name != "kept" {
 			p.Uncache()
 		}
 		if _, err := p.Write(data); err != nil {
@@ -88,14 +95,22 @@ func TestCommitUncaches(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if b.held != maxHeld {
+		t.Errorf("%d descriptors kept, want %d", b.held, maxHeld)
+	}
 	if err := b.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	if n := residentPages(t, dir+"/kept"); n == 0 {
+	if b.held != 0 {
+		t.Errorf("%d descriptors still kept after the commit", b.held)
+	}
+	if n := residentPages(t, filepath.Join(dir, "kept")); n == 0 {
 		t.Fatalf("kept: no page cached after the commit; the check below cannot tell")
 	}
-	if n := residentPages(t, dir+"/uncached"); n != 0 {
-		t.Errorf("uncached: %d pages still cached after the commit, want 0", n)
+	for _, name := range names[1:] {
+		if n := residentPages(t, filepath.Join(dir, name)); n != 0 {
+			t.Errorf("%s: %d pages still cached after the commit, want 0", name, n)
+		}
 	}
 }
 
@@ -126,4 +141,30 @@ func residentPages(t *testing.T, name string) int {
 		n += int(v & 1)
 	}
 	return n
+}
+
+// A batch that aborts closes the descriptors it kept and leaves no file.
+func TestAbortReleasesHeld(t *testing.T) {
+	dir := t.TempDir()
+	var b Batch
+	for i := 0; i < 3; i++ {
+		p, err := b.Create(filepath.Join(dir, fmt.Sprint(i)), 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Uncache()
+		if _, err := p.Write([]byte("x")); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b.Abort()
+	if b.held != 0 {
+		t.Errorf("%d descriptors still kept after the abort", b.held)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
+	}
 }
