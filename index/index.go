@@ -57,6 +57,11 @@ type DB struct {
 	writerMu sync.Mutex
 	writer   *sql.Conn
 	stmts    map[string]*sql.Stmt
+
+	// inMemory says the index is built in memory (CreateScratch), to be
+	// written to path by Close once a batch has committed (committed).
+	inMemory  bool
+	committed bool
 }
 
 // StaleError is an index that cannot be used as it is: missing tables, an
@@ -170,6 +175,88 @@ func unreadable(path string, err error, damaged bool, wait time.Duration) error 
 	return &StaleError{Path: path, Why: why, Damaged: damaged}
 }
 
+// CreateScratch starts a new document index (see OpenScratch) in memory,
+// from the bytes of an empty one: Close writes it to path whole, if a
+// batch committed to it. For a document indexed whole at once (its first
+// inscription): the index of a short session costs more in file I/O
+// (its empty tables copied, every page read, journaled and written back
+// through system calls) than in rows. It holds about a kilobyte a round
+// in memory, so it is for documents of a bounded number of rounds. Only
+// the document's writer, who holds its lock, may call it: Close replaces
+// whatever is at path.
+func CreateScratch(path string) (*DB, error) {
+	data, err := scratchTemplate()
+	if err != nil {
+		return nil, err
+	}
+	db, err := sql.Open("sqlite", "file::memory:")
+	if err != nil {
+		return nil, err
+	}
+	// An in-memory database is its connection's: there must be one, for
+	// good.
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	db.SetConnMaxIdleTime(0)
+	conn, err := db.Conn(context.Background())
+	if err == nil {
+		err = conn.Raw(func(dc any) error { return dc.(serializer).Deserialize(data) })
+		if cerr := conn.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &DB{db: db, path: path, inMemory: true}, nil
+}
+
+// serializer is what modernc's connections offer to copy a database to and
+// from memory (sqlite3_serialize, sqlite3_deserialize).
+type serializer interface {
+	Serialize() ([]byte, error)
+	Deserialize([]byte) error
+}
+
+// writeOut writes an index built in memory to its path, through a
+// temporary file and a rename: a reader finds the old file or the whole
+// new one. It is not flushed to disk, as a document's index is not
+// (synchronous=OFF): a crash that damages it only causes a rebuild.
+func (x *DB) writeOut() error {
+	conn, err := x.db.Conn(context.Background())
+	if err != nil {
+		return err
+	}
+	var data []byte
+	err = conn.Raw(func(dc any) (err error) {
+		data, err = dc.(serializer).Serialize()
+		return err
+	})
+	if cerr := conn.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", x.path, err)
+	}
+	f, err := os.CreateTemp(filepath.Dir(x.path), "."+filepath.Base(x.path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), x.path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
+
 // The bytes of an empty index, scratch and shared, made once per process.
 var (
 	scratchTemplate = sync.OnceValues(func() ([]byte, error) { return makeTemplate(false) })
@@ -247,8 +334,9 @@ func (x *DB) create() error {
 	return tx.Commit()
 }
 
-// Close closes the index, folding its write-ahead log into the file.
-func (x *DB) Close() error {
+// Close closes the index, folding its write-ahead log into the file, or
+// writing it out if it was built in memory (CreateScratch).
+func (x *DB) Close() (err error) {
 	x.sessionInfoMu.Lock()
 	if x.sessionInfo != nil {
 		x.sessionInfo.Close()
@@ -261,7 +349,13 @@ func (x *DB) Close() error {
 	if x.shared {
 		x.db.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
 	}
-	return x.db.Close()
+	if x.inMemory && x.committed {
+		err = x.writeOut()
+	}
+	if cerr := x.db.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // Path is where the index lives.
@@ -440,6 +534,7 @@ func (b *Batch) Commit() (err error) {
 		b.x.closeWriter()
 		return fmt.Errorf("%s: %w", b.x.path, err)
 	}
+	b.x.committed = true
 	return nil
 }
 

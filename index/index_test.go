@@ -2,7 +2,11 @@ package index
 
 import (
 	"context"
+	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -41,5 +45,61 @@ func TestOpenConcurrently(t *testing.T) {
 				db.Close()
 			}
 		}
+	}
+}
+
+// An index built in memory is written to its path by Close once a batch
+// has committed to it, as a database that opens and checks clean, and not
+// at all otherwise.
+func TestCreateScratch(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	sess := Session{SessionID: "s", AgentID: "claude", Doc: "claude/s.md"}
+	rows := []Row{{SessionID: "s", Round: 1, Started: "2026-01-02T03:04:05.000Z", UserPreview: "hello there", RoundFile: "claude/s/rounds/001.json"}}
+
+	unused := filepath.Join(dir, "unused.db")
+	x, err := CreateScratch(unused)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(unused); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("an index nothing was committed to was written: %v", err)
+	}
+
+	p := filepath.Join(dir, "session.db")
+	x, err = CreateScratch(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Put(ctx, sess, rows); err != nil {
+		t.Fatal(err)
+	}
+	want, err := x.Dump(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("written before Close: %v", err)
+	}
+	if err := x.Close(); err != nil {
+		t.Fatal(err)
+	}
+	y, err := OpenScratch(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer y.Close()
+	if err := y.QuickCheck(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, err := y.Dump(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != want || !strings.Contains(got, "hello there") {
+		t.Errorf("read back:\n%s\nwant:\n%s", got, want)
 	}
 }

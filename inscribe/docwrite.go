@@ -184,6 +184,9 @@ func (u *update) writeRound(r *session.Round) error {
 	if err != nil {
 		return err
 	}
+	if !r.Open {
+		f.Uncache() // final, and seldom read soon: see Pending.Uncache
+	}
 	sw := newSumWriter(f)
 	if err := writeRoundTo(sw, rf, r, u.src); err != nil {
 		return err

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/scribe-archive/scribe/adapters/claude"
+	"github.com/scribe-archive/scribe/index"
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/internal/testenv"
 )
@@ -121,6 +123,52 @@ func TestCutText(t *testing.T) {
 	} {
 		if got := cutText(c.s, c.n); got != c.want {
 			t.Errorf("cutText(%.20q…, %d) = %.20q… (%d bytes), want %d bytes", c.s, c.n, got, len(got), len(c.want))
+		}
+	}
+}
+
+// TestNewIndexInMemory: a new document index built in memory and written
+// out whole (index.CreateScratch) holds what one built in its file does,
+// and the table of rounds made from it is the same.
+func TestNewIndexInMemory(t *testing.T) {
+	dumps := func(s *Views) map[string]string {
+		t.Helper()
+		defer s.CloseIndex()
+		docs, err := s.Docs()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, md := range docs {
+			folder := inscribe.Folder(md)
+			db, err := index.OpenScratch(filepath.Join(folder, inscribe.SessionDB))
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := db.Dump(context.Background())
+			db.Close()
+			if err != nil {
+				t.Fatalf("%s: %v", md, err)
+			}
+			table, err := os.ReadFile(filepath.Join(folder, inscribe.RoundsIndex))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rel, _ := filepath.Rel(s.SessionsDir(), md)
+			out[rel] = d + "\n" + string(table)
+		}
+		return out
+	}
+	inMemory := dumps(claudeStore(t))
+	defer func(n int) { inMemoryRounds = n }(inMemoryRounds)
+	inMemoryRounds = -1
+	inFile := dumps(claudeStore(t))
+	if len(inFile) == 0 || len(inMemory) != len(inFile) {
+		t.Fatalf("%d documents indexed in memory, %d in their files", len(inMemory), len(inFile))
+	}
+	for doc, want := range inFile {
+		if got := inMemory[doc]; got != want {
+			t.Errorf("%s: built in memory:\n%s\nin its file:\n%s", doc, got, want)
 		}
 	}
 }

@@ -130,12 +130,28 @@ func MkdirAll(dir string, perm fs.FileMode) error {
 // Pending is a file being written beside its target. Nothing is visible at
 // the target until Commit.
 type Pending struct {
-	f      *os.File
-	target string
-	perm   fs.FileMode // set by Close
-	closed bool        // written, its descriptor released
-	done   bool
+	f       *os.File
+	target  string
+	perm    fs.FileMode // set by Close
+	closed  bool        // written, its descriptor released (unless held)
+	done    bool
+	uncache bool   // see Uncache
+	batch   *Batch // the batch it belongs to, if any
+	// held says the descriptor was kept when the file was closed, for its
+	// batch to drop its pages through (Batch.Commit).
+	held bool
 }
+
+// Uncache has the file's pages leave the page cache once its batch has
+// made it durable, where the platform allows (Linux). For files written in
+// bulk and seldom read soon, such as round files: an inscription writes as
+// many bytes of them as it reads of sources, and kept cached they would
+// push out what the user's programs have cached. Pages freed at once are
+// also the next ones written: on virtual machines that hand free memory
+// back to their host (free page reporting, DAMON), writing into a page
+// the host took back costs several times writing into one just freed
+// (bench/README.md: a bulk inscription's system time halves).
+func (p *Pending) Uncache() { p.uncache = true }
 
 // TestOnlyFault, when set, is consulted before every file this package
 // creates or writes; an error it returns is returned as if the file system
@@ -251,22 +267,43 @@ func (p *Pending) Commit(perm fs.FileMode) error {
 }
 
 // Close ends the writing of a file and releases its descriptor, setting
-// its mode. The file stays pending until it (or its batch) commits.
+// its mode. The file stays pending until it (or its batch) commits. The
+// descriptor of a file to uncache is kept until its batch commits, up to
+// maxHeld a batch: dropping the pages through it spares opening the file
+// again.
 func (p *Pending) Close() error {
 	if p.closed {
 		return nil
 	}
 	p.closed = true
 	err := p.f.Chmod(p.perm)
+	if b := p.batch; err == nil && p.uncache && b != nil && b.held < maxHeld {
+		p.held = true
+		b.held++
+		return nil
+	}
 	if cerr := p.f.Close(); err == nil {
 		err = cerr
 	}
 	return err
 }
 
+// maxHeld is how many descriptors a batch keeps for the files it drops
+// from the page cache (Pending.Close).
+const maxHeld = 64
+
+// release closes a descriptor Close kept.
+func (p *Pending) release() {
+	if p.held {
+		p.held = false
+		p.batch.held--
+		p.f.Close()
+	}
+}
+
 // sync makes the file's data durable, reopening it if it was closed.
 func (p *Pending) sync() error {
-	if !p.closed {
+	if !p.closed || p.held {
 		return p.f.Sync()
 	}
 	return syncName(p.f.Name(), os.O_WRONLY)
@@ -282,6 +319,7 @@ func (p *Pending) Abort() {
 	if !p.closed {
 		p.f.Close()
 	}
+	p.release()
 	os.Remove(p.f.Name())
 }
 

@@ -25,6 +25,7 @@ type Batch struct {
 	// made are the parents of the directories the batch created
 	// (MkdirAll), synced when it commits.
 	made []string
+	held int // descriptors its files keep (Pending.Close)
 }
 
 // MkdirAll creates a directory and its missing parents, as the package's
@@ -81,7 +82,7 @@ func (b *Batch) CreateIn(dir, name string, perm fs.FileMode) (*Pending, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.perm = perm
+	p.perm, p.batch = perm, b
 	b.files = append(b.files, p)
 	return p, nil
 }
@@ -139,7 +140,8 @@ func (b *Batch) MoveLast(target string) {
 // Len is the number of files in the batch.
 func (b *Batch) Len() int { return len(b.files) }
 
-// Commit makes the batch's files durable and puts them in place.
+// Commit makes the batch's files durable and puts them in place, dropping
+// from the page cache those asked to (Pending.Uncache).
 func (b *Batch) Commit() error {
 	defer b.Abort()
 	if err := syncAll(b.files, b.first); err != nil {
@@ -152,6 +154,14 @@ func (b *Batch) Commit() error {
 			return err
 		}
 		p.done = true
+		if p.uncache { // durable since syncAll: clean
+			if p.held {
+				dropFilePages(p.f)
+				p.release()
+			} else {
+				dropPages(p.f.Name())
+			}
+		}
 		if err := os.Rename(p.f.Name(), p.target); err != nil {
 			os.Remove(p.f.Name())
 			return err

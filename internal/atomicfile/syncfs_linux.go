@@ -109,3 +109,24 @@ func rawSyncfs(f *os.File) (ok bool, err error) {
 	}
 	return true, nil
 }
+
+// fadvDontneed is POSIX_FADV_DONTNEED on Linux.
+const fadvDontneed = 4
+
+// dropPages has the kernel drop name's pages from the page cache
+// (posix_fadvise POSIX_FADV_DONTNEED). It only drops clean pages, so it
+// follows the batch's flush. A failure costs nothing but the cache, so it
+// is not reported.
+func dropPages(name string) {
+	f, err := os.Open(name)
+	if err != nil {
+		return
+	}
+	dropFilePages(f)
+	f.Close()
+}
+
+// dropFilePages is dropPages through an open file.
+func dropFilePages(f *os.File) {
+	syscall.Syscall6(syscall.SYS_FADVISE64, f.Fd(), 0, 0, fadvDontneed, 0, 0)
+}
