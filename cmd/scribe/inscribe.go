@@ -294,7 +294,6 @@ func updateAll(ctx context.Context, e *env, store *views.Views, ts []source.Sess
 	var wg sync.WaitGroup
 	next := make(chan int)
 	workers := min(max(2, runtime.GOMAXPROCS(0)*2), 8)
-	defer memoryForDocs(min(workers, len(ts)))()
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {

@@ -36,7 +36,6 @@ func setMemory() (stop func()) {
 	l := &memoryLimit{}
 	l.on.Store(true)
 	l.set()
-	activeLimit.Store(l)
 	source.OnLongerLine(func(n int64) {
 		l.longest.Store(n)
 		l.set()
@@ -44,34 +43,7 @@ func setMemory() (stop func()) {
 	l.watch()
 	return func() {
 		l.on.Store(false)
-		activeLimit.CompareAndSwap(l, nil)
 		source.OnLongerLine(nil)
-	}
-}
-
-// activeLimit is the limit setMemory keeps, for memoryForDocs.
-var activeLimit atomic.Pointer[memoryLimit]
-
-// memoryPerDoc is what each document updated beside the first adds to the
-// base: its round in flight, its buffers, its SQLite connection. With the
-// base alone, four workers (a bulk inscribe on two cores) collected two to
-// three times as often as with this, for 5 to 9% more CPU on a300; one
-// session (a hook's append, the 315 MB session of issue 18) still has the
-// base alone.
-const memoryPerDoc = 5 << 20
-
-// memoryForDocs raises the limit's base for n documents updated at once,
-// until restore is called.
-func memoryForDocs(n int) (restore func()) {
-	l := activeLimit.Load()
-	if l == nil || n <= 1 {
-		return func() {}
-	}
-	l.docs.Store(int64(n - 1))
-	l.set()
-	return func() {
-		l.docs.Store(0)
-		l.set()
 	}
 }
 
@@ -80,8 +52,10 @@ func memoryForDocs(n int) (restore func()) {
 // executable's pages, 19 MB, and SQLite's memory, 10 to 20 MB while a
 // document is indexed, come on top of the Go heap), under issue 18's 64 MB.
 // A lower base costs CPU: collections grow more frequent, and each marks
-// what is live, 8 MB of which are the gitleaks rules of redaction; so
-// documents updated at once add to it (memoryPerDoc).
+// what is live, 6 MB of which are the gitleaks rules of redaction. Several
+// documents updated at once (a bulk inscription's workers) share it: a
+// raise of 5 MiB for each beyond the first saved 1% of a300's CPU and
+// cost it 5 to 9 MB of RSS, over 64 MB (bench/README.md, stop 11).
 const memoryBase = 34 << 20
 
 // memoryLimit keeps the soft memory limit at memoryBase plus twice the
@@ -90,7 +64,6 @@ const memoryBase = 34 << 20
 // is more.
 type memoryLimit struct {
 	on       atomic.Bool
-	docs     atomic.Int64 // documents updated beside the first (memoryForDocs)
 	longest  atomic.Int64
 	live     atomic.Uint64
 	overhead atomic.Uint64
@@ -102,8 +75,7 @@ func (l *memoryLimit) set() {
 	}
 	live := int64(l.live.Load())
 	floor := live + min(live/2, 32<<20) + int64(l.overhead.Load())
-	base := memoryBase + l.docs.Load()*memoryPerDoc
-	debug.SetMemoryLimit(max(base+2*l.longest.Load(), floor))
+	debug.SetMemoryLimit(max(memoryBase+2*l.longest.Load(), floor))
 }
 
 // watch reads the live heap after each collection (a finalizer runs once
