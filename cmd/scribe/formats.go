@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/scribe-archive/scribe/adapters/claude"
 	"github.com/scribe-archive/scribe/adapters/codex"
@@ -155,21 +156,43 @@ func discover(path string) (out []source.Session, skipped []*source.SkipError, e
 	if err != nil {
 		return nil, nil, err
 	}
-	found := false
-	for _, f := range formats {
-		if !f.adapter.Detect(path) {
+	// Each format reads the folder on its own (its detection opens every
+	// file it might read): they look at once, and their findings are
+	// taken in the formats' order.
+	type found struct {
+		ok      bool
+		ss      []source.Session
+		skipped []*source.SkipError
+		err     error
+	}
+	finds := make([]found, len(formats))
+	var wg sync.WaitGroup
+	for i, f := range formats {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if !f.adapter.Detect(path) {
+				return
+			}
+			ss, err := f.adapter.Discover(path)
+			skips, err := source.Skips(err)
+			finds[i] = found{true, ss, skips, err}
+		}()
+	}
+	wg.Wait()
+	detected := false
+	for _, fd := range finds {
+		if !fd.ok {
 			continue
 		}
-		found = true
-		ss, err := f.adapter.Discover(path)
-		out = append(out, ss...)
-		skips, err := source.Skips(err)
-		skipped = append(skipped, skips...)
-		if err != nil {
-			return out, skipped, err
+		detected = true
+		out = append(out, fd.ss...)
+		skipped = append(skipped, fd.skipped...)
+		if fd.err != nil {
+			return out, skipped, fd.err
 		}
 	}
-	if !found && !fi.IsDir() {
+	if !detected && !fi.IsDir() {
 		return nil, nil, &notSessionsError{path}
 	}
 	return out, readElsewhere(out, skipped), nil
