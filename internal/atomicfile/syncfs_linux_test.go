@@ -70,7 +70,7 @@ func TestSyncfsSharesAFailure(t *testing.T) {
 // batch commits, those whose descriptors it kept and the others alike; the
 // other files stay.
 func TestCommitUncaches(t *testing.T) {
-	dir := t.TempDir()
+	dir := droppableDir(t)
 	data := make([]byte, 256<<10)
 	for i := range data {
 		data[i] = byte(i)
@@ -112,6 +112,31 @@ func TestCommitUncaches(t *testing.T) {
 			t.Errorf("%s: %d pages still cached after the commit, want 0", name, n)
 		}
 	}
+}
+
+// droppableDir is a temporary folder on a file system whose clean pages
+// can be dropped: not tmpfs or ramfs, whose pages are the files (the test
+// temporary folder often is, then the package's folder is tried).
+func droppableDir(t *testing.T) string {
+	t.Helper()
+	const tmpfsMagic, ramfsMagic = 0x01021994, 0x858458f6
+	inMemory := func(dir string) bool {
+		var st syscall.Statfs_t
+		return syscall.Statfs(dir, &st) == nil && (st.Type == tmpfsMagic || st.Type == ramfsMagic)
+	}
+	dir := t.TempDir()
+	if !inMemory(dir) {
+		return dir
+	}
+	dir, err := os.MkdirTemp(".", "uncache-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if inMemory(dir) {
+		t.Skip("the temporary folder and the package's are in memory (tmpfs): there is no page cache to leave")
+	}
+	return dir
 }
 
 // residentPages counts name's pages in the page cache (mincore(2)).
