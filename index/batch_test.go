@@ -4,19 +4,29 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
 // The rounds of several sessions put in one batch are inserted together
-// when it commits: rounds that start in the same second get rowids of their
-// own, and the index holds what one batch a session gives.
+// when it commits, or as their text reaches stageBytes (in the middle of a
+// Put, with more of its rounds given rowids and not yet staged): rounds
+// that start in the same second get rowids of their own, and the index
+// holds what one batch a session gives.
 func TestBatchOfSessionsInOneSecond(t *testing.T) {
+	for _, pad := range []int{0, stageBytes / 3} {
+		t.Run(fmt.Sprintf("pad=%d", pad), func(t *testing.T) { batchOfSessionsInOneSecond(t, pad) })
+	}
+}
+
+func batchOfSessionsInOneSecond(t *testing.T, pad int) {
 	ctx := context.Background()
 	session := func(i int) (Session, []Row) {
 		id := fmt.Sprintf("s%d", i)
 		var rows []Row
 		for r := 1; r <= 3; r++ {
-			rows = append(rows, Row{SessionID: id, Round: r, Started: "2026-01-02T03:04:05Z", Body: fmt.Sprintf("round %d of %s", r, id)})
+			body := fmt.Sprintf("round %d of %s", r, id) + strings.Repeat(" word", pad/5)
+			rows = append(rows, Row{SessionID: id, Round: r, Started: "2026-01-02T03:04:05Z", Body: body})
 		}
 		rows = append(rows, Row{SessionID: id, Round: 4, Started: "not a time", Body: "when?"})
 		return Session{SessionID: id, AgentID: "claude", Doc: id + ".md"}, rows

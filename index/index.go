@@ -654,7 +654,7 @@ func (b *Batch) stageRounds(ctx context.Context, news []newRound) error {
 	if err != nil {
 		return err
 	}
-	for _, n := range news {
+	for i, n := range news {
 		if _, err := stage.ExecContext(ctx, append([]any{n.id}, n.vals...)...); err != nil {
 			return err
 		}
@@ -664,9 +664,23 @@ func (b *Batch) stageRounds(ctx context.Context, news []newRound) error {
 			if err := b.insertStaged(ctx); err != nil {
 				return err
 			}
+			// The rest have their rowids and are not in rounds yet: a
+			// later Put of the batch must not be given them.
+			for _, m := range news[i+1:] {
+				b.take(m.id)
+			}
 		}
 	}
 	return nil
+}
+
+// take marks a rowid as given to a round not inserted yet.
+func (b *Batch) take(id int64) {
+	if b.taken == nil {
+		b.taken = map[int64]bool{}
+	}
+	b.taken[id] = true
+	b.lowest = min(b.lowest, id)
 }
 
 // insertStaged inserts the staged rounds into rounds, in rowid order.
@@ -842,9 +856,6 @@ func (a *rowidAllocator) millis(ctx context.Context, started string) (int64, boo
 // unknown time.
 func (a *rowidAllocator) next(ctx context.Context, ms int64, known bool) (int64, error) {
 	b := a.b
-	if b.taken == nil {
-		b.taken = map[int64]bool{}
-	}
 	if known {
 		lo, hi := slot(ms)
 		for lo < hi {
@@ -856,7 +867,7 @@ func (a *rowidAllocator) next(ctx context.Context, ms int64, known bool) (int64,
 				break
 			}
 			if !b.taken[id.Int64] {
-				b.taken[id.Int64] = true
+				b.take(id.Int64)
 				return id.Int64, nil
 			}
 			lo = id.Int64 + 1
@@ -867,7 +878,7 @@ func (a *rowidAllocator) next(ctx context.Context, ms int64, known bool) (int64,
 		return 0, err
 	}
 	id := min(low.Int64, b.lowest, 0) - 1
-	b.taken[id], b.lowest = true, id
+	b.take(id)
 	return id, nil
 }
 
