@@ -180,8 +180,8 @@ func unreadable(path string, err error, damaged bool, wait time.Duration) error 
 // batch committed to it. For a document indexed whole at once (its first
 // inscription): the index of a short session costs more in file I/O
 // (its empty tables copied, every page read, journaled and written back
-// through system calls) than in rows. It holds about a kilobyte a round
-// in memory, so it is for documents of a bounded number of rounds. Only
+// through system calls) than in rows. It holds about 8 KB a round in
+// memory, so it is for documents of a bounded number of rounds. Only
 // the document's writer, who holds its lock, may call it: Close replaces
 // whatever is at path.
 func CreateScratch(path string) (*DB, error) {
@@ -240,21 +240,33 @@ func (x *DB) writeOut() error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", x.path, err)
 	}
-	f, err := os.CreateTemp(filepath.Dir(x.path), "."+filepath.Base(x.path)+".tmp-*")
+	tmp, err := writeBeside(x.path, data)
 	if err != nil {
 		return err
+	}
+	if err := os.Rename(tmp, x.path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// writeBeside writes data to a new temporary file beside path (not
+// flushed) and returns its name.
+func writeBeside(path string, data []byte) (string, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return "", err
 	}
 	_, err = f.Write(data)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = os.Rename(f.Name(), x.path)
-	}
 	if err != nil {
 		os.Remove(f.Name())
+		return "", err
 	}
-	return err
+	return f.Name(), nil
 }
 
 // The bytes of an empty index, scratch and shared, made once per process.
@@ -304,19 +316,12 @@ func createFromTemplate(path string, shared bool) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	tmp, err := writeBeside(path, data)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(f.Name())
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	return os.Link(f.Name(), path)
+	defer os.Remove(tmp)
+	return os.Link(tmp, path)
 }
 
 func (x *DB) create() error {
