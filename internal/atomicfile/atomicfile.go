@@ -111,20 +111,24 @@ func syncName(name string, flag int) error {
 
 // MkdirAll creates a directory and its parents, syncing each parent whose
 // entries changed, so that a new directory survives a crash.
-func MkdirAll(dir string, perm fs.FileMode) error {
+func MkdirAll(dir string, perm fs.FileMode) error { return mkdirAll(dir, perm, SyncDir) }
+
+// mkdirAll creates a directory and its missing parents, calling made with
+// the parent of each directory it creates, whose entries changed.
+func mkdirAll(dir string, perm fs.FileMode, made func(parent string) error) error {
 	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
 		return nil
 	}
 	parent := filepath.Dir(dir)
 	if parent != dir {
-		if err := MkdirAll(parent, perm); err != nil {
+		if err := mkdirAll(parent, perm, made); err != nil {
 			return err
 		}
 	}
 	if err := os.Mkdir(dir, perm); err != nil && !errors.Is(err, fs.ErrExist) {
 		return err
 	}
-	return SyncDir(parent)
+	return made(parent)
 }
 
 // Pending is a file being written beside its target. Nothing is visible at
@@ -291,6 +295,17 @@ func (p *Pending) Close() error {
 // maxHeld is how many descriptors a batch keeps for the files it drops
 // from the page cache (Pending.Close).
 const maxHeld = 64
+
+// dropPages drops the file's pages from the page cache, through the
+// descriptor Close kept if it did; the file is durable (clean).
+func (p *Pending) dropPages() {
+	if p.held {
+		dropFilePages(p.f)
+		p.release()
+		return
+	}
+	dropPages(p.f.Name())
+}
 
 // release closes a descriptor Close kept.
 func (p *Pending) release() {

@@ -1,11 +1,11 @@
 package atomicfile
 
 import (
-	"errors"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // Batch writes a group of files that belong together (a document, its
@@ -35,28 +35,12 @@ type Batch struct {
 // commits, a crash may lose a new directory, which then held nothing
 // committed.
 func (b *Batch) MkdirAll(dir string, perm fs.FileMode) error {
-	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+	return mkdirAll(dir, perm, func(parent string) error {
+		if !slices.Contains(b.made, parent) {
+			b.made = append(b.made, parent)
+		}
 		return nil
-	}
-	parent := filepath.Dir(dir)
-	if parent != dir {
-		if err := b.MkdirAll(parent, perm); err != nil {
-			return err
-		}
-	}
-	if err := os.Mkdir(dir, perm); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return nil
-		}
-		return err
-	}
-	for _, d := range b.made {
-		if d == parent {
-			return nil
-		}
-	}
-	b.made = append(b.made, parent)
-	return nil
+	})
 }
 
 // SyncFirst adds a file written in place (appended to, say) whose data must
@@ -154,13 +138,8 @@ func (b *Batch) Commit() error {
 			return err
 		}
 		p.done = true
-		if p.uncache { // durable since syncAll: clean
-			if p.held {
-				dropFilePages(p.f)
-				p.release()
-			} else {
-				dropPages(p.f.Name())
-			}
+		if p.uncache {
+			p.dropPages() // durable since syncAll
 		}
 		if err := os.Rename(p.f.Name(), p.target); err != nil {
 			os.Remove(p.f.Name())
