@@ -390,6 +390,14 @@ type update struct {
 }
 
 // oldDoc is what an update keeps of the document it replaces.
+type oldDoc struct {
+	path    string
+	size    int64
+	meta    *session.Meta
+	summary string
+	bodyAt  int64 // where the first item starts (or the end)
+}
+
 // keep carries into meta, and returns as the summary, what the document's
 // head holds that the source does not say: its engagements, the session it
 // was found forked from, the sidechains it lists, and a summary a person
@@ -404,14 +412,6 @@ func (od *oldDoc) keep(meta *session.Meta, summary string) string {
 		return od.summary
 	}
 	return summary
-}
-
-type oldDoc struct {
-	path    string
-	size    int64
-	meta    *session.Meta
-	summary string
-	bodyAt  int64 // where the first item starts (or the end)
 }
 
 func (u *update) run() error {
