@@ -275,19 +275,3 @@ func (n *jnode) blank(p string) {
 		*v = jnode{kind: 'z'}
 	}
 }
-
-// validPath reports whether p is a path as views write them.
-func validPath(p string) bool {
-	if p == rootPath {
-		return true
-	}
-	if p == "" || !utf8.ValidString(p) {
-		return false
-	}
-	for _, seg := range strings.Split(p, ".") {
-		if seg == "" || strings.ContainsAny(seg, " \t\n\r") {
-			return false
-		}
-	}
-	return true
-}
