@@ -20,6 +20,17 @@ type TextValue struct {
 	Long bool
 }
 
+// TextValueLike is TextValue or a type of the same fields (the adapters'
+// source.TextField), for the functions that give or read them.
+type TextValueLike interface {
+	~struct {
+		Path       string
+		Start, End int
+		Text       string
+		Long       bool
+	}
+}
+
 // LongText is the length of a value, in bytes of JSON, from which
 // TextValues leaves it undecoded.
 const LongText = 1 << 20
@@ -29,9 +40,8 @@ const longHead = 64 << 10
 
 // TextValues returns the string values of the JSON entry data whose path
 // skip does not report, and whose text keep accepts, in the order they
-// appear; descents into objects and arrays skip reports are not made. T is
-// TextValue or a type of the same fields (source.TextField). The keys of
-// the path skip is given are parts of data, valid during the call only: a
+// appear; descents into objects and arrays skip reports are not made. The
+// keys of the path skip is given are parts of data, valid during the call only: a
 // skip that keeps one keeps a copy (strings.Clone).
 //
 // A value of LongText bytes or more is given undecoded (Long), and keep
@@ -41,12 +51,7 @@ const longHead = 64 << 10
 // fraction of the cost (the text finders of the adapters call it for every
 // line inscribed with redaction): the keys of the path are read in place
 // rather than copied, and the joined paths are parts of one string.
-func TextValues[T ~struct {
-	Path       string
-	Start, End int
-	Text       string
-	Long       bool
-}](data []byte, skip func(path []string) bool, keep func(text string) bool) []T {
+func TextValues[T TextValueLike](data []byte, skip func(path []string) bool, keep func(text string) bool) []T {
 	sc := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(sc)
 	sc.paths, sc.ends, sc.vals = sc.paths[:0], sc.ends[:0], sc.vals[:0]
@@ -101,16 +106,26 @@ func TextValues[T ~struct {
 // values then share one string instead of being decoded twice (52 MB each
 // in a line of 110).
 func sameLong(data []byte, vals []TextValue, v StringValue) (string, bool) {
-	raw := data[v.Start:v.End]
-	if len(raw) < 64<<10 {
+	if v.End-v.Start < 64<<10 {
 		return "", false
 	}
-	for _, u := range vals {
-		if !u.Long && u.End-u.Start == len(raw) && bytes.Equal(data[u.Start:u.End], raw) {
-			return u.Text, true
-		}
+	if i := SpelledBefore(data, vals, v.Start, v.End, false); i >= 0 {
+		return vals[i].Text, true
 	}
 	return "", false
+}
+
+// SpelledBefore returns the index of the first of vals, long or not as
+// long says, whose JSON in data is data[start:end], or -1.
+func SpelledBefore[T TextValueLike](data []byte, vals []T, start, end int, long bool) int {
+	raw := data[start:end]
+	for i, t := range vals {
+		u := TextValue(t)
+		if u.Long == long && u.End-u.Start == len(raw) && bytes.Equal(data[u.Start:u.End], raw) {
+			return i
+		}
+	}
+	return -1
 }
 
 // scratch is TextValues' working memory, kept between calls.
@@ -157,14 +172,9 @@ func (w *TextWindows) Done() bool { return w.i >= len(w.inner) }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
-// FieldText returns the text of a value TextValues gave (T as there): its
+// FieldText returns the text of a value TextValues gave: its
 // Text, or, for a long one, its text decoded whole from data.
-func FieldText[T ~struct {
-	Path       string
-	Start, End int
-	Text       string
-	Long       bool
-}](data []byte, f T) string {
+func FieldText[T TextValueLike](data []byte, f T) string {
 	if v := TextValue(f); v.Long {
 		return DecodeString(data[v.Start:v.End])
 	}

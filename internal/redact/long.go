@@ -1,7 +1,6 @@
 package redact
 
 import (
-	"bytes"
 	"strings"
 
 	"github.com/scribe-archive/scribe/internal/jsonpatch"
@@ -83,18 +82,6 @@ func firstIndexes(s *textStream, secrets []string) []int {
 // FieldText returns the text of a line's text field (decoded whole when it
 // is long).
 func FieldText(line []byte, f source.TextField) string { return jsonpatch.FieldText(line, f) }
-
-// sameRaw reports whether an earlier long field of fields is spelled as
-// fields[i] is: the client's copy of a tool's output.
-func sameRaw(line []byte, fields []source.TextField, i int) bool {
-	f := fields[i]
-	for _, g := range fields[:i] {
-		if g.Long && g.End-g.Start == f.End-f.Start && bytes.Equal(line[g.Start:g.End], line[f.Start:f.End]) {
-			return true
-		}
-	}
-	return false
-}
 
 // junctionText returns what splits reads of a field's text: its last
 // junction bytes and more (tail), or its first (else), decoded a window at

@@ -165,7 +165,8 @@ func (r *Redactor) Line(line []byte, fields []source.TextField) ([]byte, []Repla
 	}
 	for i, f := range fields {
 		if f.Long {
-			if !sameRaw(line, fields, i) {
+			// The client's copy of a tool's output is scanned once.
+			if jsonpatch.SpelledBefore(line, fields[:i], f.Start, f.End, true) < 0 {
 				add(r.detector().find(func() *textStream { return longStream(line, f) }))
 			}
 			continue
