@@ -18,5 +18,13 @@ func changeTime(fi fs.FileInfo) time.Time {
 	return fi.ModTime()
 }
 
+// fileDevice is the file system a file is on.
+func fileDevice(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Dev)
+	}
+	return 0
+}
+
 // changeTimeTrusted says whether no tool can set changeTime back.
 const changeTimeTrusted = true

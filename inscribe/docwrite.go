@@ -114,13 +114,14 @@ func locateItem(f *os.File, size, hint int64, id string) (int64, error) {
 }
 
 // bodySize is how many bytes of items the body file holds (once its
-// writer is flushed).
+// writer is flushed): those up to its offset, since a scratch file may
+// hold an earlier update's bytes after them.
 func (u *update) bodySize() int64 {
-	fi, err := u.body.Stat()
+	n, err := u.body.Seek(0, io.SeekCurrent)
 	if err != nil {
 		return 0
 	}
-	return fi.Size()
+	return n
 }
 
 // writeDoc writes head + old[keepFrom:keepTo] + the body file's first

@@ -78,12 +78,13 @@ func (u *update) repair() error {
 	spec.md = filepath.Join(fresh.Root, filepath.Base(md))
 	spec.source = src
 	spec.files = nil
-	f := &update{store: fresh, spec: spec, opts: Options{}, folder: Folder(spec.md), res: &Result{}, seen: -1}
+	f := fresh.newUpdate(spec, Options{}, &Result{})
 	if err := atomicfile.MkdirAll(f.folder, DirMode); err != nil {
 		return err
 	}
 	err = f.run()
 	f.batch.Abort()
+	f.rounds.close()
 	if err != nil {
 		return fmt.Errorf("rebuild %s from what was inscribed: %w", md, err)
 	}

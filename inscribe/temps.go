@@ -9,17 +9,18 @@ import (
 )
 
 // Temporary files. Every file scribe writes goes first to a temporary file
-// (.<name>.tmp-*; the body of an update is .body.tmp-*), which a kill leaves
-// behind. Those of a document (its own, its round files, files, copies,
-// indexes, read note) all lie in its folder, and are written only under its
-// lock: so the next writer of the document, holding the lock, knows that
-// every temporary file there is a leftover and removes it. The document's
-// own and its round files' are written in the folder itself, not beside
-// their targets, so that finding them costs one listing of a small folder,
-// not one of the rounds folder, which grows with the session (that one is
-// listed by inscribe and repair, for the leftovers of earlier versions).
-// The catalog's (in sessions/ and each agent's folder) are removed by the
-// next refresh of the catalog (RemoveStaleTemps).
+// (.<name>.tmp-*), which a kill leaves behind (an update's scratch files,
+// scratchFiles, have a name only for a moment). Those of a document (its
+// own, its round files, files, copies, indexes, read note) all lie in its
+// folder, and are written only under its lock: so the next writer of the
+// document, holding the lock, knows that every temporary file there is a
+// leftover and removes it. The document's own and its round files' are
+// written in the folder itself, not beside their targets, so that finding
+// them costs one listing of a small folder, not one of the rounds folder,
+// which grows with the session (that one is listed by inscribe and repair,
+// for the leftovers of earlier versions). The catalog's (in sessions/ and
+// each agent's folder) are removed by the next refresh of the catalog
+// (RemoveStaleTemps).
 
 // tempAge is how old a temporary file must be for a writer that does not
 // hold its owner's lock to take it for a leftover.

@@ -311,7 +311,7 @@ func (c fileCopy) target(red Redactor) string {
 func (s *Store) updateDoc(spec docSpec, opts Options) (res Result) {
 	res = Result{Source: spec.source, Doc: spec.md}
 	folder := Folder(spec.md)
-	u := &update{store: s, spec: spec, opts: opts, folder: folder, res: &res, seen: -1}
+	u := s.newUpdate(spec, opts, &res)
 	// A new folder is made durable with the update's files (Batch.MkdirAll).
 	if err := u.batch.MkdirAll(folder, DirMode); err != nil {
 		res.Outcome, res.Err = Failed, err
@@ -325,7 +325,6 @@ func (s *Store) updateDoc(spec docSpec, opts Options) (res Result) {
 	defer unlock()
 	removeTemps(folder, opts.Verify || opts.Repair)
 	defer u.batch.Abort()
-	u.rounds.dir = folder
 	defer u.rounds.close() // once indexed
 	run := u.run
 	if opts.Repair {
@@ -346,6 +345,14 @@ func (s *Store) updateDoc(spec docSpec, opts Options) (res Result) {
 	return res
 }
 
+// newUpdate begins an update of the document spec names.
+func (s *Store) newUpdate(spec docSpec, opts Options, res *Result) *update {
+	folder := Folder(spec.md)
+	u := &update{store: s, spec: spec, opts: opts, folder: folder, res: res, seen: -1}
+	u.rounds.dir = folder
+	return u
+}
+
 type update struct {
 	store  *Store
 	spec   docSpec
@@ -360,7 +367,7 @@ type update struct {
 	srcChanged, noteChanged time.Time
 	old                     *docState // nil: a new document (or one to rebuild)
 	oldDoc                  *oldDoc   // nil when there is no document yet
-	body                    *os.File  // new items, rendered as rounds close
+	body                    *os.File  // new items, rendered as rounds close (a scratch file, from its start)
 	closed                  hash.Hash // running hash of the closed rounds' bytes
 	files                   map[string][]byte
 	wrote                   bool
@@ -644,15 +651,12 @@ func (u *update) build() error {
 	if _, err := u.src.Seek(st.OpenOffset, io.SeekStart); err != nil {
 		return err
 	}
-	body, err := os.CreateTemp(u.folder, ".body.tmp-*")
+	body, err := scratch.get(u.folder)
 	if err != nil {
 		return err
 	}
 	u.body = body
-	defer func() {
-		body.Close()
-		os.Remove(body.Name())
-	}()
+	defer scratch.put(body)
 	bw := bufio.NewWriterSize(body, 1<<16)
 
 	cfg := u.spec.cfg

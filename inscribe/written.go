@@ -13,14 +13,14 @@ import (
 // until the indexer takes them (Update.Rounds). An update holds one per
 // round it wrote, so for a whole session when it inscribes one: the texts
 // (the prompt, the agent's text, thinking and tool calls) are kept in a
-// temporary file of the document's folder, and only the other fields in
+// scratch file (scratchFiles), and only the other fields in
 // memory; the tool calls' results, which the indexes do not hold, are not
 // kept. (Held as RoundFile values, results included, they were most of the
 // 86 MB live at the end of a 315 MB session of 0.9 MB rounds; without the
 // results, 19 MB; packed in memory, 4.7 MB.) A long text is written and
 // read back without a copy beside it.
 type Written struct {
-	dir string // the document's folder, where the file goes
+	dir string // the document's folder, where a new one is made
 	m   map[int]*packedHeader
 	f   *os.File
 	end int64
@@ -53,7 +53,7 @@ func (w *Written) add(rf *RoundFile) {
 	p.rf.User, p.rf.Agent, p.rf.Entries = nil, nil, nil
 	w.m[rf.Round] = p
 	if w.err == nil && w.f == nil {
-		w.f, w.err = os.CreateTemp(w.dir, ".headers.tmp-*")
+		w.f, w.err = scratch.get(w.dir)
 	}
 	if w.err != nil {
 		return
@@ -196,11 +196,10 @@ func (w *Written) readFull(b []byte) {
 	}
 }
 
-// close removes the file.
+// close gives the file back.
 func (w *Written) close() {
 	if w.f != nil {
-		w.f.Close()
-		os.Remove(w.f.Name())
+		scratch.put(w.f)
 		w.f = nil
 	}
 }
