@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -131,6 +132,7 @@ func strPtr(line []byte, s span) *string {
 func isTrue(line []byte, s span) bool { return s.ok() && string(line[s.start:s.end]) == "true" }
 
 // splitArray returns the elements of a JSON array (already validated).
+// It fails only on bytes that are not valid JSON.
 func splitArray(b []byte) ([]json.RawMessage, error) {
 	l := lexer{b: b}
 	l.space()
@@ -146,8 +148,8 @@ func splitArray(b []byte) ([]json.RawMessage, error) {
 	for {
 		l.space()
 		s := l.i
-		if err := l.value(0); err != nil {
-			return nil, err
+		if !l.skip() {
+			return nil, l.fail("a value")
 		}
 		out = append(out, json.RawMessage(b[s:l.i]))
 		l.space()
@@ -392,10 +394,101 @@ func plain8(x uint64) bool {
 	return less|quote|bslash == 0
 }
 
+// skip moves past the value at l.i in JSON the lexer has already
+// validated (a part of a line decodeEntry took): it looks only for where
+// strings and nestings end, so a line's parts are not checked again each
+// time one is decoded. It reports false when the bytes end first, as they
+// may where they are not valid JSON.
+func (l *lexer) skip() bool {
+	b := l.b
+	depth := 0
+	for l.i < len(b) {
+		switch b[l.i] {
+		case '"':
+			if !l.skipStr() {
+				return false
+			}
+			if depth == 0 {
+				return true
+			}
+		case '{', '[':
+			depth++
+			l.i++
+		case '}', ']':
+			if depth == 0 {
+				return false
+			}
+			depth--
+			l.i++
+			if depth == 0 {
+				return true
+			}
+		default:
+			if depth > 0 {
+				l.i++
+				continue
+			}
+			// A number or a literal: it ends where something else starts.
+			start := l.i
+			for l.i < len(b) && !isDelim(b[l.i]) {
+				l.i++
+			}
+			return l.i > start
+		}
+	}
+	return false
+}
+
+func isDelim(c byte) bool {
+	switch c {
+	case ',', ':', '}', ']', ' ', '\t', '\n', '\r':
+		return true
+	}
+	return false
+}
+
+// skipStr moves past the string at l.i in validated JSON: to the first
+// quote after it that an even number of backslashes precedes (an odd
+// number escapes it).
+func (l *lexer) skipStr() bool {
+	b := l.b
+	open := l.i
+	i := open + 1
+	for {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			return false
+		}
+		i += j
+		k := i
+		for k > open+1 && b[k-1] == '\\' {
+			k--
+		}
+		if (i-k)%2 == 0 {
+			l.i = i + 1
+			return true
+		}
+		i++
+	}
+}
+
 // objectSpans records the spans of the values of the given keys in a JSON
 // object that the lexer has already validated. Keys not asked for are
 // skipped; a later duplicate wins, as in encoding/json.
 func objectSpans(b []byte, keys map[string]int, out []span) bool {
+	return eachMember(b, func(key []byte, v span) bool {
+		if k, ok := keys[string(key)]; ok {
+			out[k] = v
+		}
+		return true
+	})
+}
+
+// eachMember calls f with the key (its bytes as written, between the
+// quotes) and the value's span of each member of a JSON object the lexer
+// has already validated, in order, until f returns false. It reports
+// whether it walked the object to its end.
+func eachMember(b []byte, f func(key []byte, v span) bool) bool {
 	l := lexer{b: b}
 	l.space()
 	if l.peek() != '{' {
@@ -409,7 +502,7 @@ func objectSpans(b []byte, keys map[string]int, out []span) bool {
 	for {
 		l.space()
 		ks := l.i
-		if l.str() != nil {
+		if l.peek() != '"' || !l.skipStr() {
 			return false
 		}
 		key := b[ks+1 : l.i-1]
@@ -420,11 +513,8 @@ func objectSpans(b []byte, keys map[string]int, out []span) bool {
 		l.i++
 		l.space()
 		vs := l.i
-		if l.value(0) != nil {
+		if !l.skip() || !f(key, span{vs, l.i}) {
 			return false
-		}
-		if k, ok := keys[string(key)]; ok {
-			out[k] = span{vs, l.i}
 		}
 		l.space()
 		c := l.peek()
@@ -517,12 +607,58 @@ func decodeMessage(b []byte) (*Message, bool) {
 		m.Content = json.RawMessage(b[sp[3].start:sp[3].end])
 	}
 	if sp[4].ok() && b[sp[4].start] == '{' {
-		var u Usage
-		if json.Unmarshal(b[sp[4].start:sp[4].end], &u) == nil {
-			m.Usage = &u
-		}
+		m.Usage = decodeUsage(b[sp[4].start:sp[4].end])
 	}
 	return m, true
+}
+
+// usageKeys are the keys of a usage object Usage holds, in its order.
+var usageKeys = [4]string{"input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"}
+
+// decodeUsage decodes a message's usage (validated JSON) as
+// encoding/json.Unmarshal into a Usage does: nil where that fails.
+func decodeUsage(b []byte) *Usage {
+	if u, ok := usualUsage(b); ok {
+		return u
+	}
+	var u Usage
+	if json.Unmarshal(b, &u) != nil {
+		return nil
+	}
+	return &u
+}
+
+// usualUsage reads the usage object Claude Code writes (lower-case ASCII
+// keys, each of ours once, integers or null) without encoding/json's
+// reflection, which cost 2% of a bulk inscription. ok is false for any
+// other object, which encoding/json then decides: it folds the case of keys,
+// and fails on a bad value even when a later duplicate is good.
+func usualUsage(b []byte) (*Usage, bool) {
+	for _, c := range b {
+		if c >= 'A' && c <= 'Z' || c >= utf8.RuneSelf || c == '\\' {
+			return nil, false
+		}
+	}
+	var u Usage
+	fields := [...]*int64{&u.InputTokens, &u.OutputTokens, &u.CacheCreationInputTokens, &u.CacheReadInputTokens}
+	var seen [len(fields)]bool
+	usual := eachMember(b, func(key []byte, v span) bool {
+		k := slices.Index(usageKeys[:], string(key))
+		if k < 0 {
+			return true
+		}
+		if seen[k] {
+			return false
+		}
+		seen[k] = true
+		if s := string(b[v.start:v.end]); s != "null" {
+			n, err := strconv.ParseInt(s, 10, 64)
+			*fields[k] = n
+			return err == nil
+		}
+		return true
+	})
+	return &u, usual
 }
 
 var blockKeys = map[string]int{"type": 0, "text": 1, "thinking": 2, "data": 3, "id": 4, "name": 5,

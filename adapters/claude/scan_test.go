@@ -1,9 +1,11 @@
 package claude
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	_ "github.com/scribe-archive/scribe/internal/testenv" // understands -update (go test ./... -update)
 )
@@ -69,4 +71,101 @@ func TestPlain8(t *testing.T) {
 	if !plain8(0x6867666564636261) || !plain8(0xffe0c3a9807f2020) {
 		t.Error("plain8 rejected plain bytes")
 	}
+}
+
+// FuzzSkip checks the skipper of validated JSON against the lexer: on any
+// valid value, skip ends where the lexer does; splitArray and
+// objectSpans, which skip, agree with encoding/json on a line's parts.
+func FuzzSkip(f *testing.F) {
+	for _, s := range []string{
+		`"a\"b\\"`, `"\\\\"`, `{"a":[1,"]",{"b":"}"}],"c":null}`, `[]`, `{}`, `-1.5e3`, `true`,
+		`[1, 2 ,"x\\\"y" , {"k" : [ ] } ]`, `{"a":"\u0022"}`, `"é\n"`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v := lexer{b: b}
+		v.space()
+		start := v.i
+		if v.value(0) != nil {
+			return
+		}
+		end := v.i
+		if v.space(); v.i != len(b) {
+			return // not one value: never a part of a valid line
+		}
+		v.i = end
+		s := lexer{b: b, i: start}
+		if !s.skip() || s.i != v.i {
+			t.Fatalf("skip ended at %d (%v), the lexer at %d", s.i, s.i == v.i, v.i)
+		}
+		val := b[start:v.i]
+		var any any
+		if !utf8.Valid(val) || json.Unmarshal(val, &any) != nil {
+			return // encoding/json replaces invalid UTF-8; otherwise it and the lexer agree (FuzzDecodeEntry)
+		}
+		switch val[0] {
+		case '[':
+			elems, err := splitArray(val)
+			var want []json.RawMessage
+			json.Unmarshal(val, &want)
+			if err != nil || len(elems) != len(want) {
+				t.Fatalf("splitArray: %d elements (%v), encoding/json %d", len(elems), err, len(want))
+			}
+			for i := range elems {
+				if !bytes.Equal(bytes.TrimSpace(want[i]), elems[i]) {
+					t.Fatalf("element %d: %s, encoding/json %s", i, elems[i], want[i])
+				}
+			}
+		case '{':
+			var want map[string]json.RawMessage
+			json.Unmarshal(val, &want)
+			keys := map[string]int{}
+			for k := range want {
+				if !strings.ContainsRune(k, '\\') {
+					keys[k] = len(keys)
+				}
+			}
+			out := make([]span, len(keys))
+			if !objectSpans(val, keys, out) {
+				t.Fatal("objectSpans failed on a valid object")
+			}
+			for k, i := range keys {
+				if got := val[out[i].start:out[i].end]; strings.IndexByte(string(val), '\\') < 0 && !bytes.Equal(got, bytes.TrimSpace(want[k])) {
+					t.Fatalf("key %q: %s, encoding/json %s", k, got, want[k])
+				}
+			}
+		}
+	})
+}
+
+// FuzzUsage checks decodeUsage against encoding/json.
+func FuzzUsage(f *testing.F) {
+	for _, s := range []string{
+		`{"input_tokens":3,"output_tokens":5,"cache_creation_input_tokens":0,"cache_read_input_tokens":12,"service_tier":"standard"}`,
+		`{"input_tokens":null}`, `{"input_tokens":1.5}`, `{"Input_Tokens":4}`, `{"input_tokens":"4"}`,
+		`{"input_tokens":true,"input_tokens":4}`, `{"input_tokens":4,"input_tokens":5}`, `{"output_tokens":99999999999999999999}`,
+		`{"cache_creation":{"ephemeral_5m_input_tokens":7,"input_tokens":1},"input_tokens":2}`, `{"input_tokens":-0}`, `{"ınput_tokens":1}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		l := lexer{b: b}
+		l.space()
+		if l.peek() != '{' || l.value(0) != nil || !utf8.Valid(b) {
+			return
+		}
+		if l.space(); l.i != len(b) {
+			return
+		}
+		var want Usage
+		wantErr := json.Unmarshal(b, &want)
+		got := decodeUsage(b)
+		if (got != nil) != (wantErr == nil) {
+			t.Fatalf("decodeUsage %+v, encoding/json error %v", got, wantErr)
+		}
+		if got != nil && *got != want {
+			t.Fatalf("decodeUsage %+v, encoding/json %+v", *got, want)
+		}
+	})
 }
