@@ -1,9 +1,7 @@
 package inscribe
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -159,114 +157,4 @@ func mustRead(t *testing.T, p string) []byte {
 		t.Fatal(err)
 	}
 	return data
-}
-
-// TestWritten: a header taken back is the one written, without the tool
-// calls' results; each is taken once; the file is gone once closed.
-func TestWritten(t *testing.T) {
-	dir := t.TempDir()
-	w := &Written{dir: dir}
-	long := strings.Repeat("é", 1<<20)
-	rfs := []RoundFile{
-		{Round: 1, Started: "t1", Open: false, TokenCount: 3, Lines: [2]int{1, 4}, User: &RoundBlock{Type: "text", Text: "hello " + long},
-			Agent: []RoundBlock{{Type: "thinking", Text: "hm"}, {Type: "tool_use", Name: "Bash", ID: "x1", Input: json.RawMessage(`{"command":"ls"}`),
-				Result: &RoundResult{Content: []RoundBlock{{Type: "text", Text: "a b"}}}}, {Type: "text", Text: ""}},
-			Entries: []RoundEntry{{Line: 1}}},
-		{Round: 2, Open: true},
-		{Round: 3, Agent: []RoundBlock{{Type: "tool_use", Name: "Read"}}},
-	}
-	for i := range rfs {
-		w.add(&rfs[i])
-	}
-	if !w.open(2) || w.open(1) || w.open(9) {
-		t.Error("open")
-	}
-	for _, rf := range rfs {
-		want := rf
-		want.Entries = nil
-		if len(want.Agent) > 0 {
-			want.Agent = append([]RoundBlock(nil), want.Agent...)
-			for i := range want.Agent {
-				want.Agent[i].Result = nil
-			}
-		}
-		got, ok := w.Take(rf.Round)
-		if !ok || !reflect.DeepEqual(*got, want) {
-			t.Fatalf("round %d: %+v, want %+v", rf.Round, got, want)
-		}
-		if _, ok := w.Take(rf.Round); ok {
-			t.Fatalf("round %d taken twice", rf.Round)
-		}
-	}
-	w.close()
-	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
-		t.Errorf("left %v", ents)
-	}
-}
-
-// TestScratchFiles: a file given back is lent again from its start, with
-// no name, only for a folder on its own file system; one larger than
-// keepScratchSize comes back empty; no more than keepScratch are kept idle.
-func TestScratchFiles(t *testing.T) {
-	dir := t.TempDir()
-	var p scratchFiles
-	f, err := p.get(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
-		t.Errorf("a scratch file has a name: %v", ents)
-	}
-	f.WriteString("earlier bytes")
-	p.put(f)
-	g, err := p.get(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if g != f {
-		t.Fatal("an idle file was not lent again")
-	}
-	if at, _ := g.Seek(0, io.SeekCurrent); at != 0 {
-		t.Errorf("lent at offset %d", at)
-	}
-	if err := g.Truncate(keepScratchSize + 1); err != nil {
-		t.Fatal(err)
-	}
-	p.put(g)
-	if fi, err := p.idle[0].f.Stat(); err != nil || fi.Size() != 0 {
-		t.Errorf("a large idle file kept %v bytes (%v)", fi.Size(), err)
-	}
-	// Another file system (a memory one, where there is): not lent there.
-	if shm, err := os.MkdirTemp("/dev/shm", "scribe-test-"); err == nil {
-		defer os.RemoveAll(shm)
-		a, _ := os.Stat(dir)
-		b, _ := os.Stat(shm)
-		if fileDevice(a) != fileDevice(b) {
-			h, err := p.get(shm)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if h == g {
-				t.Error("a file was lent for a folder on another file system")
-			}
-			p.put(h)
-		}
-	}
-	var lent []*os.File
-	for range keepScratch + 2 {
-		f, err := p.get(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lent = append(lent, f)
-	}
-	for _, f := range lent {
-		p.put(f)
-	}
-	if len(p.idle) != keepScratch {
-		t.Errorf("%d idle files kept, want %d", len(p.idle), keepScratch)
-	}
-	if _, err := lent[len(lent)-1].Stat(); err == nil {
-		t.Error("a file past the idle ones was not closed")
-	}
 }
