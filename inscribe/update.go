@@ -310,8 +310,8 @@ func (c fileCopy) target(red Redactor) string {
 // redoes the same work and writes the same bytes.
 func (s *Store) updateDoc(spec docSpec, opts Options) (res Result) {
 	res = Result{Source: spec.source, Doc: spec.md}
-	folder := Folder(spec.md)
 	u := s.newUpdate(spec, opts, &res)
+	folder := u.folder
 	// A new folder is made durable with the update's files (Batch.MkdirAll).
 	if err := u.batch.MkdirAll(folder, DirMode); err != nil {
 		res.Outcome, res.Err = Failed, err
