@@ -17,10 +17,11 @@ package redact
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"hash/maphash"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 
@@ -262,17 +263,11 @@ func (d *Detector) find(open func() *textStream) []Finding {
 		for i, f := range out {
 			secrets[i] = f.Secret
 		}
-		at := firstIndexes(open(), secrets)
-		order := make([]int, len(out))
-		for i := range order {
-			order[i] = i
+		at := map[string]int{} // where each secret (once in out) first occurs
+		for i, k := range firstIndexes(open(), secrets) {
+			at[secrets[i]] = k
 		}
-		sort.SliceStable(order, func(i, j int) bool { return at[order[i]] < at[order[j]] })
-		sorted := make([]Finding, len(out))
-		for i, k := range order {
-			sorted[i] = out[k]
-		}
-		out = sorted
+		slices.SortStableFunc(out, func(a, b Finding) int { return cmp.Compare(at[a.Secret], at[b.Secret]) })
 	}
 	return out
 }
