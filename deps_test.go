@@ -27,16 +27,18 @@ var policy = map[string][]string{
 	"bench/floor":         {}, // issue 18's floor, a measuring tool
 	"session":             {},
 	"session/source":      {"session"},
-	"adapters/claude":     {"session", "session/source", "internal/jsonpatch"},
-	"adapters/codex":      {"session", "session/source", "internal/jsonpatch"},
-	"internal/atomicfile": {},
-	"internal/jsonpatch":  {},
+	"adapters/claude":     {"session", "session/source", "internal/jsonpatch", "internal/osfile"},
+	"adapters/codex":      {"session", "session/source", "internal/jsonpatch", "internal/osfile"},
+	"internal/atomicfile": {"internal/osfile"},
+	// Opening files without the poller's system calls (the hot paths).
+	"internal/osfile":    {},
+	"internal/jsonpatch": {},
 	// What the exporters share; it knows no source format.
 	"internal/exportcore": {"session", "session/source", "inscribe", "inscribe/document", "internal/atomicfile", "internal/jsonpatch"},
 	"index":               {"modernc.org/sqlite"},
-	"inscribe/document":   {"session", "internal/jsonpatch", "github.com/yuin/goldmark", "gopkg.in/yaml.v3"},
-	"inscribe":            {"session", "session/source", "inscribe/document", "internal/atomicfile", "internal/jsonpatch", "golang.org/x/sys/windows"},
-	"inscribe/views":      {"session", "index", "inscribe", "inscribe/document", "internal/atomicfile"},
+	"inscribe/document":   {"session", "internal/jsonpatch", "internal/osfile", "github.com/yuin/goldmark", "gopkg.in/yaml.v3"},
+	"inscribe":            {"session", "session/source", "inscribe/document", "internal/atomicfile", "internal/jsonpatch", "internal/osfile", "golang.org/x/sys/windows"},
+	"inscribe/views":      {"session", "index", "inscribe", "inscribe/document", "internal/atomicfile", "internal/osfile"},
 	// Secrets: gitleaks (and viper, zerolog, through which it is
 	// configured and logs) are imported here and nowhere else.
 	"internal/redact": {"session/source", "internal/jsonpatch", "internal/atomicfile",

@@ -20,9 +20,9 @@ import (
 // beside it.
 
 // adopt adds to the sidechains of a session document about to be made (md
-// does not exist yet) those already filed in its folder.
-func adopt(md string, found []session.Sidechain) []session.Sidechain {
-	if _, err := os.Stat(md); !errors.Is(err, fs.ErrNotExist) {
+// does not exist yet: exists is false) those already filed in its folder.
+func adopt(md string, exists bool, found []session.Sidechain) []session.Sidechain {
+	if exists {
 		return found
 	}
 	filed := FiledSidechains(md)

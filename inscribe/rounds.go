@@ -14,6 +14,8 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/scribe-archive/scribe/internal/osfile"
+
 	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/session"
 	"github.com/scribe-archive/scribe/session/source"
@@ -323,7 +325,7 @@ func readWhole(p string) ([]byte, error) {
 	if fi, err := os.Stat(p); err == nil && fi.Size() > 1<<20 {
 		source.NoteLine(fi.Size())
 	}
-	return os.ReadFile(p)
+	return osfile.ReadFile(p)
 }
 
 // ReadRoundHeader reads a round file's fields up to its entries, and
@@ -332,7 +334,7 @@ func ReadRoundHeader(p string) (*RoundFile, error) { return readRoundUpTo(p, "en
 
 // readRoundUpTo reads a round file's fields until the field named stop.
 func readRoundUpTo(p, stop string) (*RoundFile, error) {
-	f, err := os.Open(p)
+	f, err := osfile.Open(p)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,8 @@ import (
 	"os"
 	"runtime"
 	"sync"
+
+	"github.com/scribe-archive/scribe/internal/osfile"
 )
 
 // scratchFiles lends updates the files they spool to and read back before
@@ -69,7 +71,7 @@ func (p *scratchFiles) get(dir string) (*os.File, error) {
 		}
 	}
 	p.mu.Unlock()
-	f, err := os.CreateTemp(dir, ".scratch.tmp-*")
+	f, err := osfile.CreateTemp(dir, ".scratch.tmp-*")
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"io/fs"
 	"os"
 
 	"github.com/scribe-archive/scribe/session/source"
@@ -19,13 +18,11 @@ import (
 const Skipped Outcome = "skipped"
 
 // skipNew reports whether the session file src should be skipped: no
-// document md holds it yet, and the file holds no complete entry. The
+// document holds it yet (exists is false), and the file holds no complete
+// entry. The
 // result says so, with a warning when the file's one line is torn.
-func (s *Store) skipNew(src source.Session, md string) (Result, bool) {
-	if src.Path == "" {
-		return Result{}, false
-	}
-	if _, err := os.Stat(md); !errors.Is(err, fs.ErrNotExist) {
+func (s *Store) skipNew(src source.Session, exists bool) (Result, bool) {
+	if src.Path == "" || exists {
 		return Result{}, false
 	}
 	torn, empty := noEntry(src.Path)

@@ -14,6 +14,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
+
+	"github.com/scribe-archive/scribe/internal/osfile"
 
 	"github.com/scribe-archive/scribe/internal/atomicfile"
 	"github.com/scribe-archive/scribe/session/source"
@@ -79,6 +82,9 @@ type docState struct {
 	// built the document from nothing (a first inscription, a rebuild), so
 	// when Next does not hold there is no note at all.
 	None bool `json:"none,omitempty"`
+
+	// changed is the note's change time (ctime) when it was read.
+	changed time.Time
 }
 
 // Seen returns how far the source of the document in folder was read, by
@@ -91,18 +97,30 @@ func Seen(folder string) (int64, error) {
 	return st.Seen, nil
 }
 
+// readState reads the read note of the document in folder: nil when it has
+// none, or none scribe can read.
 func readState(folder string) (*docState, error) {
-	data, err := os.ReadFile(filepath.Join(folder, stateFile))
+	f, err := osfile.Open(filepath.Join(folder, stateFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	data := make([]byte, fi.Size())
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, nil // cut short while read: as if unreadable
+	}
 	var st docState
 	if err := json.Unmarshal(data, &st); err != nil || st.Version != stateVersion {
 		return nil, nil // unreadable: as if missing
 	}
+	st.changed = changeTime(fi)
 	return &st, nil
 }
 
@@ -199,7 +217,7 @@ func resolveState(st *docState, md string) *docState {
 // docEndsWith reports whether the document's bytes from offset at to its
 // end hash to tailHash.
 func docEndsWith(md string, at int64, tailHash string) bool {
-	f, err := os.Open(md)
+	f, err := osfile.Open(md)
 	if err != nil {
 		return false
 	}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/scribe-archive/scribe/internal/osfile"
+
 	"github.com/scribe-archive/scribe/inscribe/document"
 )
 
@@ -199,11 +201,15 @@ func lockWait(folder string, wait time.Duration) (unlock func(), err error) {
 	if wait <= 0 {
 		wait = lockTimeout
 	}
-	if err := os.MkdirAll(folder, DirMode); err != nil {
-		return nil, err
-	}
 	name := filepath.Join(folder, lockFile)
-	f, err := os.OpenFile(name, os.O_CREATE|os.O_RDWR, FileMode)
+	f, err := osfile.OpenFile(name, os.O_CREATE|os.O_RDWR, FileMode)
+	if errors.Is(err, fs.ErrNotExist) {
+		// The folder is made on first use only: over a store of many
+		// documents, a stat each is not free.
+		if err = os.MkdirAll(folder, DirMode); err == nil {
+			f, err = osfile.OpenFile(name, os.O_CREATE|os.O_RDWR, FileMode)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}

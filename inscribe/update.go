@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/scribe-archive/scribe/internal/osfile"
+
 	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/atomicfile"
 	"github.com/scribe-archive/scribe/session"
@@ -123,10 +125,18 @@ func (s *Store) Update(src source.Session, opts Options) []Result {
 		return []Result{{Source: src.Path, Outcome: Failed, Err: fmt.Errorf("%s: session id %q cannot name a file in the store: a session id is %s, and not index (the name of an agent's catalog): refused", src.Path, src.ID, SessionIDRule)}}
 	}
 	a := src.Adapter
-	agent, role := s.agentFor(src, opts)
+	agent, role, found := s.agentFor(src, opts)
 	md := s.DocPath(agent, src.ID)
 	folder := Folder(md)
-	skip, skipped := s.skipNew(src, md)
+	// Whether the document exists, asked once: a stat is not free over a
+	// store of many documents. Anything but "no such file" counts (an
+	// error is the update's to report).
+	exists := found == md
+	if !exists {
+		_, err := os.Stat(md)
+		exists = !errors.Is(err, fs.ErrNotExist)
+	}
+	skip, skipped := s.skipNew(src, exists)
 	if skipped {
 		src.Path = "" // its sidechains, if any, are inscribed
 	}
@@ -155,7 +165,7 @@ func (s *Store) Update(src source.Session, opts Options) []Result {
 		}
 		return results
 	}
-	sidechains = adopt(md, sidechains)
+	sidechains = adopt(md, exists, sidechains)
 	spec := docSpec{
 		md:      md,
 		key:     src.ID,
@@ -202,11 +212,12 @@ func validName(s string) bool { return ValidSessionID(s) }
 
 // agentFor picks the agent bucket of a session: --agent, a document that
 // already holds the session, the roles registry, or the source's agent.
-func (s *Store) agentFor(src source.Session, opts Options) (string, *string) {
-	agent := opts.Agent
+// found is the document it found (or "").
+func (s *Store) agentFor(src source.Session, opts Options) (agent string, role *string, found string) {
+	agent = opts.Agent
 	if agent == "" {
 		if p, ok := s.FindDoc(src.ID); ok {
-			agent = filepath.Base(filepath.Dir(p))
+			agent, found = filepath.Base(filepath.Dir(p)), p
 		}
 	}
 	if agent == "" && src.Path != "" {
@@ -219,9 +230,9 @@ func (s *Store) agentFor(src source.Session, opts Options) (string, *string) {
 		agent = src.Adapter.Agent()
 	}
 	if r := s.Role(agent); r != nil && r.Name != "" {
-		return agent, session.Ptr(r.Name)
+		return agent, session.Ptr(r.Name), found
 	}
-	return agent, nil
+	return agent, nil, found
 }
 
 func (s *Store) updateSidechain(src source.Session, sc source.Sidechain, parentMD, agent string, role *string, opts Options) (Result, *session.Sidechain) {
@@ -423,7 +434,7 @@ func (od *oldDoc) keep(meta *session.Meta, summary string) string {
 
 func (u *update) run() error {
 	var err error
-	u.src, err = os.Open(u.spec.source)
+	u.src, err = osfile.Open(u.spec.source)
 	if err != nil {
 		return err
 	}
@@ -443,6 +454,9 @@ func (u *update) run() error {
 		st, err := readState(u.folder)
 		if err != nil {
 			return err
+		}
+		if st != nil {
+			u.noteChanged = st.changed // the note's change time, read with it (noteTime)
 		}
 		// A settled note is trusted before the document is read: over an
 		// unchanged tree, an append reads a note and one hash window per
@@ -933,7 +947,7 @@ func lastRecorded(path string, size int64) (int, error) {
 	if size == 0 {
 		return 0, nil
 	}
-	f, err := os.Open(path)
+	f, err := osfile.Open(path)
 	if err != nil {
 		return 0, err
 	}
@@ -953,7 +967,7 @@ func lastRecorded(path string, size int64) (int, error) {
 // countRounds counts the round files in a rounds folder (RoundNumbers,
 // without sorting them).
 func countRounds(dir string) (int, error) {
-	f, err := os.Open(dir)
+	f, err := osfile.Open(dir)
 	if err != nil {
 		return 0, err
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/scribe-archive/scribe/internal/osfile"
+
 	"github.com/scribe-archive/scribe/session/source"
 )
 
@@ -90,7 +92,7 @@ func isTranscript(p string, size int64) bool {
 	if size == 0 {
 		return strings.HasSuffix(p, ".jsonl")
 	}
-	f, err := os.Open(p)
+	f, err := osfile.Open(p)
 	if err != nil {
 		return false
 	}
@@ -170,7 +172,7 @@ func (a *Adapter) session(t Transcript) source.Session {
 // -n) and the working directory.
 func (a *Adapter) Identify(p string) source.Identity {
 	var id source.Identity
-	f, err := os.Open(p)
+	f, err := osfile.Open(p)
 	if err != nil {
 		return id
 	}

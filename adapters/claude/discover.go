@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/scribe-archive/scribe/internal/osfile"
+
 	"github.com/scribe-archive/scribe/session/source"
 )
 
@@ -285,7 +287,7 @@ func subagentAt(p string) (Subagent, error) {
 		sa.ParentID = filepath.Base(filepath.Dir(dir))
 		return sa, nil
 	}
-	f, err := os.Open(p)
+	f, err := osfile.Open(p)
 	if err != nil {
 		return sa, err
 	}
@@ -318,7 +320,7 @@ type Head struct {
 // megabytes).
 func ReadHead(p string) (Head, error) {
 	var h Head
-	f, err := os.Open(p)
+	f, err := osfile.Open(p)
 	if err != nil {
 		return h, err
 	}

@@ -53,6 +53,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/scribe-archive/scribe/internal/osfile"
+
 	"github.com/scribe-archive/scribe/session/source"
 )
 
@@ -149,7 +151,7 @@ func walkRollouts(t *source.Tree, dir string, f func(string) bool) {
 // readMeta reads the session_meta record that starts a rollout file. ok is
 // false when the file does not start with one.
 func readMeta(p string) (m SessionMeta, ok bool) {
-	f, err := os.Open(p)
+	f, err := osfile.Open(p)
 	if err != nil {
 		return m, false
 	}

@@ -380,7 +380,12 @@ func report(e *env, results []inscribe.Result, verbose bool) int {
 	counts := map[inscribe.Outcome]int{}
 	for _, r := range results {
 		d := docJSON{Outcome: string(r.Outcome), Source: r.Source, Warnings: []string{}, Hints: []string{}}
-		if _, err := os.Stat(r.Doc); err == nil {
+		// The document of an update that did not fail is there (the
+		// update wrote or checked it): a stat each is not free over a
+		// store of many documents.
+		if r.Doc != "" && r.Err == nil && r.Outcome != inscribe.Skipped {
+			d.Doc = r.Doc
+		} else if _, err := os.Stat(r.Doc); err == nil {
 			d.Doc = r.Doc
 		}
 		for _, w := range r.Warnings {

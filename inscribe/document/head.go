@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
+
+	"github.com/scribe-archive/scribe/internal/osfile"
 
 	"github.com/scribe-archive/scribe/session"
 )
@@ -36,7 +37,7 @@ type Head struct {
 // (ItemOpen, a heading line, then a line starting with "<!-- scribe {"),
 // without parsing the body: a document scribe wrote satisfies both readings.
 func ReadHead(path string) (*Head, error) {
-	f, err := os.Open(path)
+	f, err := osfile.Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/scribe-archive/scribe/internal/osfile"
+
 	"github.com/scribe-archive/scribe/index"
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/inscribe/document"
@@ -28,7 +30,7 @@ import (
 // ReadTags reads a document's engagement tags: round -> engagement.
 func ReadTags(folder string) (map[int]string, error) {
 	tags := map[int]string{}
-	f, err := os.Open(filepath.Join(folder, inscribe.TagsFile))
+	f, err := osfile.Open(filepath.Join(folder, inscribe.TagsFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return tags, nil
 	}
@@ -672,7 +674,7 @@ func writeRoundRow(buf *bytes.Buffer, doc string, r index.Row) {
 // the kernel. It reports false, having written nothing, when the file is
 // not a table that has that row.
 func spliceRoundsIndex(path string, head, rowStart, rows []byte) (bool, error) {
-	f, err := os.Open(path)
+	f, err := osfile.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
@@ -894,7 +896,7 @@ func (f folderStamp) String() string {
 
 // readNames reads the names of the folder.
 func (f *folderStamp) readNames() error {
-	d, err := os.Open(f.dir)
+	d, err := osfile.Open(f.dir)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+
+	"github.com/scribe-archive/scribe/internal/osfile"
 )
 
 // Write creates or replaces name with what fn writes.
@@ -21,7 +23,7 @@ func Write(name string, perm fs.FileMode, fn func(io.Writer) error) (err error) 
 		return err
 	}
 	dir := filepath.Dir(name)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(name)+".tmp-*")
+	f, err := osfile.CreateTemp(dir, "."+filepath.Base(name)+".tmp-*")
 	if err != nil {
 		return err
 	}
@@ -79,7 +81,7 @@ func Equal(name string, data []byte) (bool, error) {
 	if fi.Size() != int64(len(data)) {
 		return false, nil
 	}
-	old, err := os.ReadFile(name)
+	old, err := osfile.ReadFile(name)
 	if err != nil {
 		return false, err
 	}
@@ -98,7 +100,7 @@ func SyncDir(dir string) error {
 
 // syncName opens name with flag and flushes it.
 func syncName(name string, flag int) error {
-	f, err := os.OpenFile(name, flag, 0)
+	f, err := osfile.OpenFile(name, flag, 0)
 	if err != nil {
 		return err
 	}
@@ -182,7 +184,7 @@ func CreateIn(dir, name string) (*Pending, error) {
 	if err := fault("open", name); err != nil {
 		return nil, err
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(name)+".tmp-*")
+	f, err := osfile.CreateTemp(dir, "."+filepath.Base(name)+".tmp-*")
 	if err != nil {
 		return nil, err
 	}
@@ -212,7 +214,7 @@ func (p *Pending) Same() (bool, error) {
 	if fi.Size() != mine.Size() {
 		return false, nil
 	}
-	old, err := os.Open(p.target)
+	old, err := osfile.Open(p.target)
 	if err != nil {
 		return false, err
 	}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/scribe-archive/scribe/internal/osfile"
 )
 
 // Batch writes a group of files that belong together (a document, its
@@ -184,7 +186,7 @@ func syncAll(files []*Pending, first []string) error {
 		} else {
 			dir = filepath.Dir(first[0])
 		}
-		if d, err := os.Open(dir); err == nil {
+		if d, err := osfile.Open(dir); err == nil {
 			ok, err := syncfs(d)
 			d.Close()
 			if ok {

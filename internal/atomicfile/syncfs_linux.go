@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"sync"
 	"syscall"
+
+	"github.com/scribe-archive/scribe/internal/osfile"
 )
 
 // sysSyncfs is syncfs(2), which the syscall package does not name on every
@@ -118,7 +120,7 @@ const fadvDontneed = 4
 // follows the batch's flush. A failure costs nothing but the cache, so it
 // is not reported.
 func dropPages(name string) {
-	f, err := os.Open(name)
+	f, err := osfile.Open(name)
 	if err != nil {
 		return
 	}
