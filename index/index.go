@@ -43,11 +43,11 @@ type DB struct {
 	shared bool
 	wait   time.Duration // SQLite's busy timeout
 
-	// sessionInfo is SessionInfo's query, prepared once: an update of
+	// sessionSeen is SessionSeen's query, prepared once: an update of
 	// each document asks it, and over an unchanged tree parsing it was
 	// most of the answer's cost.
-	sessionInfoMu sync.Mutex
-	sessionInfo   *sql.Stmt
+	sessionSeenMu sync.Mutex
+	sessionSeen   *sql.Stmt
 
 	// writer is the connection every Batch writes through, held by one
 	// Batch at a time (writerMu), and stmts its statements, prepared once:
@@ -342,12 +342,12 @@ func (x *DB) create() error {
 // Close closes the index, folding its write-ahead log into the file, or
 // writing it out if it was built in memory (CreateScratch).
 func (x *DB) Close() (err error) {
-	x.sessionInfoMu.Lock()
-	if x.sessionInfo != nil {
-		x.sessionInfo.Close()
-		x.sessionInfo = nil
+	x.sessionSeenMu.Lock()
+	if x.sessionSeen != nil {
+		x.sessionSeen.Close()
+		x.sessionSeen = nil
 	}
-	x.sessionInfoMu.Unlock()
+	x.sessionSeenMu.Unlock()
 	x.writerMu.Lock()
 	x.closeWriter()
 	x.writerMu.Unlock()
@@ -887,25 +887,27 @@ func (a *rowidAllocator) next(ctx context.Context, ms int64, known bool) (int64,
 	return id, nil
 }
 
-// SessionInfo returns what the index knows of a document, if anything.
-func (x *DB) SessionInfo(ctx context.Context, id string) (_ Session, _ bool, err error) {
+// SessionSeen returns where the index has a document (its path in the
+// sessions folder) and how far its source was read when it was indexed
+// (Session.Seen); ok is false when the index does not hold it. It is the
+// question an update asks of every document, unchanged ones too, so it
+// reads those two columns only.
+func (x *DB) SessionSeen(ctx context.Context, id string) (doc string, seen int64, ok bool, err error) {
 	defer x.damaged(&err)
-	var s Session
-	x.sessionInfoMu.Lock()
-	if x.sessionInfo == nil {
-		x.sessionInfo, err = x.db.PrepareContext(ctx, `SELECT session_id, agent_id, title, project, started, ended, doc, seen FROM sessions WHERE session_id = ?`)
+	x.sessionSeenMu.Lock()
+	if x.sessionSeen == nil {
+		x.sessionSeen, err = x.db.PrepareContext(ctx, `SELECT doc, seen FROM sessions WHERE session_id = ?`)
 	}
-	stmt := x.sessionInfo
-	x.sessionInfoMu.Unlock()
+	stmt := x.sessionSeen
+	x.sessionSeenMu.Unlock()
 	if err != nil {
-		return s, false, err
+		return "", 0, false, err
 	}
-	err = stmt.QueryRowContext(ctx, id).
-		Scan(&s.SessionID, &s.AgentID, &s.Title, &s.Project, &s.Started, &s.Ended, &s.Doc, &s.Seen)
+	err = stmt.QueryRowContext(ctx, id).Scan(&doc, &seen)
 	if errors.Is(err, sql.ErrNoRows) {
-		return s, false, nil
+		return "", 0, false, nil
 	}
-	return s, err == nil, err
+	return doc, seen, err == nil, err
 }
 
 // Sessions returns how many documents the index holds.

@@ -103,3 +103,29 @@ func TestCreateScratch(t *testing.T) {
 		t.Errorf("read back:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestSessionSeen: what an update asks of every document is answered from
+// the sessions table, and a document the index lacks is not known.
+func TestSessionSeen(t *testing.T) {
+	ctx := context.Background()
+	x, err := OpenScratch(filepath.Join(t.TempDir(), "session.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	if _, _, ok, err := x.SessionSeen(ctx, "s"); ok || err != nil {
+		t.Errorf("an empty index knows s: %v, %v", ok, err)
+	}
+	for _, seen := range []int64{120, 4096} {
+		if err := x.Put(ctx, Session{SessionID: "s", AgentID: "claude", Title: "t", Doc: "claude/s.md", Seen: seen}, nil); err != nil {
+			t.Fatal(err)
+		}
+		doc, got, ok, err := x.SessionSeen(ctx, "s")
+		if doc != "claude/s.md" || got != seen || !ok || err != nil {
+			t.Errorf("after a Put of seen %d: %q, %d, %v, %v", seen, doc, got, ok, err)
+		}
+	}
+	if _, _, ok, _ := x.SessionSeen(ctx, "other"); ok {
+		t.Error("an index of s knows other")
+	}
+}

@@ -14,9 +14,8 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/scribe-archive/scribe/internal/osfile"
-
 	"github.com/scribe-archive/scribe/inscribe/document"
+	"github.com/scribe-archive/scribe/internal/osfile"
 	"github.com/scribe-archive/scribe/session"
 	"github.com/scribe-archive/scribe/session/source"
 )

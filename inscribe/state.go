@@ -16,9 +16,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/scribe-archive/scribe/internal/osfile"
-
 	"github.com/scribe-archive/scribe/internal/atomicfile"
+	"github.com/scribe-archive/scribe/internal/osfile"
 	"github.com/scribe-archive/scribe/session/source"
 )
 

@@ -9,11 +9,11 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
-	"github.com/scribe-archive/scribe/internal/osfile"
-
 	"github.com/scribe-archive/scribe/inscribe/document"
+	"github.com/scribe-archive/scribe/internal/osfile"
 )
 
 // Store is a scribe store: a directory laid out as layout.go says (and
@@ -29,6 +29,13 @@ type Store struct {
 	// Redact, when set, replaces secrets in what the store inscribes
 	// (redact.go).
 	Redact Redactor
+
+	// buckets are the names of the agents' buckets as FindDoc last read
+	// them: it reads them again only when a session is not in them (a
+	// bucket may have been made since), so that an update of every
+	// document of a store does not list its sessions folder each time.
+	bucketsMu sync.Mutex
+	buckets   []string
 }
 
 // An Indexer keeps a store's derived views current. The store calls
@@ -152,17 +159,35 @@ func (s *Store) Role(id string) *Role {
 	return nil
 }
 
-// FindDoc looks for the document of a session in every agent's bucket.
+// FindDoc looks for the document of a session in every agent's bucket, in
+// the order of their names.
 func (s *Store) FindDoc(id string) (string, bool) {
+	s.bucketsMu.Lock()
+	known := s.buckets
+	s.bucketsMu.Unlock()
+	if p, ok := s.findIn(known, id); ok {
+		return p, true
+	}
 	ents, err := os.ReadDir(s.SessionsDir())
 	if err != nil {
 		return "", false
 	}
+	var buckets []string
 	for _, e := range ents {
-		if !e.IsDir() {
-			continue
+		if e.IsDir() {
+			buckets = append(buckets, e.Name())
 		}
-		p := s.DocPath(e.Name(), id)
+	}
+	s.bucketsMu.Lock()
+	s.buckets = buckets
+	s.bucketsMu.Unlock()
+	return s.findIn(buckets, id)
+}
+
+// findIn looks for the document of a session in the buckets named.
+func (s *Store) findIn(buckets []string, id string) (string, bool) {
+	for _, b := range buckets {
+		p := s.DocPath(b, id)
 		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
 			return p, true
 		}

@@ -151,3 +151,30 @@ func TestDocumentsParse(t *testing.T) {
 func isDB(name string) bool {
 	return strings.HasSuffix(name, ".db") || strings.HasSuffix(name, ".db-wal") || strings.HasSuffix(name, ".db-shm")
 }
+
+// TestFindDoc: a document is found in whichever bucket holds it, the first
+// in name order, a bucket made after the last look too, and a document
+// removed is not found any more.
+func TestFindDoc(t *testing.T) {
+	s := &Store{Root: t.TempDir()}
+	if _, ok := s.FindDoc("s1"); ok {
+		t.Fatal("found s1 in a store without a sessions folder")
+	}
+	put(t, s.DocPath("claude", "s1"), "x")
+	if p, ok := s.FindDoc("s1"); !ok || p != s.DocPath("claude", "s1") {
+		t.Errorf("FindDoc(s1) = %s, %v", p, ok)
+	}
+	put(t, s.DocPath("codex", "s2"), "x") // a bucket made since
+	if p, ok := s.FindDoc("s2"); !ok || p != s.DocPath("codex", "s2") {
+		t.Errorf("FindDoc(s2) in a new bucket = %s, %v", p, ok)
+	}
+	put(t, s.DocPath("codex", "s1"), "x")
+	if p, _ := s.FindDoc("s1"); p != s.DocPath("claude", "s1") {
+		t.Errorf("FindDoc(s1) in two buckets = %s, want the first by name", p)
+	}
+	os.Remove(s.DocPath("claude", "s1"))
+	os.Remove(s.DocPath("codex", "s1"))
+	if p, ok := s.FindDoc("s1"); ok {
+		t.Errorf("FindDoc(s1) after its removal = %s", p)
+	}
+}

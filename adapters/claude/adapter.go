@@ -11,7 +11,6 @@ import (
 	"sync"
 
 	"github.com/scribe-archive/scribe/internal/osfile"
-
 	"github.com/scribe-archive/scribe/session/source"
 )
 

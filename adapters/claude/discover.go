@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/scribe-archive/scribe/internal/osfile"
-
 	"github.com/scribe-archive/scribe/session/source"
 )
 

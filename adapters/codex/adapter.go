@@ -54,7 +54,6 @@ import (
 	"sync"
 
 	"github.com/scribe-archive/scribe/internal/osfile"
-
 	"github.com/scribe-archive/scribe/session/source"
 )
 

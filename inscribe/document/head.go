@@ -7,7 +7,6 @@ import (
 	"io"
 
 	"github.com/scribe-archive/scribe/internal/osfile"
-
 	"github.com/scribe-archive/scribe/session"
 )
 

@@ -18,12 +18,11 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/scribe-archive/scribe/internal/osfile"
-
 	"github.com/scribe-archive/scribe/index"
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/atomicfile"
+	"github.com/scribe-archive/scribe/internal/osfile"
 	"github.com/scribe-archive/scribe/session"
 )
 
@@ -404,10 +403,11 @@ func (s *Views) indexDocInto(batch *index.Batch, md, key string, seen int64, all
 	if err != nil {
 		return warnings, err
 	}
-	var info index.Session
+	var indexedDoc string
+	var indexedSeen int64
 	known := false
 	if batch == nil {
-		if info, known, err = sdb.SessionInfo(ctx, key); err != nil {
+		if indexedDoc, indexedSeen, known, err = sdb.SessionSeen(ctx, key); err != nil {
 			return warnings, err
 		}
 	} else {
@@ -416,7 +416,7 @@ func (s *Views) indexDocInto(batch *index.Batch, md, key string, seen int64, all
 	local := filepath.Join(folder, inscribe.SessionDB)
 	_, localErr := os.Stat(local)
 	rel, _ := filepath.Rel(s.SessionsDir(), md)
-	if !all && known && info.Seen == seen && info.Doc == filepath.ToSlash(rel) && localErr == nil {
+	if !all && known && indexedSeen == seen && indexedDoc == filepath.ToSlash(rel) && localErr == nil {
 		return warnings, nil // current
 	}
 	od, err := document.ReadHead(md)
