@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -317,8 +316,6 @@ func (s *Store) relist(md string, add []session.Sidechain, wait time.Duration) e
 	})
 	return err
 }
-
-var _ fs.FileMode
 
 // RewriteHead rewrites a document's frontmatter with edit applied, keeping
 // its summary and body byte for byte. It reports whether the document

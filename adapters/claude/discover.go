@@ -54,11 +54,6 @@ func DefaultProjectsDir() (string, error) {
 	return filepath.Join(home, ".claude", "projects"), nil
 }
 
-// ValidID reports whether s is usable as a session or agent id: it becomes a
-// file name in the store, so it may not hold a path separator or be "." or
-// "..".
-func ValidID(s string) bool { return isSafeName(s) }
-
 // Discover finds the transcripts at path: a session file, a subagent file, a
 // project directory, or a directory of projects. Subagent files are attached
 // to their session; those whose session file is not there (it was deleted,

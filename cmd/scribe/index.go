@@ -213,8 +213,6 @@ func searchError(err error) error {
 	return err
 }
 
-func quoteArg(s string) string { b, _ := json.Marshal(s); return string(b) }
-
 func newTagCmd(e *env, untag bool) *cobra.Command {
 	use, short := "tag SESSION ROUNDS ENGAGEMENT", "Tag rounds of a session with an engagement"
 	nargs := 3

@@ -91,15 +91,6 @@ func (e *env) storeRoot() (root string, named bool, err error) {
 	return r, false, err
 }
 
-// openStore opens the store an update writes to; it need not exist yet.
-func (e *env) openStore() (*views.Views, error) {
-	root, _, err := e.storeRoot()
-	if err != nil {
-		return nil, err
-	}
-	return openStore(root)
-}
-
 // openExistingStore opens the store a command reads (or tags): it must
 // exist, and nothing is created when it does not.
 func (e *env) openExistingStore() (*views.Views, error) {
