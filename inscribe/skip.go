@@ -19,8 +19,8 @@ const Skipped Outcome = "skipped"
 
 // skipNew reports whether the session file src should be skipped: no
 // document holds it yet (exists is false), and the file holds no complete
-// entry. The
-// result says so, with a warning when the file's one line is torn.
+// entry. The result says so, with a warning when the file's one line is
+// torn.
 func (s *Store) skipNew(src source.Session, exists bool) (Result, bool) {
 	if src.Path == "" || exists {
 		return Result{}, false

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -172,16 +173,19 @@ func (s *Store) FindDoc(id string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	var buckets []string
+	var buckets, unseen []string // unseen: those not looked in above
 	for _, e := range ents {
 		if e.IsDir() {
 			buckets = append(buckets, e.Name())
+			if !slices.Contains(known, e.Name()) {
+				unseen = append(unseen, e.Name())
+			}
 		}
 	}
 	s.bucketsMu.Lock()
 	s.buckets = buckets
 	s.bucketsMu.Unlock()
-	return s.findIn(buckets, id)
+	return s.findIn(unseen, id)
 }
 
 // findIn looks for the document of a session in the buckets named.
