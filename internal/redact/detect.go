@@ -259,13 +259,9 @@ func (d *Detector) find(open func() *textStream) []Finding {
 		}
 	})
 	if len(out) > 1 {
-		secrets := make([]string, len(out))
-		for i, f := range out {
-			secrets[i] = f.Secret
-		}
 		at := map[string]int{} // where each secret (once in out) first occurs
-		for i, k := range firstIndexes(open(), secrets) {
-			at[secrets[i]] = k
+		for i, k := range firstIndexes(open(), out) {
+			at[out[i].Secret] = k
 		}
 		slices.SortStableFunc(out, func(a, b Finding) int { return cmp.Compare(at[a.Secret], at[b.Secret]) })
 	}

@@ -51,21 +51,21 @@ func (s *textStream) need(n int) {
 	}
 }
 
-// firstIndexes returns where each of secrets first occurs in the text of
-// s (-1: nowhere), as strings.Index would.
-func firstIndexes(s *textStream, secrets []string) []int {
-	at := make([]int, len(secrets))
+// firstIndexes returns where the secret of each of fs first occurs in the
+// text of s (-1: nowhere), as strings.Index would.
+func firstIndexes(s *textStream, fs []Finding) []int {
+	at := make([]int, len(fs))
 	longest := 0
-	for i, sec := range secrets {
+	for i, f := range fs {
 		at[i] = -1
-		longest = max(longest, len(sec))
+		longest = max(longest, len(f.Secret))
 	}
 	for {
 		s.need(window + longest)
 		text := s.rest()
-		for i, sec := range secrets {
+		for i, f := range fs {
 			if at[i] < 0 {
-				if k := strings.Index(text, sec); k >= 0 {
+				if k := strings.Index(text, f.Secret); k >= 0 {
 					at[i] = s.base + s.pos + k
 				}
 			}
@@ -109,11 +109,7 @@ func junctionText(line []byte, f source.TextField, tail bool) string {
 // occursLong reports whether any of fs occurs in the text of the long
 // field f of line.
 func (r *Redactor) occursLong(line []byte, f source.TextField, fs []Finding) bool {
-	secrets := make([]string, len(fs))
-	for i, x := range fs {
-		secrets[i] = x.Secret
-	}
-	for _, at := range firstIndexes(longStream(line, f), secrets) {
+	for _, at := range firstIndexes(longStream(line, f), fs) {
 		if at >= 0 {
 			return true
 		}
