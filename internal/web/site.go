@@ -104,7 +104,7 @@ func (w *siteWriter) write(rel string, data []byte) error {
 
 func (w *siteWriter) page(rel, name string, data any) error {
 	var sb strings.Builder
-	if err := pages.ExecuteTemplate(&sb, name, data); err != nil {
+	if err := pages().ExecuteTemplate(&sb, name, data); err != nil {
 		return fmt.Errorf("%s: %w", rel, err)
 	}
 	w.pages++

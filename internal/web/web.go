@@ -44,6 +44,7 @@ import (
 	"log"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/scribe-archive/scribe/index"
 )
@@ -185,7 +186,12 @@ const metaCSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-acti
 //go:embed templates/*.html static/*
 var assets embed.FS
 
-var pages = template.Must(template.New("").Funcs(funcs).ParseFS(assets, "templates/*.html"))
+// pages are the templates, parsed when a page is first rendered, not when
+// the program starts: every command pays for what its package initializes,
+// and most never serve a page.
+var pages = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("").Funcs(funcs).ParseFS(assets, "templates/*.html"))
+})
 
 // Server serves a store.
 type Server struct {
@@ -254,7 +260,7 @@ func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, status int, m
 	p.Title = http.StatusText(status)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
-	if err := pages.ExecuteTemplate(w, "error.html", p); err != nil {
+	if err := pages().ExecuteTemplate(w, "error.html", p); err != nil {
 		s.opts.Logf("web: %s: %v", r.URL.Path, err)
 	}
 }
@@ -273,7 +279,7 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, name string, dat
 
 func (s *Server) renderStatus(w http.ResponseWriter, r *http.Request, status int, name string, data any) {
 	var sb strings.Builder
-	if err := pages.ExecuteTemplate(&sb, name, data); err != nil {
+	if err := pages().ExecuteTemplate(&sb, name, data); err != nil {
 		s.serverError(w, r, err)
 		return
 	}
