@@ -73,6 +73,11 @@ type Tree struct {
 	visited map[string]bool
 	skipped []error
 	seen    map[string]bool // paths already reported
+	// reals holds the real path of each folder the tree listed or was
+	// given: a folder's entry that is no link is its real path joined with
+	// the entry's name, which spares resolving each component of a path
+	// again for every folder below it (a stat each).
+	reals map[string]string
 }
 
 // NewTree starts reading the tree at root, a folder.
@@ -81,7 +86,7 @@ func NewTree(root string) (*Tree, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Tree{root: real, visited: map[string]bool{}, seen: map[string]bool{}}, nil
+	return &Tree{root: real, visited: map[string]bool{}, seen: map[string]bool{}, reals: map[string]string{root: real}}, nil
 }
 
 // Entry is one entry of a folder of the tree, a link resolved to what it
@@ -100,10 +105,7 @@ type Entry struct {
 func (t *Tree) ReadDir(dir string) []Entry {
 	// What is skipped is reported once, under the first path it was met
 	// by, however many links lead to its folder.
-	real, err := realPath(dir)
-	if err != nil {
-		real = dir
-	}
+	real := t.realPath(dir)
 	ents, err := readDir(dir)
 	if err != nil {
 		t.skip(real, &SkipError{Path: dir, Why: "this folder cannot be read (" + reason(err) + ")",
@@ -115,11 +117,16 @@ func (t *Tree) ReadDir(dir string) []Entry {
 		p := filepath.Join(dir, e.Name())
 		ent := Entry{Path: p, Name: e.Name(), Dir: e.IsDir(), Regular: e.Type().IsRegular()}
 		if e.Type()&fs.ModeSymlink != 0 {
-			fi, ok := t.follow(p, filepath.Join(real, e.Name()))
+			target, fi, ok := t.follow(p, filepath.Join(real, e.Name()))
 			if !ok {
 				continue
 			}
 			ent.Dir, ent.Regular = fi.IsDir(), fi.Mode().IsRegular()
+			if ent.Dir {
+				t.reals[p] = target
+			}
+		} else if ent.Dir {
+			t.reals[p] = filepath.Join(real, e.Name())
 		}
 		out = append(out, ent)
 	}
@@ -127,43 +134,53 @@ func (t *Tree) ReadDir(dir string) []Entry {
 	return out
 }
 
-// follow resolves the link at p: what it leads to, when the policy lets it
-// be followed.
 // follow resolves the link at p (key is its path in its folder's real
-// path): what it leads to, when the policy lets it be followed.
-func (t *Tree) follow(p, key string) (fs.FileInfo, bool) {
+// path): its real path and what it leads to, when the policy lets it be
+// followed.
+func (t *Tree) follow(p, key string) (string, fs.FileInfo, bool) {
 	target, err := realPath(p)
 	if err != nil {
 		dest, _ := os.Readlink(p)
 		t.skip(key, &SkipError{Path: p, Why: fmt.Sprintf("a symbolic link to %s, which does not exist", dest)})
-		return nil, false
+		return "", nil, false
 	}
 	if !t.inside(target) {
 		t.skip(key, &SkipError{Path: p, Why: fmt.Sprintf("a symbolic link to %s, outside %s: links are followed only inside the folder scribe reads", target, t.root),
 			Hint: "name " + target + " itself to read it"})
-		return nil, false
+		return "", nil, false
 	}
 	fi, err := os.Stat(target)
 	if err != nil {
 		t.skip(key, &SkipError{Path: p, Why: "a symbolic link that cannot be followed (" + reason(err) + ")"})
-		return nil, false
+		return "", nil, false
 	}
-	return fi, true
+	return target, fi, true
 }
 
 // Visit reports whether dir is a folder not walked yet, and marks it
 // walked: a folder reached again (through a link, or a loop of links) is
 // not walked twice.
 func (t *Tree) Visit(dir string) bool {
-	real, err := realPath(dir)
-	if err != nil {
-		real = dir
-	}
+	real := t.realPath(dir)
 	if t.visited[real] {
 		return false
 	}
 	t.visited[real] = true
 	return true
+}
+
+// realPath is the real path of the folder dir (dir itself if it cannot be
+// resolved), from what the tree listed when it can.
+func (t *Tree) realPath(dir string) string {
+	if real, ok := t.reals[dir]; ok {
+		return real
+	}
+	real, err := realPath(dir)
+	if err != nil {
+		return dir
+	}
+	t.reals[dir] = real
+	return real
 }
 
 // Skip records a file or folder the discovery leaves out (once per path).
