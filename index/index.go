@@ -910,6 +910,50 @@ func (x *DB) SessionSeen(ctx context.Context, id string) (doc string, seen int64
 	return doc, seen, err == nil, err
 }
 
+// Mark is where the index has a document (its path in the sessions
+// folder) and how far its source was read when it was indexed: what
+// SessionSeen answers of one document.
+type Mark struct {
+	Doc  string
+	Seen int64
+}
+
+// SessionMarks returns the Mark of every document the index holds, keyed
+// by session id, in one read: an update of many documents asks it once
+// rather than SessionSeen of each. Its cost grows with the index, so it
+// is for updates of a good part of the store (EstimateSessions).
+func (x *DB) SessionMarks(ctx context.Context) (_ map[string]Mark, err error) {
+	defer x.damaged(&err)
+	rows, err := x.db.QueryContext(ctx, `SELECT session_id, doc, seen FROM sessions`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	marks := make(map[string]Mark)
+	for rows.Next() {
+		var id string
+		var doc sql.NullString
+		var seen sql.NullInt64
+		if err := rows.Scan(&id, &doc, &seen); err != nil {
+			return nil, err
+		}
+		if doc.Valid && seen.Valid { // else left out: SessionSeen says what is wrong
+			marks[id] = Mark{Doc: doc.String, Seen: seen.Int64}
+		}
+	}
+	return marks, rows.Err()
+}
+
+// EstimateSessions returns at least how many documents the index holds,
+// without counting them (a count reads every row): the largest row id of
+// the sessions table, which a document removed does not lower.
+func (x *DB) EstimateSessions(ctx context.Context) (_ int64, err error) {
+	defer x.damaged(&err)
+	var n sql.NullInt64
+	err = x.db.QueryRowContext(ctx, `SELECT max(rowid) FROM sessions`).Scan(&n)
+	return n.Int64, err
+}
+
 // Sessions returns how many documents the index holds.
 func (x *DB) Sessions(ctx context.Context) (_ int, err error) {
 	defer x.damaged(&err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -127,5 +128,18 @@ func TestSessionSeen(t *testing.T) {
 	}
 	if _, _, ok, _ := x.SessionSeen(ctx, "other"); ok {
 		t.Error("an index of s knows other")
+	}
+	// SessionMarks answers for every document at once, as SessionSeen does
+	// for each; EstimateSessions is at least their number.
+	if err := x.Put(ctx, Session{SessionID: "s/agent-a", AgentID: "claude", Title: "t", Doc: "claude/s/agent-a.md", Seen: 7}, nil); err != nil {
+		t.Fatal(err)
+	}
+	marks, err := x.SessionMarks(ctx)
+	want := map[string]Mark{"s": {"claude/s.md", 4096}, "s/agent-a": {"claude/s/agent-a.md", 7}}
+	if err != nil || !maps.Equal(marks, want) {
+		t.Errorf("SessionMarks: %v, %v; want %v", marks, err, want)
+	}
+	if n, err := x.EstimateSessions(ctx); n < 2 || err != nil {
+		t.Errorf("EstimateSessions: %d, %v; want at least 2", n, err)
 	}
 }

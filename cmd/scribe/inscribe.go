@@ -290,6 +290,7 @@ func updateAll(ctx context.Context, e *env, store *views.Views, ts []source.Sess
 	for _, t := range ts {
 		planned += docsOf(t)
 	}
+	store.Plan(planned)
 	prog := newProgress(e.stderr, planned)
 	var wg sync.WaitGroup
 	next := make(chan int)

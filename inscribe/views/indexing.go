@@ -403,20 +403,23 @@ func (s *Views) indexDocInto(batch *index.Batch, md, key string, seen int64, all
 	if err != nil {
 		return warnings, err
 	}
-	var indexedDoc string
-	var indexedSeen int64
+	local := filepath.Join(folder, inscribe.SessionDB)
+	_, localErr := os.Stat(local)
+	rel, _ := filepath.Rel(s.SessionsDir(), md)
+	mark := index.Mark{Doc: filepath.ToSlash(rel), Seen: seen}
+	var indexed index.Mark
 	known := false
 	if batch == nil {
-		if indexedDoc, indexedSeen, known, err = sdb.SessionSeen(ctx, key); err != nil {
+		if !all && localErr == nil && s.markedCurrent(ctx, sdb, key, mark) {
+			return warnings, nil // current
+		}
+		if indexed.Doc, indexed.Seen, known, err = sdb.SessionSeen(ctx, key); err != nil {
 			return warnings, err
 		}
 	} else {
 		all = true
 	}
-	local := filepath.Join(folder, inscribe.SessionDB)
-	_, localErr := os.Stat(local)
-	rel, _ := filepath.Rel(s.SessionsDir(), md)
-	if !all && known && indexedSeen == seen && indexedDoc == filepath.ToSlash(rel) && localErr == nil {
+	if !all && known && indexed == mark && localErr == nil {
 		return warnings, nil // current
 	}
 	od, err := document.ReadHead(md)

@@ -2,6 +2,9 @@ package views
 
 import (
 	"context"
+	"database/sql"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -170,5 +173,80 @@ func TestNewIndexInMemory(t *testing.T) {
 		if got := inMemory[doc]; got != want {
 			t.Errorf("%s: built in memory:\n%s\nin its file:\n%s", doc, got, want)
 		}
+	}
+}
+
+// TestPlannedUpdates: updates of many documents read the store index's
+// marks at once, and a document the index holds stale or not at all is
+// still indexed again; updates of a few ask of each.
+func TestPlannedUpdates(t *testing.T) {
+	ctx := context.Background()
+	v := claudeStore(t)
+	docs, err := v.Docs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sdb, _, err := v.storeIndex()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := sdb.SessionMarks(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want) != len(docs) {
+		t.Fatalf("the index marks %d documents, the store holds %d", len(want), len(docs))
+	}
+	// One document's mark behind its note, another's row gone.
+	var stale, gone string
+	for key := range want {
+		if stale == "" {
+			stale = key
+		} else if gone == "" {
+			gone = key
+		}
+	}
+	sdb.Close()
+	v.idx = nil
+	spoil := func() {
+		t.Helper()
+		v.CloseIndex()
+		db, err := sql.Open("sqlite", filepath.Join(v.SessionsDir(), inscribe.StoreDB))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if _, err := db.Exec(`UPDATE sessions SET seen = 1 WHERE session_id = ?`, stale); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec(`DELETE FROM sessions WHERE session_id = ?`, gone); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	for _, planned := range []int{1, 1000} {
+		t.Run(fmt.Sprint(planned), func(t *testing.T) {
+			spoil()
+			v.Plan(planned)
+			for _, md := range docs {
+				if _, err := v.IndexDoc(md, false); err != nil {
+					t.Fatal(err)
+				}
+			}
+			sdb, _, err := v.storeIndex()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := sdb.SessionMarks(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !maps.Equal(got, want) {
+				t.Errorf("marks after the updates: %v, want %v", got, want)
+			}
+			if read := v.marks != nil; read != (planned > marksMinPlanned) {
+				t.Errorf("%d documents planned: marks read at once %v", planned, read)
+			}
+		})
 	}
 }

@@ -18,6 +18,7 @@
 package views
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"time"
@@ -56,6 +57,13 @@ type Views struct {
 	// damaged are handles of a sessions.db found damaged and set aside,
 	// closed with the index (another goroutine may still be using one).
 	damaged []*index.DB
+
+	// marksMu guards the store index's marks, read at once from the index
+	// marksFrom when many updates are planned (Plan, markedCurrent).
+	marksMu   sync.Mutex
+	planned   int
+	marks     map[string]index.Mark
+	marksFrom *index.DB
 }
 
 // Open returns the views of s and makes them s's indexer, so that every
@@ -83,6 +91,50 @@ func (s *Views) Indexed(u inscribe.Update) ([]error, error) {
 	}
 	return ws, err
 }
+
+// Plan says how many documents the updates to come will index. When they
+// are a good part of the store, the views read what the store's index
+// holds of every document at once, rather than ask it of each: over an
+// unchanged tree, that question was most of an update's cost.
+func (s *Views) Plan(docs int) {
+	s.marksMu.Lock()
+	s.planned = docs
+	s.marksFrom, s.marks = nil, nil // read again for these updates
+	s.marksMu.Unlock()
+}
+
+// markedCurrent reports whether the store's index sdb, as read at once for
+// the updates Plan announced, holds the document key at mark. A false
+// answer says nothing: the caller asks the index itself (SessionSeen). A
+// true one holds, though the marks may have been read before another
+// process indexed the document: an index moves a document's mark only
+// forward, to its read note's, and the note is read under the document's
+// lock.
+func (s *Views) markedCurrent(ctx context.Context, sdb *index.DB, key string, mark index.Mark) bool {
+	s.marksMu.Lock()
+	defer s.marksMu.Unlock()
+	if s.marksFrom != sdb {
+		s.marksFrom, s.marks = sdb, nil
+		if s.planned >= marksMinPlanned {
+			// A store much larger than the run is cheaper asked of
+			// document by document.
+			if n, err := sdb.EstimateSessions(ctx); err == nil && int64(s.planned)*marksRatio >= n {
+				s.marks, _ = sdb.SessionMarks(ctx) // an error: asked of each, which reports it
+			}
+		}
+	}
+	m, ok := s.marks[key]
+	return ok && m == mark
+}
+
+// The marks of the store's index are read at once when at least
+// marksMinPlanned documents are planned, and at least one in marksRatio
+// of those the index holds: reading one mark among many costs about a
+// tenth of asking for it alone.
+const (
+	marksMinPlanned = 32
+	marksRatio      = 8
+)
 
 // SerialTime is how long this process's updates spent writing the store's
 // sessions.db, one at a time: the part of inscribing that more cores do
