@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -304,16 +305,25 @@ func copyIfChanged(b *atomicfile.Batch, from, to string) (bool, error) {
 	return true, p.Close()
 }
 
-// relist rewrites a document's head so that it lists sidechains.
+// relist rewrites a document's head so that it lists sidechains. A head
+// that lists them already is left as it is: an append of a session with
+// subagents asks at every run, and most find nothing to add.
 func (s *Store) relist(md string, add []session.Sidechain, wait time.Duration) error {
 	unlock, err := lockWait(Folder(md), wait)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	_, err = s.RewriteHead(md, func(m *session.Meta) {
-		m.Sidechains = mergeSidechains(m.Sidechains, add)
-	})
+	od, err := readOldDoc(md)
+	if err != nil {
+		return err
+	}
+	m := *od.meta
+	m.Sidechains = mergeSidechains(m.Sidechains, add)
+	if slices.Equal(m.Sidechains, od.meta.Sidechains) {
+		return nil
+	}
+	_, err = rewriteHead(od, &m)
 	return err
 }
 
@@ -327,7 +337,13 @@ func (s *Store) RewriteHead(md string, edit func(*session.Meta)) (bool, error) {
 	}
 	m := *od.meta
 	edit(&m)
-	head := document.RenderHead(&m, od.summary)
+	return rewriteHead(od, &m)
+}
+
+// rewriteHead is RewriteHead of the document od with the head m.
+func rewriteHead(od *oldDoc, m *session.Meta) (bool, error) {
+	md := od.path
+	head := document.RenderHead(m, od.summary)
 	f, err := os.Open(md)
 	if err != nil {
 		return false, err
