@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/scribe-archive/scribe/internal/osfile"
 	"github.com/scribe-archive/scribe/session/source"
@@ -51,7 +52,7 @@ func (a *Adapter) Detect(path string) bool {
 		return false
 	}
 	if !fi.IsDir() {
-		return isTranscript(path, fi.Size())
+		return isTranscript(path)
 	}
 	t, err := source.NewTree(path)
 	if err != nil {
@@ -74,7 +75,7 @@ func hasTranscripts(t *source.Tree, dir string) bool {
 	for _, e := range t.ReadDir(dir) {
 		switch {
 		case e.Regular && strings.HasSuffix(e.Name, ".jsonl"):
-			if fi, err := os.Stat(e.Path); err == nil && isTranscript(e.Path, fi.Size()) {
+			if isTranscript(e.Path) {
 				return true
 			}
 		case e.Dir && hasSubagentsDir(t, e.Path):
@@ -86,42 +87,116 @@ func hasTranscripts(t *source.Tree, dir string) bool {
 
 // isTranscript reads the first entry of a file: a Claude Code entry is a
 // JSON object with a "type" and without the "payload" every other client's
-// records we know of carry.
-func isTranscript(p string, size int64) bool {
-	if size == 0 {
-		return strings.HasSuffix(p, ".jsonl")
-	}
+// records we know of carry. An empty .jsonl file is one too: Claude Code
+// creates the file before it writes.
+func isTranscript(p string) bool {
+	ok, _ := readsAsTranscript(p)
+	return ok
+}
+
+// readsAsTranscript is isTranscript, with the error that kept it from
+// reading the file.
+func readsAsTranscript(p string) (bool, error) {
 	f, err := osfile.Open(p)
 	if err != nil {
-		return false
+		return false, err
 	}
 	defer f.Close()
-	keys, ok := topLevelKeys(io.LimitReader(f, 1<<20))
-	return ok && keys["type"] && !keys["payload"]
+	keys, ok, empty := topLevelKeys(io.LimitReader(f, 1<<20))
+	if empty {
+		return strings.HasSuffix(p, ".jsonl"), nil
+	}
+	return ok && keys["type"] && !keys["payload"], nil
 }
 
 // topLevelKeys returns the keys of the JSON object that starts r, as far
-// as r holds it. ok is false when r does not start with an object.
-func topLevelKeys(r io.Reader) (keys map[string]bool, ok bool) {
-	dec := json.NewDecoder(r)
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, false
-	}
-	keys = map[string]bool{}
-	for dec.More() {
-		t, err := dec.Token()
+// as r holds it. ok is false when r does not start with an object; empty
+// is set when r holds nothing at all. It reads no further than the
+// object's end, and only scans its values (detection reads the first line
+// of every file of a folder, most of them short, some of them megabytes).
+func topLevelKeys(r io.Reader) (keys map[string]bool, ok, empty bool) {
+	bp := headBufs.Get().(*[]byte)
+	defer headBufs.Put(bp)
+	buf := *bp
+	var (
+		depth     int
+		inString  bool
+		escaped   bool
+		expectKey bool   // the next string at depth 1 is a key
+		key       []byte // the key being read (inString at depth 1)
+		inKey     bool
+		started   bool
+	)
+	for first := true; ; first = false {
+		n, err := r.Read(buf)
+		if first && n == 0 && err == io.EOF {
+			return nil, false, true
+		}
+		for _, c := range buf[:n] {
+			switch {
+			case inString:
+				if inKey {
+					key = append(key, c)
+				}
+				switch {
+				case escaped:
+					escaped = false
+				case c == '\\':
+					escaped = true
+				case c == '"':
+					inString = false
+					if inKey {
+						keys[unquoteKey(key)] = true
+						inKey, key = false, key[:0]
+					}
+				}
+			case !started:
+				switch c {
+				case ' ', '\t', '\n', '\r':
+				case '{':
+					started, depth, expectKey = true, 1, true
+					keys = map[string]bool{}
+				default:
+					return nil, false, false
+				}
+			case c == '"':
+				inString = true
+				if depth == 1 && expectKey {
+					inKey, expectKey = true, false
+					key = append(key[:0], c)
+				}
+			case c == '{' || c == '[':
+				depth++
+			case c == '}' || c == ']':
+				depth--
+				if depth == 0 {
+					return keys, true, false
+				}
+			case c == ',' && depth == 1:
+				expectKey = true
+			}
+		}
 		if err != nil {
-			return keys, true
-		}
-		k, _ := t.(string)
-		keys[k] = true
-		var skip json.RawMessage
-		if dec.Decode(&skip) != nil {
-			return keys, true
+			return keys, started, false
 		}
 	}
-	return keys, true
 }
+
+// unquoteKey returns the JSON string quoted (its quotes included) as text,
+// as encoding/json reads it (an invalid byte becomes U+FFFD).
+func unquoteKey(quoted []byte) string {
+	if bytes.IndexByte(quoted, '\\') < 0 && utf8.Valid(quoted) {
+		return string(quoted[1 : len(quoted)-1])
+	}
+	var s string
+	if json.Unmarshal(quoted, &s) != nil {
+		return string(quoted)
+	}
+	return s
+}
+
+// headBufs holds the buffers detection reads the start of a file through.
+var headBufs = sync.Pool{New: func() any { b := make([]byte, 4<<10); return &b }}
 
 // Discover finds the transcripts at path: a session file, a subagent file,
 // a project directory, or a directory of projects.

@@ -135,7 +135,8 @@ func discoverFile(path string) ([]Transcript, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.collect(tree)
+	fi, err := os.Stat(filepath.Join(dir, stem))
+	t.collect(tree, err == nil && fi.IsDir())
 	// Old clients wrote subagents beside the session.
 	olds, _ := filepath.Glob(filepath.Join(dir, "agent-*.jsonl"))
 	for _, p := range olds {
@@ -150,6 +151,12 @@ func discoverFile(path string) ([]Transcript, error) {
 // discoverProject finds the transcripts of a project directory.
 func discoverProject(t *source.Tree, dir string) []Transcript {
 	ents := t.ReadDir(dir)
+	folders := make(map[string]bool) // what the listing says, where a stat of each would ask
+	for _, e := range ents {
+		if e.Dir {
+			folders[e.Name] = true
+		}
+	}
 	byID := make(map[string]int)
 	var out []Transcript
 	var agents []string
@@ -162,7 +169,7 @@ func discoverProject(t *source.Tree, dir string) []Transcript {
 			continue
 		}
 		tr := Transcript{Path: e.Path, ID: strings.TrimSuffix(e.Name, ".jsonl"), ProjectDir: dir}
-		tr.collect(t)
+		tr.collect(t, folders[tr.ID])
 		byID[tr.ID] = len(out)
 		out = append(out, tr)
 	}
@@ -203,12 +210,12 @@ func transcriptFile(t *source.Tree, e source.Entry) bool {
 		t.Skip(&source.SkipError{Path: e.Path, Why: "not a regular file"})
 		return false
 	}
-	fi, err := os.Stat(e.Path)
+	ok, err := readsAsTranscript(e.Path)
 	if err != nil {
 		t.Skip(&source.SkipError{Path: e.Path, Why: "cannot be read (" + err.Error() + ")"})
 		return false
 	}
-	if !isTranscript(e.Path, fi.Size()) {
+	if !ok {
 		t.Skip(&source.SkipError{Path: e.Path, Why: "not a Claude Code transcript (it does not start with a JSON line holding a Claude Code entry)"})
 		return false
 	}
@@ -223,27 +230,34 @@ func subagentsIn(t *source.Tree, folder, dir, id string) []Subagent {
 	if !hasSubagentsDir(t, folder) || !t.Visit(sub) {
 		return nil
 	}
-	for _, e := range t.ReadDir(sub) {
+	ents := t.ReadDir(sub)
+	files := make(map[string]bool)
+	for _, e := range ents {
+		if e.Regular {
+			files[e.Name] = true
+		}
+	}
+	for _, e := range ents {
 		if e.Dir || !strings.HasPrefix(e.Name, "agent-") || !strings.HasSuffix(e.Name, ".jsonl") || !transcriptFile(t, e) {
 			continue
 		}
 		sa := Subagent{Path: e.Path, AgentID: strings.TrimSuffix(strings.TrimPrefix(e.Name, "agent-"), ".jsonl"), ParentID: id}
 		sa.Rel, _ = filepath.Rel(dir, e.Path)
-		if m := strings.TrimSuffix(e.Path, ".jsonl") + ".meta.json"; fileExists(m) {
-			sa.Meta = m
+		if meta := strings.TrimSuffix(e.Name, ".jsonl") + ".meta.json"; files[meta] {
+			sa.Meta = filepath.Join(sub, meta)
 		}
 		out = append(out, sa)
 	}
 	return out
 }
 
-// collect finds what Claude Code keeps in the session's folder: its
-// subagents' transcripts (subagents/), and other files.
-func (tr *Transcript) collect(t *source.Tree) {
-	folder := strings.TrimSuffix(tr.Path, ".jsonl")
-	if fi, err := os.Stat(folder); err != nil || !fi.IsDir() {
+// collect finds what Claude Code keeps in the session's folder, when it
+// has one: its subagents' transcripts (subagents/), and other files.
+func (tr *Transcript) collect(t *source.Tree, hasFolder bool) {
+	if !hasFolder {
 		return
 	}
+	folder := strings.TrimSuffix(tr.Path, ".jsonl")
 	tr.Subagents = append(tr.Subagents, subagentsIn(t, folder, tr.ProjectDir, tr.ID)...)
 	var walk func(dir, rel string)
 	walk = func(dir, rel string) {
