@@ -158,12 +158,20 @@ func readMeta(p string) (m SessionMeta, ok bool) {
 	buf := headBufs.Get().(*[]byte)
 	defer headBufs.Put(buf)
 	head := *buf
-	n, err := io.ReadFull(f, head)
+	// Most first lines are short: the rest of the buffer is read only when
+	// its first part holds no line end.
+	n, err := io.ReadFull(f, head[:firstRead])
+	if err == nil && bytes.IndexByte(head[:n], '\n') < 0 {
+		var more int
+		more, err = io.ReadFull(f, head[n:])
+		n += more
+	}
 	head = head[:n]
-	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+	whole := err == io.EOF || err == io.ErrUnexpectedEOF // head holds the whole file
+	if err != nil && !whole {
 		return m, false
 	}
-	if !mayOpenWithMeta(head, n < len(head)) {
+	if !mayOpenWithMeta(head, whole) {
 		return m, false
 	}
 	lr := source.NewLineReader(io.LimitReader(io.MultiReader(bytes.NewReader(head), f), 16<<20), 1, 0)
@@ -182,6 +190,9 @@ func readMeta(p string) (m SessionMeta, ok bool) {
 // headBufs holds the buffers readMeta reads a file's first bytes into:
 // detection reads every file of a folder.
 var headBufs = sync.Pool{New: func() any { b := make([]byte, 16<<10); return &b }}
+
+// firstRead is how much of a file's start readMeta reads first.
+const firstRead = 2 << 10
 
 // mayOpenWithMeta reports whether a file whose first bytes are head (all
 // of it when whole) may start with a session_meta record, without decoding

@@ -83,3 +83,39 @@ func TestDetectBeyondTheFirstBytes(t *testing.T) {
 		}
 	}
 }
+
+// readMeta finds a rollout's session_meta however long its first line, in
+// a file with or without a last line end, and nothing in another client's
+// file.
+func TestReadMeta(t *testing.T) {
+	dir := t.TempDir()
+	pad := strings.Repeat("x", 40<<10)
+	meta := `{"timestamp":"2026-11-23T17:00:00Z","type":"session_meta","payload":{"id":"01a20952-0000-7000-8000-000000000001","cwd":"/p"}}`
+	late := `{"timestamp":"2026-11-23T17:00:00Z","payload":{"id":"01a20952-0000-7000-8000-000000000001","cwd":"/p","note":"` + pad + `"},"type":"session_meta"}`
+	for name, c := range map[string]struct {
+		data string
+		want bool
+	}{
+		"short":         {meta + "\n{}\n", true},
+		"unterminated":  {meta, true},
+		"long":          {late + "\n", true},
+		"long-alone":    {late, true},
+		"claude":        {`{"type":"user","message":"hi"}` + "\n", false},
+		"claude-long":   {`{"type":"user","message":"` + pad + `"}` + "\n", false},
+		"claude-alone":  {`{"type":"user"}`, false},
+		"escaped-claim": {`{"type":"session_\u006deta","payload":{"id":"x"}}` + "\n", true},
+		"empty":         {"", false},
+	} {
+		p := filepath.Join(dir, name+".jsonl")
+		if err := os.WriteFile(p, []byte(c.data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		m, ok := readMeta(p)
+		if ok != c.want {
+			t.Errorf("%s: readMeta ok %v, want %v", name, ok, c.want)
+		}
+		if ok && name != "escaped-claim" && m.ID != "01a20952-0000-7000-8000-000000000001" {
+			t.Errorf("%s: session id %q", name, m.ID)
+		}
+	}
+}
