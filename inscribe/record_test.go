@@ -50,16 +50,20 @@ func TestRoundFileDamageNoticed(t *testing.T) {
 		why    string
 		sized  bool // a stat shows it (CheckDoc notices it)
 		listed bool // its folder changed (an append with nothing new notices it)
+		atOnce bool // damaged within the clock tick the note was written in
 	}{
-		{"closed round deleted", "rounds/001.json", os.Remove, "missing", true, true},
-		{"closed round cut short", "rounds/002.json", func(p string) error { return os.Truncate(p, 100) }, "100 bytes, but scribe wrote", true, false},
-		{"open round deleted", "rounds/005.json", os.Remove, "missing", true, true},
-		{"closed round overwritten", "rounds/003.json", overwrite, "its bytes are not those scribe wrote", false, false},
+		{"closed round deleted", "rounds/001.json", os.Remove, "missing", true, true, false},
+		{"closed round cut short", "rounds/002.json", func(p string) error { return os.Truncate(p, 100) }, "100 bytes, but scribe wrote", true, false, false},
+		{"open round deleted", "rounds/005.json", os.Remove, "missing", true, true, false},
+		{"closed round deleted at once", "rounds/003.json", os.Remove, "missing", true, true, true},
+		{"closed round overwritten", "rounds/003.json", overwrite, "its bytes are not those scribe wrote", false, false, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			l, src, md := recordStore(t)
 			p := filepath.Join(Folder(md), filepath.FromSlash(c.file))
-			afterChange(t, filepath.Join(Folder(md), stateFile))
+			if !c.atOnce {
+				afterChange(t, filepath.Join(Folder(md), stateFile))
+			}
 			if err := c.damage(p); err != nil {
 				t.Fatal(err)
 			}

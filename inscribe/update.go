@@ -897,9 +897,9 @@ func (u *update) rebuildGraph(path string) error {
 
 // roundsListChanged reports whether the rounds folder does not list the
 // round files the record and the note describe (one deleted, or one
-// added), or changed after the note was written (one renamed over): a
-// listing of the folder and a read of the record's last line, where
-// checking the files is a stat each.
+// added), or changed after the note was written (one renamed over): the
+// folder's change time when it says, else a listing of the folder and a
+// read of the record's last line, where checking the files is a stat each.
 func (u *update) roundsListChanged() bool {
 	st := u.old
 	if st.RoundsSize == nil {
@@ -916,6 +916,15 @@ func (u *update) roundsListChanged() bool {
 	}
 	if err != nil || changeTime(dir).After(noted) {
 		return true
+	}
+	if changeTimeTrusted && changeTime(dir).Before(noted) {
+		// Nothing was added to the folder or removed from it since the
+		// note: a change would have stamped it no earlier than the note.
+		// (The note is written after the round files so that this holds
+		// where times are fine-grained: atomicfile.Batch.Commit. Where
+		// they are coarse, the two often share a clock tick, and the
+		// folder is listed.)
+		return false
 	}
 	// Rounds are numbered from 1 without a gap: the last one's number is
 	// how many files there are.

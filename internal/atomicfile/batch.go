@@ -18,6 +18,13 @@ import (
 // target with its old contents or its new ones; files renamed earlier in the
 // order are never older than files renamed later.
 //
+// The last file's change time (ctime) is later than that of every folder
+// the others went into, where the file system keeps fine-grained times
+// (Linux since 6.13): a reader that finds such a folder's change time
+// still earlier than the last file's knows that nothing was added to it or
+// removed from it since the batch. (Elsewhere the times may be equal, which
+// says nothing.)
+//
 // A batch may hold thousands of files (a long session's rounds): Close a
 // file once it is written, so that the batch does not hold a descriptor
 // for each.
@@ -135,13 +142,16 @@ func (b *Batch) Commit() error {
 	}
 	dirs := map[string]bool{}
 	var order []string
-	for _, p := range b.files {
+	for i, p := range b.files {
 		if err := p.Close(); err != nil {
 			return err
 		}
 		p.done = true
 		if p.uncache {
 			p.dropPages() // durable since syncAll
+		}
+		if i > 0 && i == len(b.files)-1 {
+			queryTimes(order, p)
 		}
 		if err := os.Rename(p.f.Name(), p.target); err != nil {
 			os.Remove(p.f.Name())
@@ -165,6 +175,23 @@ func (b *Batch) Commit() error {
 	}
 	b.files = nil
 	return nil
+}
+
+// queryTimes reads the change times of the folders dirs, then touches the
+// file last (a chmod to its mode) and reads its change time, before last
+// is renamed. A file system with fine-grained times (multigrain
+// timestamps) stamps the next change of a file whose time was read, in
+// the clock tick it was read in, with a time later than every time it gave
+// before: last's rename is stamped after the folders' changes, and any
+// change of a folder after it no earlier. Without this, all would share
+// one clock tick.
+func queryTimes(dirs []string, last *Pending) {
+	for _, d := range dirs {
+		os.Stat(d)
+	}
+	name := last.f.Name()
+	os.Chmod(name, last.perm)
+	os.Stat(name)
 }
 
 // Abort discards every file not yet committed.
