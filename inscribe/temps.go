@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/scribe-archive/scribe/internal/osfile"
 )
 
 // Temporary files. Every file scribe writes goes first to a temporary file
@@ -37,7 +39,7 @@ func IsTemp(name string) bool {
 // documents' temporary files an earlier scribe wrote beside them, in this
 // folder, unless they are old.
 func removeTemps(folder string, rounds bool) {
-	ents, err := os.ReadDir(folder)
+	ents, err := osfile.ReadDir(folder)
 	if err != nil {
 		return
 	}
@@ -67,7 +69,7 @@ func removeTemps(folder string, rounds bool) {
 // removeTempsIn removes the temporary files in dir that are at least age
 // old (every one, for 0).
 func removeTempsIn(dir string, age time.Duration) {
-	ents, err := os.ReadDir(dir)
+	ents, err := osfile.ReadDir(dir)
 	if err != nil {
 		return
 	}
@@ -105,7 +107,7 @@ func (s *Store) RemoveStaleTemps(agents ...string) {
 		dirs = append(dirs, filepath.Join(s.SessionsDir(), a))
 	}
 	for _, dir := range dirs {
-		ents, err := os.ReadDir(dir)
+		ents, err := osfile.ReadDir(dir)
 		if err != nil {
 			continue
 		}

@@ -52,6 +52,17 @@ func ReadFile(name string) ([]byte, error) {
 	}
 }
 
+// ReadDir lists the folder name, like os.ReadDir, but in the order the
+// file system lists it (not sorted by name).
+func ReadDir(name string) ([]os.DirEntry, error) {
+	f, err := Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.ReadDir(-1)
+}
+
 // CreateTemp creates a new file in dir, named by pattern with its last
 // "*" replaced by a random string, opened for reading and writing with
 // mode 0600, like os.CreateTemp (but dir must be given).

@@ -27,6 +27,14 @@ func TestLikeOS(t *testing.T) {
 		}
 	}
 
+	ents, err := ReadDir(dir)
+	if err != nil || len(ents) != 1 || ents[0].Name() != "f" || ents[0].IsDir() {
+		t.Fatalf("ReadDir: %v, %v; want the one file f", ents, err)
+	}
+	if _, err := ReadDir(filepath.Join(dir, "f")); err == nil {
+		t.Error("ReadDir of a file: no error")
+	}
+
 	p := filepath.Join(dir, "new")
 	f, err := OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o640)
 	if err != nil {
