@@ -116,7 +116,13 @@ func readState(folder string) (*docState, error) {
 		return nil, nil // cut short while read: as if unreadable
 	}
 	var st docState
-	if err := json.Unmarshal(data, &st); err != nil || st.Version != stateVersion {
+	if !decodeState(data, &st) {
+		st = docState{}
+		if err := json.Unmarshal(data, &st); err != nil {
+			return nil, nil // unreadable: as if missing
+		}
+	}
+	if st.Version != stateVersion {
 		return nil, nil // unreadable: as if missing
 	}
 	st.changed = changeTime(fi)
