@@ -919,11 +919,11 @@ func (u *update) roundsListChanged() bool {
 	}
 	if changeTimeTrusted && changeTime(dir).Before(noted) {
 		// Nothing was added to the folder or removed from it since the
-		// note: a change would have stamped it no earlier than the note.
-		// (The note is written after the round files so that this holds
-		// where times are fine-grained: atomicfile.Batch.Commit. Where
-		// they are coarse, the two often share a clock tick, and the
-		// folder is listed.)
+		// note: such a change would have stamped the folder no earlier
+		// than the note. (An update's commit leaves the folder's time
+		// before the note's where the file system keeps fine-grained
+		// times: atomicfile.Batch.Commit. Where it keeps coarse ones, the
+		// two often share a clock tick, and the folder is listed.)
 		return false
 	}
 	// Rounds are numbered from 1 without a gap: the last one's number is

@@ -95,7 +95,7 @@ func (s *Views) Indexed(u inscribe.Update) ([]error, error) {
 // Plan says how many documents the updates to come will index. When they
 // are a good part of the store, the views read what the store's index
 // holds of every document at once, rather than ask it of each: over an
-// unchanged tree, that question was most of an update's cost.
+// unchanged tree, asking was a tenth of an update's cost.
 func (s *Views) Plan(docs int) {
 	s.marksMu.Lock()
 	s.planned = docs
