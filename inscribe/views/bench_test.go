@@ -118,6 +118,14 @@ func benchRunSerial(b *testing.B, root, archive string, opts inscribe.Options) (
 	if err != nil {
 		b.Fatal(err)
 	}
+	planned := 0 // as cmd/scribe's updateAll tells the views
+	for _, t := range ts {
+		planned += len(t.Sidechains)
+		if t.Path != "" {
+			planned++
+		}
+	}
+	s.Plan(planned)
 	out := make([][]inscribe.Result, len(ts))
 	next := make(chan int)
 	var wg sync.WaitGroup
