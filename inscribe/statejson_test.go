@@ -56,7 +56,8 @@ func FuzzDecodeState(f *testing.F) {
 	}
 	for _, s := range []string{`{}`, `{"version":1,"VERSION":2}`, `{"size":1.0}`, `{"size":01}`, `{"source":"a\u00e9"}`,
 		`{"builder":{"a":"}"} }`, `{"builder":"x"}`, `{"builder":[1,{"b":"\""}],"seen":2}`, `{"builder":}`, `{"builder":1 2}`,
-		`{"next":{"next":{"next":{"next":{"next":{}}}}}}`, `{"open_round":{"round":1}} x`, `{"none":true,"none":false}`, `{"rounds_size":null}`} {
+		`{"next":{"next":{"next":{"next":{"next":{}}}}}}`, `{"open_round":{"round":1}} x`, `{"none":true,"none":false}`, `{"rounds_size":null}`,
+		`{"next":{"size":1},"next":{"seen":2}}`, `{"open_round":{"round":1},"open_round":{"size":2}}`, `{"size":1 "seen":2}`, `{"size":1,}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -1,7 +1,8 @@
-// Package jsonpatch edits one value of a JSON line in place, keeping every
-// other byte, and encodes strings as the clients whose lines scribe keeps
-// write them. Exporters use it to carry a person's edit of a document back
-// into the source entry it came from.
+// Package jsonpatch finds and edits values of a JSON line in place,
+// keeping every other byte, and encodes strings as the clients whose lines
+// scribe keeps write them. Exporters use it to carry a person's edit of a
+// document back into the source entry it came from; readers of small JSON
+// files scribe writes walk them with it (Members).
 package jsonpatch
 
 import (
@@ -118,6 +119,49 @@ func Locate(data []byte, path []string) (int, int, error) {
 		return 0, 0, err
 	}
 	return start, s.i, nil
+}
+
+// Members calls f with the key (its bytes between the quotes, as written)
+// and the value (its bytes) of each member of the JSON object that data
+// holds, in order, until f returns false. It reports whether data is one
+// object, with nothing but white space around it, and f took every member.
+// It checks the object's own syntax; what a value holds is the caller's to
+// check (a value's end is found as Locate finds it).
+func Members(data []byte, f func(key, value []byte) bool) bool {
+	s := &scanner{data: data}
+	if s.expect('{') != nil {
+		return false
+	}
+	s.skipSpace()
+	if s.i < len(s.data) && s.data[s.i] == '}' {
+		s.i++
+	} else {
+		for {
+			s.skipSpace()
+			ks := s.i
+			if s.skipString() != nil {
+				return false
+			}
+			key := s.data[ks+1 : s.i-1]
+			if s.expect(':') != nil {
+				return false
+			}
+			s.skipSpace()
+			vs := s.i
+			if s.skipValue() != nil || !f(key, s.data[vs:s.i]) {
+				return false
+			}
+			if s.expect(',') == nil {
+				continue
+			}
+			if s.expect('}') != nil {
+				return false
+			}
+			break
+		}
+	}
+	s.skipSpace()
+	return s.i == len(s.data)
 }
 
 type scanner struct {
@@ -279,7 +323,7 @@ func (s *scanner) skipValue() error {
 	default:
 		// A number, true, false or null: up to the next delimiter.
 		start := s.i
-		for s.i < len(s.data) && !strings.ContainsRune(",]} \t\r\n", rune(s.data[s.i])) {
+		for s.i < len(s.data) && !endsLiteral(s.data[s.i]) {
 			s.i++
 		}
 		if s.i == start {
@@ -287,4 +331,13 @@ func (s *scanner) skipValue() error {
 		}
 		return nil
 	}
+}
+
+// endsLiteral reports whether c ends a number or a literal.
+func endsLiteral(c byte) bool {
+	switch c {
+	case ',', ']', '}', ' ', '\t', '\r', '\n':
+		return true
+	}
+	return false
 }
