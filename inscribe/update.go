@@ -914,10 +914,13 @@ func (u *update) roundsListChanged() bool {
 	if errors.Is(err, fs.ErrNotExist) && *st.RoundsSize == 0 && st.OpenRound == nil {
 		return false // no round yet
 	}
-	if err != nil || changeTime(dir).After(noted) {
+	if err != nil {
 		return true
 	}
-	if changeTimeTrusted && changeTime(dir).Before(noted) {
+	switch changed := changeTime(dir); {
+	case changed.After(noted):
+		return true
+	case changeTimeTrusted && changed.Before(noted):
 		// Nothing was added to the folder or removed from it since the
 		// note: such a change would have stamped the folder no earlier
 		// than the note. (An update's commit leaves the folder's time

@@ -105,7 +105,7 @@ type Entry struct {
 func (t *Tree) ReadDir(dir string) []Entry {
 	// What is skipped is reported once, under the first path it was met
 	// by, however many links lead to its folder.
-	real := t.realPath(dir)
+	real := t.realOf(dir)
 	ents, err := readDir(dir)
 	if err != nil {
 		t.skip(real, &SkipError{Path: dir, Why: "this folder cannot be read (" + reason(err) + ")",
@@ -161,7 +161,7 @@ func (t *Tree) follow(p, key string) (string, fs.FileInfo, bool) {
 // walked: a folder reached again (through a link, or a loop of links) is
 // not walked twice.
 func (t *Tree) Visit(dir string) bool {
-	real := t.realPath(dir)
+	real := t.realOf(dir)
 	if t.visited[real] {
 		return false
 	}
@@ -169,9 +169,9 @@ func (t *Tree) Visit(dir string) bool {
 	return true
 }
 
-// realPath is the real path of the folder dir (dir itself if it cannot be
+// realOf is the real path of the folder dir (dir itself if it cannot be
 // resolved), from what the tree listed when it can.
-func (t *Tree) realPath(dir string) string {
+func (t *Tree) realOf(dir string) string {
 	if real, ok := t.reals[dir]; ok {
 		return real
 	}
