@@ -180,20 +180,24 @@ func TestNewIndexInMemory(t *testing.T) {
 // marks at once, and a document the index holds stale or not at all is
 // still indexed again; updates of a few ask of each.
 func TestPlannedUpdates(t *testing.T) {
-	ctx := context.Background()
 	v := claudeStore(t)
 	docs, err := v.Docs()
 	if err != nil {
 		t.Fatal(err)
 	}
-	sdb, _, err := v.storeIndex()
-	if err != nil {
-		t.Fatal(err)
+	marks := func(t *testing.T) map[string]index.Mark {
+		t.Helper()
+		sdb, _, err := v.storeIndex()
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := sdb.SessionMarks(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
 	}
-	want, err := sdb.SessionMarks(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	want := marks(t)
 	if len(want) != len(docs) {
 		t.Fatalf("the index marks %d documents, the store holds %d", len(want), len(docs))
 	}
@@ -206,8 +210,6 @@ func TestPlannedUpdates(t *testing.T) {
 			gone = key
 		}
 	}
-	sdb.Close()
-	v.idx = nil
 	spoil := func() {
 		t.Helper()
 		v.CloseIndex()
@@ -233,15 +235,7 @@ func TestPlannedUpdates(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			sdb, _, err := v.storeIndex()
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := sdb.SessionMarks(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !maps.Equal(got, want) {
+			if got := marks(t); !maps.Equal(got, want) {
 				t.Errorf("marks after the updates: %v, want %v", got, want)
 			}
 			if read := v.marks != nil; read != (planned > marksMinPlanned) {
