@@ -12,16 +12,14 @@ import (
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/realclient"
-	"github.com/scribe-archive/scribe/internal/testenv"
 )
 
 // probeTool returns the real Codex client's probe (realclient.FindCodex).
-// Where the client, python3 or ../shared is missing, the test is skipped
-// with a message, unless SCRIBE_REQUIRE_CODEX is set (as .ci/run sets it):
-// then it fails.
+// Where the client is missing, the test is skipped with a message, unless
+// SCRIBE_REQUIRE_CODEX is set (as .ci/run sets it): then it fails.
 func probeTool(t *testing.T) *realclient.CodexProbe {
 	t.Helper()
-	return realclient.Codex(t, testenv.Shared(t))
+	return realclient.Codex(t)
 }
 
 // probe prints the input the client sends when it resumes rollout, with

@@ -588,7 +588,7 @@ func TestCodexSecretsStayOut(t *testing.T) {
 	if hits := grepTree(t, exp, secrets); len(hits) > 0 {
 		t.Errorf("secrets in the export:\n%s", strings.Join(hits, "\n"))
 	}
-	cp := realclient.Codex(t, testenv.Shared(t))
+	cp := realclient.Codex(t)
 	rel, _ := filepath.Rel(filepath.Join(dir, "sessions"), src)
 	got, err := cp.Probe(filepath.Join(exp, rel))
 	if err != nil {

@@ -1,13 +1,21 @@
 package realclient
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
 	"time"
 )
 
@@ -15,19 +23,23 @@ import (
 const CodexInstall = "install the client with .ci/install-codex and export CODEX=$(.ci/install-codex | tail -1)"
 
 // A CodexProbe asks the real Codex client what it sends the model when it
-// resumes a rollout: ../shared/realclient/codex_resume_probe.py, run by
-// python3, with $CODEX naming the client's launcher.
+// resumes a rollout. It is the Go counterpart of
+// ../shared/realclient/codex_resume_probe.py, with the stand-in of the
+// Responses API (mock_responses.py there) served in process.
+//
+// The script picks a free port, closes it and starts its stand-in on it a
+// moment later, so two probes running at once can pick the same port: one
+// stand-in fails to start, and its client talks to the other's, which
+// answers a conversation that is not its own. Here the stand-in's listener
+// is held from the start, so concurrent probes cannot meet.
 type CodexProbe struct {
-	Python, Script string
+	// Launcher is the client's launcher ($CODEX).
+	Launcher string
 }
 
-// FindCodex returns the Codex probe of the shared folder (../shared), or
-// why it cannot run here.
-func FindCodex(shared string) (*CodexProbe, error) {
-	script := filepath.Join(shared, "realclient", "codex_resume_probe.py")
-	if _, err := os.Stat(script); err != nil {
-		return nil, fmt.Errorf("%s is missing", script)
-	}
+// FindCodex returns the probe of the client $CODEX names, or why it cannot
+// run here.
+func FindCodex() (*CodexProbe, error) {
 	launcher := os.Getenv("CODEX")
 	if launcher == "" {
 		return nil, errors.New("CODEX is not set")
@@ -35,27 +47,348 @@ func FindCodex(shared string) (*CodexProbe, error) {
 	if err := executable(launcher); err != nil {
 		return nil, fmt.Errorf("CODEX=%s: %v", launcher, err)
 	}
-	python, err := exec.LookPath("python3")
-	if err != nil {
-		return nil, errors.New("python3 is not on PATH")
-	}
-	return &CodexProbe{Python: python, Script: script}, nil
+	return &CodexProbe{Launcher: launcher}, nil
 }
 
-// Probe returns the input (JSON) the client sends the model when it
-// resumes rollout, with others (a fork's source) beside it.
-// A run is bounded by Timeout, as the Claude probe's are: a client that
-// hangs fails its test instead of stalling the suite.
+// codexConfig points the client at the stand-in and turns off what would
+// reach anywhere else.
+const codexConfig = `model = "gpt-5.5"
+model_provider = "mock"
+check_for_update_on_startup = false
+
+[model_providers.mock]
+name = "Mock"
+base_url = "%s/v1"
+env_key = "MOCK_API_KEY"
+wire_api = "responses"
+
+[analytics]
+enabled = false
+
+[features]
+plugins = false
+remote_plugin = false
+apps = false
+`
+
+// rolloutDay is the date in a rollout's file name, which is also the
+// folder the client looks for it in: ~/.codex/sessions/YYYY/MM/DD/.
+var rolloutDay = regexp.MustCompile(`^rollout-(\d{4})-(\d{2})-(\d{2})T`)
+
+// currentDate is the date the client adds to the context of every turn; it
+// differs from day to day, not from file to file.
+var currentDate = regexp.MustCompile(`<current_date>[^<]*</current_date>`)
+
+// Probe returns the input items (JSON, canonically encoded) of the first
+// request carrying tools that the client sends when it resumes rollout
+// (`codex exec resume <thread id> PROBE`), with the probe's own turn
+// removed. others (a fork's source) are placed beside it, where the client
+// finds them. Ids the client mints on this run (those the file does not
+// hold) read "<minted>", and the probe's own paths and the date are
+// replaced by fixed ones, so two probes of the same file give the same
+// bytes. A run is bounded by Timeout.
 func (p *CodexProbe) Probe(rollout string, others ...string) ([]byte, error) {
+	tid, err := threadID(rollout)
+	if err != nil {
+		return nil, fmt.Errorf("probe %s: %v", rollout, err)
+	}
+	tmp, home, project, err := probeHome("cxprobe-")
+	if err != nil {
+		return nil, fmt.Errorf("probe %s: %v", rollout, err)
+	}
+	defer os.RemoveAll(tmp)
+	day := []string{"2026", "01", "01"}
+	for i, f := range append([]string{rollout}, others...) {
+		name := filepath.Base(f)
+		if m := rolloutDay.FindStringSubmatch(name); m != nil {
+			if i == 0 {
+				day = m[1:]
+			}
+			err = copyFile(f, filepath.Join(home, ".codex", "sessions", m[1], m[2], m[3], name))
+		} else {
+			id := tid
+			if i > 0 {
+				if id, err = threadID(f); err != nil {
+					return nil, fmt.Errorf("probe %s: %v", rollout, err)
+				}
+			}
+			err = copyFile(f, filepath.Join(home, ".codex", "sessions", day[0], day[1], day[2],
+				"rollout-2026-01-01T00-00-00-"+id+".jsonl"))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("probe %s: %v", rollout, err)
+		}
+	}
+
+	api := &responsesStandIn{}
+	srv := httptest.NewServer(api)
+	defer func() {
+		srv.CloseClientConnections()
+		srv.Close()
+	}()
+	if err := os.WriteFile(filepath.Join(home, ".codex", "config.toml"), fmt.Appendf(nil, codexConfig, srv.URL), 0o644); err != nil {
+		return nil, fmt.Errorf("probe %s: %v", rollout, err)
+	}
+
 	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, p.Python, append([]string{p.Script, rollout}, others...)...)
-	cmd.WaitDelay = 5 * time.Second
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	cmd := exec.CommandContext(ctx, p.Launcher, "exec", "--json", "--skip-git-repo-check",
+		"--dangerously-bypass-approvals-and-sandbox", "resume", tid, ProbePrompt)
+	cmd.Dir = project
+	cmd.Env = codexEnv(home)
+	cmd.Stdin = nil
+	// Output goes to a file, as the Claude probe's does: a child left
+	// holding a pipe would hold Wait up.
+	outPath := filepath.Join(tmp, "output")
+	out, err := os.Create(outPath)
 	if err != nil {
-		return nil, fmt.Errorf("probe %s: %v\n%s%s", rollout, err, out, stderr.Bytes())
+		return nil, fmt.Errorf("probe %s: %v", rollout, err)
 	}
-	return out, nil
+	defer out.Close()
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.WaitDelay = 5 * time.Second
+	runErr := cmd.Run()
+
+	// As the script does, the request decides, not the exit status: the
+	// client may fail after sending it, for reasons that are not the
+	// file's.
+	req := api.firstConversation()
+	if req == nil {
+		status := "exit status 0"
+		if runErr != nil {
+			status = runErr.Error()
+		}
+		if ctx.Err() != nil {
+			status = fmt.Sprintf("killed (%v)", ctx.Err())
+		}
+		return nil, fmt.Errorf("probe %s with %s: the client sent no request carrying tools and input; client: %s; requests: %s; client output (tail):\n%s",
+			rollout, p.Launcher, status, api.summary(), tail(outPath, 2000))
+	}
+	var items []any
+	if err := decode(req["input"], &items); err != nil {
+		return nil, fmt.Errorf("probe %s: the request's input is not an array: %v", rollout, err)
+	}
+	for len(items) > 0 {
+		last, _ := json.Marshal(items[len(items)-1])
+		if !bytes.Contains(last, []byte(ProbePrompt)) {
+			break
+		}
+		items = items[:len(items)-1]
+	}
+	source, err := os.ReadFile(rollout)
+	if err != nil {
+		return nil, fmt.Errorf("probe %s: %v", rollout, err)
+	}
+	enc, err := Canonical(markMinted(items, source))
+	if err != nil {
+		return nil, fmt.Errorf("probe %s: %v", rollout, err)
+	}
+	enc = bytes.ReplaceAll(enc, []byte(project), []byte("/PROBE/PROJ"))
+	enc = bytes.ReplaceAll(enc, []byte(home), []byte("/PROBE/HOME"))
+	return currentDate.ReplaceAll(enc, []byte("<current_date>PROBE-DATE</current_date>")), nil
+}
+
+// threadID is the id of the session_meta line of rollout, else the UUID
+// its name ends with.
+func threadID(rollout string) (string, error) {
+	f, err := os.Open(rollout)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	r := bufio.NewReader(f)
+	for {
+		line, err := r.ReadBytes('\n')
+		var e struct {
+			Type    string `json:"type"`
+			Payload struct {
+				ID        string `json:"id"`
+				SessionID string `json:"session_id"`
+			} `json:"payload"`
+		}
+		if json.Unmarshal(line, &e) == nil && e.Type == "session_meta" {
+			if e.Payload.ID != "" {
+				return e.Payload.ID, nil
+			}
+			if e.Payload.SessionID != "" {
+				return e.Payload.SessionID, nil
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return "", err
+		}
+	}
+	if m := rolloutUUID.FindStringSubmatch(filepath.Base(rollout)); m != nil {
+		return m[1], nil
+	}
+	return "", errors.New("no thread id: neither a session_meta line nor a name ending in <uuid>.jsonl")
+}
+
+var rolloutUUID = regexp.MustCompile(`([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$`)
+
+// markMinted replaces every "id" the client minted on this run (a string
+// that source does not hold) with "<minted>"; ids that come from the file
+// are kept.
+func markMinted(v any, source []byte) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, val := range x {
+			if s, ok := val.(string); ok && k == "id" && !bytes.Contains(source, []byte(s)) {
+				out[k] = "<minted>"
+			} else {
+				out[k] = markMinted(val, source)
+			}
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, val := range x {
+			out[i] = markMinted(val, source)
+		}
+		return out
+	}
+	return v
+}
+
+// codexEnv is the client's environment: the caller's, minus what would make
+// it read the real user's configuration or credentials or go through a
+// proxy, plus the stand-in's key.
+func codexEnv(home string) []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch up := strings.ToUpper(k); {
+		case up == "HOME", up == "USERPROFILE",
+			strings.HasPrefix(up, "OPENAI_"), strings.HasPrefix(up, "CODEX_"),
+			up == "HTTP_PROXY", up == "HTTPS_PROXY", up == "ALL_PROXY", up == "NO_PROXY":
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, "HOME="+home, "MOCK_API_KEY=sk-test", "NO_COLOR=1")
+}
+
+// responsesStandIn answers the client as the Responses API would: every
+// request to /responses gets a streamed reply of one short message. It
+// records every request.
+type responsesStandIn struct {
+	mu        sync.Mutex
+	reqs      []recorded
+	withTools int // requests carrying tools answered so far
+}
+
+func (s *responsesStandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var body map[string]json.RawMessage
+	if r.Method == http.MethodPost {
+		// A zstd-compressed body stays unread, as in the script: the
+		// client compresses only for OpenAI's own endpoint.
+		if data, err := io.ReadAll(r.Body); err == nil && r.Header.Get("Content-Encoding") == "" {
+			_ = json.Unmarshal(data, &body)
+		}
+	}
+	s.mu.Lock()
+	s.reqs = append(s.reqs, recorded{r.Method, r.URL.RequestURI(), body})
+	n := len(s.reqs)
+	reply := "side reply"
+	if hasTools(body) {
+		reply = "probe reply"
+		if s.withTools > 0 {
+			reply = fmt.Sprintf("done %d", s.withTools)
+		}
+		s.withTools++
+	}
+	s.mu.Unlock()
+
+	path := strings.TrimSuffix(r.URL.Path, "/")
+	switch {
+	case r.Method != http.MethodPost && strings.EqualFold(r.Header.Get("Upgrade"), "websocket"):
+		// No websocket transport here: the client falls back to HTTP.
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUpgradeRequired)
+		_, _ = io.WriteString(w, `{"error":{"message":"websocket not supported"}}`)
+	case r.Method != http.MethodPost && strings.HasSuffix(path, "/models"):
+		writeJSON(w, map[string]any{"object": "list", "data": []any{}, "models": []any{}})
+	case r.Method == http.MethodPost && strings.HasSuffix(path, "/responses"):
+		writeResponseStream(w, n, reply, body)
+	default:
+		writeJSON(w, map[string]any{})
+	}
+}
+
+// writeResponseStream sends a response of one assistant message holding
+// text as the Responses API streams it: Server-Sent Events, each an
+// "event:" line naming the type and a "data:" line holding the JSON.
+func writeResponseStream(w http.ResponseWriter, n int, text string, req map[string]json.RawMessage) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Header().Set("Connection", "close")
+	w.WriteHeader(http.StatusOK)
+	seq := 0
+	ev := func(typ string, data map[string]any) {
+		data["type"] = typ
+		data["sequence_number"] = seq
+		seq++
+		b, _ := json.Marshal(data)
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", typ, b)
+	}
+	var model any = "m"
+	if raw, ok := req["model"]; ok {
+		_ = json.Unmarshal(raw, &model)
+	}
+	id := fmt.Sprintf("%03d", n)
+	response := func(status string, output []any, usage any) map[string]any {
+		r := map[string]any{"id": "resp_" + id, "object": "response", "status": status, "model": model, "output": output}
+		if usage != nil {
+			r["usage"] = usage
+		}
+		return r
+	}
+	part := map[string]any{"type": "output_text", "text": text, "annotations": []any{}}
+	item := func(status string, content []any) map[string]any {
+		return map[string]any{"type": "message", "id": "msg_" + id, "role": "assistant", "status": status, "content": content}
+	}
+	at := func(m map[string]any) map[string]any {
+		m["item_id"], m["output_index"], m["content_index"] = "msg_"+id, 0, 0
+		return m
+	}
+	ev("response.created", map[string]any{"response": response("in_progress", []any{}, nil)})
+	ev("response.in_progress", map[string]any{"response": response("in_progress", []any{}, nil)})
+	ev("response.output_item.added", map[string]any{"output_index": 0, "item": item("in_progress", []any{})})
+	ev("response.content_part.added", at(map[string]any{"part": map[string]any{"type": "output_text", "text": "", "annotations": []any{}}}))
+	ev("response.output_text.delta", at(map[string]any{"delta": text}))
+	ev("response.output_text.done", at(map[string]any{"text": text}))
+	ev("response.content_part.done", at(map[string]any{"part": part}))
+	done := item("completed", []any{part})
+	ev("response.output_item.done", map[string]any{"output_index": 0, "item": done})
+	ev("response.completed", map[string]any{"response": response("completed", []any{done}, map[string]any{
+		"input_tokens": 1000 + n, "input_tokens_details": map[string]any{"cached_tokens": 0},
+		"output_tokens": 20 + n, "output_tokens_details": map[string]any{"reasoning_tokens": 5},
+		"total_tokens": 1020 + 2*n,
+	})})
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// firstConversation is the body of the first request carrying tools and
+// input: the conversation, as opposed to side queries.
+func (s *responsesStandIn) firstConversation() map[string]json.RawMessage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range s.reqs {
+		if _, ok := r.body["input"]; ok && hasTools(r.body) {
+			return r.body
+		}
+	}
+	return nil
+}
+
+func (s *responsesStandIn) summary() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return summarize(s.reqs)
 }

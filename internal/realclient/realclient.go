@@ -1,12 +1,13 @@
-// Package realclient runs the real Claude Code client against a loopback
-// stand-in of the Messages API, to learn what the client sends the model when
-// it resumes a session file. That request is the ground truth for whether a
-// transcript scribe regenerates resumes the same conversation as the
+// Package realclient runs the real clients, Claude Code and Codex, against
+// loopback stand-ins of their model APIs, to learn what a client sends the
+// model when it resumes a session file. That request is the ground truth for
+// whether a file scribe regenerates resumes the same conversation as the
 // original: probe both and compare the bytes.
 //
-// It is the Go counterpart of ../shared/realclient/resume_probe.py, with the
-// stand-in (mockapi.py there) served in process by net/http/httptest, so a
-// test needs nothing but the client binary.
+// It is the Go counterpart of ../shared/realclient/resume_probe.py and
+// codex_resume_probe.py, with the stand-ins (mockapi.py and
+// mock_responses.py there) served in process by net/http/httptest, so a test
+// needs nothing but the client, and concurrent probes never share a port.
 package realclient
 
 import (
@@ -135,22 +136,12 @@ func Probe(ctx context.Context, claude, transcript, subagentsDir string) ([]byte
 		}
 	}
 
-	tmp, err := os.MkdirTemp("", "realclient-")
+	tmp, home, project, err := probeHome("realclient-")
 	if err != nil {
 		return nil, fmt.Errorf("probe %s: %v", transcript, err)
 	}
 	defer os.RemoveAll(tmp)
-	// The client names a project's directory after the real path of its
-	// working directory; on macOS the temp dir is behind a symlink.
-	if tmp, err = filepath.EvalSymlinks(tmp); err != nil {
-		return nil, fmt.Errorf("probe %s: %v", transcript, err)
-	}
-	home := filepath.Join(tmp, "home")
-	project := filepath.Join(home, "src", "p")
 	sessions := filepath.Join(home, ".claude", "projects", Slug(project))
-	if err := os.MkdirAll(project, 0o755); err != nil {
-		return nil, fmt.Errorf("probe %s: %v", transcript, err)
-	}
 	if err := copyFile(transcript, filepath.Join(sessions, id+".jsonl")); err != nil {
 		return nil, fmt.Errorf("probe %s: %v", transcript, err)
 	}
@@ -220,6 +211,27 @@ func Probe(ctx context.Context, claude, transcript, subagentsDir string) ([]byte
 		return nil, fail(fmt.Sprintf("the request's messages are not an array: %v", err))
 	}
 	return Canonical(StripProbe(msgs))
+}
+
+// probeHome makes a probe's temporary folder, tmp, holding the client's
+// HOME and, in it, the project folder the client runs in. The caller
+// removes tmp.
+func probeHome(prefix string) (tmp, home, project string, err error) {
+	if tmp, err = os.MkdirTemp("", prefix); err != nil {
+		return "", "", "", err
+	}
+	// The clients name a project after the real path of the working
+	// directory; on macOS the temp dir is behind a symlink.
+	if real, err := filepath.EvalSymlinks(tmp); err == nil {
+		tmp = real
+	}
+	home = filepath.Join(tmp, "home")
+	project = filepath.Join(home, "src", "p")
+	if err := os.MkdirAll(project, 0o755); err != nil {
+		os.RemoveAll(tmp)
+		return "", "", "", err
+	}
+	return tmp, home, project, nil
 }
 
 // lastModel is the model of the transcript's last assistant message, or ""
@@ -498,11 +510,15 @@ func (s *standIn) firstWithTools() map[string]json.RawMessage {
 func (s *standIn) summary() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.reqs) == 0 {
+	return summarize(s.reqs)
+}
+
+func summarize(reqs []recorded) string {
+	if len(reqs) == 0 {
 		return "none"
 	}
 	var parts []string
-	for _, r := range s.reqs {
+	for _, r := range reqs {
 		p := r.method + " " + r.path
 		if hasTools(r.body) {
 			p += " (tools)"

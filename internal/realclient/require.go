@@ -20,11 +20,11 @@ func Claude(t testing.TB) string {
 	return bin
 }
 
-// Codex returns the probe of the real Codex client in the shared folder
-// for a test, or skips it as Claude does (SCRIBE_REQUIRE_CODEX).
-func Codex(t testing.TB, shared string) *CodexProbe {
+// Codex returns the probe of the real Codex client ($CODEX) for a test, or
+// skips it as Claude does (SCRIBE_REQUIRE_CODEX).
+func Codex(t testing.TB) *CodexProbe {
 	t.Helper()
-	p, err := FindCodex(shared)
+	p, err := FindCodex()
 	if err != nil {
 		if os.Getenv("SCRIBE_REQUIRE_CODEX") != "" {
 			t.Fatalf("%v, and SCRIBE_REQUIRE_CODEX is set", err)

@@ -1,0 +1,210 @@
+package realclient
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// rollouts is the repository's copy of the Codex corpus, relative to this
+// package's directory.
+const rollouts = "../../testdata/codex/sessions/2026/11/23"
+
+const (
+	multiTurn = rollouts + "/rollout-2026-11-23T16-52-24-01a20952-b3d9-7c51-a59a-7406b691728f.jsonl"
+	forkBase  = rollouts + "/rollout-2026-11-23T16-52-26-01a20952-bc69-7a02-82ff-4c4b50993747.jsonl"
+	fork      = rollouts + "/rollout-2026-11-23T16-52-27-01a20952-c0af-7253-88e0-b3b78a20d055.jsonl"
+)
+
+func codexProbe(t *testing.T) *CodexProbe {
+	t.Helper()
+	return Codex(t)
+}
+
+// TestCodexProbeConcurrent runs probes of one rollout at once, as the test
+// suites do across packages: each must be answered by its own stand-in and
+// give the same bytes. (The script this probe stands for chose a port and
+// let it go before its stand-in took it; two probes at once could then
+// share one stand-in, and one came back with no request at all.)
+func TestCodexProbeConcurrent(t *testing.T) {
+	p := codexProbe(t)
+	const n = 6
+	outs := make([][]byte, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { outs[i], errs[i] = p.Probe(multiTurn) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("probe %d: %v", i, err)
+		}
+	}
+	for i := 1; i < n; i++ {
+		if !bytes.Equal(outs[i], outs[0]) {
+			t.Fatalf("probes 0 and %d of %s differ:\n--- 0\n%s\n--- %d\n%s", i, multiTurn, outs[0], i, outs[i])
+		}
+	}
+	var items []any
+	if err := json.Unmarshal(outs[0], &items); err != nil || len(items) == 0 {
+		t.Fatalf("probe output is not a non-empty JSON array (%v):\n%s", err, outs[0])
+	}
+	for _, want := range []string{"third question", "<current_date>PROBE-DATE</current_date>"} {
+		if !bytes.Contains(outs[0], []byte(want)) {
+			t.Errorf("probe of %s lacks %q:\n%s", multiTurn, want, outs[0])
+		}
+	}
+	for _, not := range []string{ProbePrompt, os.TempDir() + string(filepath.Separator) + "cxprobe-"} {
+		if bytes.Contains(outs[0], []byte(not)) {
+			t.Errorf("probe output holds %q:\n%s", not, outs[0])
+		}
+	}
+}
+
+// TestCodexProbeSeesChanges makes sure a comparison of probes can fail: a
+// rollout whose prompt differs probes differently.
+func TestCodexProbeSeesChanges(t *testing.T) {
+	p := codexProbe(t)
+	orig, err := os.ReadFile(multiTurn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := filepath.Join(t.TempDir(), filepath.Base(multiTurn))
+	if err := os.WriteFile(changed, bytes.ReplaceAll(orig, []byte("third question"), []byte("fourth question")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want, err := p.Probe(multiTurn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := p.Probe(changed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(got, want) || !bytes.Contains(got, []byte("fourth question")) {
+		t.Fatalf("changing a prompt of %s did not change what the client sends:\n%s", multiTurn, got)
+	}
+}
+
+// TestCodexProbeFork: the client resumes a fork only with its source
+// beside it, and the probe says why when it is missing.
+func TestCodexProbeFork(t *testing.T) {
+	p := codexProbe(t)
+	if _, err := p.Probe(fork); err == nil || !strings.Contains(err.Error(), "missing source rollout") {
+		t.Errorf("probe of a fork without its source: got %v, want the client's complaint of a missing source rollout", err)
+	}
+	out, err := p.Probe(fork, forkBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(out, []byte(`"type": "message"`)) {
+		t.Errorf("probe of the fork holds no message:\n%s", out)
+	}
+}
+
+func TestThreadID(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ name, data, want string }{
+		{"rollout-2026-01-01T00-00-00-00000000-0000-4000-8000-000000000001.jsonl",
+			"{torn\n" + `{"type":"session_meta","payload":{"id":"the-id","session_id":"other"}}` + "\n", "the-id"},
+		{"a.jsonl", `{"type":"session_meta","payload":{"session_id":"old-id"}}`, "old-id"},
+		{"rollout-2026-01-01T00-00-00-00000000-0000-4000-8000-000000000002.jsonl",
+			`{"type":"response_item","payload":{}}`, "00000000-0000-4000-8000-000000000002"},
+		{"b.jsonl", "", ""},
+	} {
+		p := filepath.Join(dir, c.name)
+		if err := os.WriteFile(p, []byte(c.data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := threadID(p)
+		if got != c.want || (err != nil) != (c.want == "") {
+			t.Errorf("threadID(%s) = %q, %v; want %q", c.name, got, err, c.want)
+		}
+	}
+}
+
+func TestMarkMinted(t *testing.T) {
+	source := []byte(`{"id":"kept"}`)
+	in := []any{map[string]any{"id": "kept", "call_id": "x", "content": []any{map[string]any{"id": "new"}}}, "id"}
+	want := []any{map[string]any{"id": "kept", "call_id": "x", "content": []any{map[string]any{"id": "<minted>"}}}, "id"}
+	if got := markMinted(in, source); !reflect.DeepEqual(got, want) {
+		t.Errorf("markMinted = %v, want %v", got, want)
+	}
+}
+
+// TestResponsesStandIn checks the stand-in without the client: a request
+// carrying tools gets a streamed message, the first "probe reply"; side
+// queries and websocket upgrades are answered as the client expects.
+func TestResponsesStandIn(t *testing.T) {
+	api := &responsesStandIn{}
+	srv := httptest.NewServer(api)
+	defer srv.Close()
+	post := func(body string) []string {
+		resp, err := http.Post(srv.URL+"/v1/responses", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+			t.Fatalf("content type %q", ct)
+		}
+		var texts, events []string
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			data, ok := strings.CutPrefix(sc.Text(), "data: ")
+			if !ok {
+				continue
+			}
+			var ev struct {
+				Type     string
+				Response struct {
+					Output []struct{ Content []struct{ Text string } }
+				}
+			}
+			if err := json.Unmarshal([]byte(data), &ev); err != nil {
+				t.Fatalf("event %s: %v", data, err)
+			}
+			events = append(events, ev.Type)
+			if ev.Type == "response.completed" {
+				texts = append(texts, ev.Response.Output[0].Content[0].Text)
+			}
+		}
+		if len(events) == 0 || events[0] != "response.created" || len(texts) != 1 {
+			t.Fatalf("events %v", events)
+		}
+		return texts
+	}
+	if got := post(`{"input":[],"tools":[]}`); got[0] != "side reply" {
+		t.Errorf("side query answered %q", got[0])
+	}
+	if got := post(`{"input":[{"n":1}],"tools":[{"name":"shell"}]}`); got[0] != "probe reply" {
+		t.Errorf("first conversation request answered %q", got[0])
+	}
+	if got := post(`{"input":[{"n":2}],"tools":[{"name":"shell"}]}`); got[0] != "done 1" {
+		t.Errorf("second conversation request answered %q", got[0])
+	}
+	if got := api.firstConversation(); string(got["input"]) != `[{"n":1}]` {
+		t.Errorf("firstConversation input = %s", got["input"])
+	}
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/v1/responses", nil)
+	req.Header.Set("Upgrade", "websocket")
+	req.Header.Set("Connection", "Upgrade")
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusUpgradeRequired {
+		t.Errorf("websocket upgrade: %v %v", resp, err)
+	}
+	if resp, err := http.Get(srv.URL + "/v1/models"); err != nil || resp.StatusCode != http.StatusOK {
+		t.Errorf("models: %v %v", resp, err)
+	}
+	if s := api.summary(); !strings.Contains(s, "POST /v1/responses (tools), POST /v1/responses (tools)") {
+		t.Errorf("summary %q", s)
+	}
+}
