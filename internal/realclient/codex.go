@@ -284,9 +284,10 @@ type responsesStandIn struct {
 func (s *responsesStandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var body map[string]json.RawMessage
 	if r.Method == http.MethodPost {
-		// A zstd-compressed body stays unread, as in the script: the
+		// A compressed (zstd) body stays unread, as in the script: the
 		// client compresses only for OpenAI's own endpoint.
-		if data, err := io.ReadAll(r.Body); err == nil && r.Header.Get("Content-Encoding") == "" {
+		enc := r.Header.Get("Content-Encoding")
+		if data, err := io.ReadAll(r.Body); err == nil && (enc == "" || strings.EqualFold(enc, "identity")) {
 			_ = json.Unmarshal(data, &body)
 		}
 	}
