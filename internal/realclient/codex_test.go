@@ -58,9 +58,12 @@ func TestCodexProbeConcurrent(t *testing.T) {
 	if err := json.Unmarshal(outs[0], &items); err != nil || len(items) == 0 {
 		t.Fatalf("probe output is not a non-empty JSON array (%v):\n%s", err, outs[0])
 	}
-	for _, want := range []string{"third question", "<current_date>PROBE-DATE</current_date>"} {
-		if !bytes.Contains(outs[0], []byte(want)) {
-			t.Errorf("probe of %s lacks %q:\n%s", multiTurn, want, outs[0])
+	if !bytes.Contains(outs[0], []byte("third question")) {
+		t.Errorf("probe of %s lacks its third prompt:\n%s", multiTurn, outs[0])
+	}
+	for _, d := range currentDate.FindAll(outs[0], -1) {
+		if string(d) != "<current_date>PROBE-DATE</current_date>" {
+			t.Errorf("probe output holds the day's date: %s", d)
 		}
 	}
 	for _, not := range []string{ProbePrompt, os.TempDir() + string(filepath.Separator) + "cxprobe-"} {
@@ -96,11 +99,15 @@ func TestCodexProbeSeesChanges(t *testing.T) {
 }
 
 // TestCodexProbeFork: the client resumes a fork only with its source
-// beside it, and the probe says why when it is missing.
+// beside it, and the probe passes on the client's reason when it is
+// missing (Codex 0.169 says "missing source rollout"; the wording is the
+// client's, so the test does not hold it).
 func TestCodexProbeFork(t *testing.T) {
 	p := codexProbe(t)
-	if _, err := p.Probe(fork); err == nil || !strings.Contains(err.Error(), "missing source rollout") {
-		t.Errorf("probe of a fork without its source: got %v, want the client's complaint of a missing source rollout", err)
+	if _, err := p.Probe(fork); err == nil {
+		t.Errorf("probe of a fork without its source succeeded; the client needs the source to resume it")
+	} else {
+		t.Logf("without its source: %.300s", err)
 	}
 	out, err := p.Probe(fork, forkBase)
 	if err != nil {
