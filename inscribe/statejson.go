@@ -26,7 +26,8 @@ func decodeNote(data []byte, st *docState, depth int) bool {
 	if depth > maxNoteDepth {
 		return false
 	}
-	return jsonpatch.Members(data, func(key, v []byte) bool {
+	return jsonpatch.Members(data, func(key []byte, start, end int) bool {
+		v := data[start:end]
 		switch string(key) {
 		case "version":
 			return intValue(v, &st.Version)
@@ -87,7 +88,8 @@ func decodeNote(data []byte, st *docState, depth int) bool {
 }
 
 func decodeRoundSum(data []byte, r *roundSum) bool {
-	return jsonpatch.Members(data, func(key, v []byte) bool {
+	return jsonpatch.Members(data, func(key []byte, start, end int) bool {
+		v := data[start:end]
 		switch string(key) {
 		case "round":
 			return intValue(v, &r.Round)

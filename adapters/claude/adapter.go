@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
+	"github.com/scribe-archive/scribe/internal/jsonpatch"
 	"github.com/scribe-archive/scribe/internal/osfile"
 	"github.com/scribe-archive/scribe/session/source"
 )
@@ -146,7 +146,7 @@ func topLevelKeys(r io.Reader) (keys map[string]bool, ok, empty bool) {
 				case c == '"':
 					inString = false
 					if inKey {
-						keys[unquoteKey(key)] = true
+						keys[jsonpatch.DecodeString(key)] = true // as encoding/json reads it
 						inKey, key = false, key[:0]
 					}
 				}
@@ -180,19 +180,6 @@ func topLevelKeys(r io.Reader) (keys map[string]bool, ok, empty bool) {
 			return keys, started, false
 		}
 	}
-}
-
-// unquoteKey returns the JSON string quoted (its quotes included) as text,
-// as encoding/json reads it (an invalid byte becomes U+FFFD).
-func unquoteKey(quoted []byte) string {
-	if bytes.IndexByte(quoted, '\\') < 0 && utf8.Valid(quoted) {
-		return string(quoted[1 : len(quoted)-1])
-	}
-	var s string
-	if json.Unmarshal(quoted, &s) != nil {
-		return string(quoted)
-	}
-	return s
 }
 
 // headBufs holds the buffers detection reads the start of a file through.

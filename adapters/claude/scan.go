@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/scribe-archive/scribe/internal/jsonpatch"
 )
 
 // The decoder below reads an entry's envelope in one pass that also checks
@@ -148,7 +150,8 @@ func splitArray(b []byte) ([]json.RawMessage, error) {
 	for {
 		l.space()
 		s := l.i
-		if !l.skip() {
+		if l.i = jsonpatch.ValueEnd(b, s); l.i < 0 {
+			l.i = s
 			return nil, l.fail("a value")
 		}
 		out = append(out, json.RawMessage(b[s:l.i]))
@@ -394,138 +397,16 @@ func plain8(x uint64) bool {
 	return less|quote|bslash == 0
 }
 
-// skip moves past the value at l.i in JSON the lexer has already
-// validated (a part of a line decodeEntry took): it looks only for where
-// strings and nestings end, so a line's parts are not checked again each
-// time one is decoded. It reports false when the bytes end first, as they
-// may where they are not valid JSON.
-func (l *lexer) skip() bool {
-	b := l.b
-	depth := 0
-	for l.i < len(b) {
-		switch b[l.i] {
-		case '"':
-			if !l.skipStr() {
-				return false
-			}
-			if depth == 0 {
-				return true
-			}
-		case '{', '[':
-			depth++
-			l.i++
-		case '}', ']':
-			if depth == 0 {
-				return false
-			}
-			depth--
-			l.i++
-			if depth == 0 {
-				return true
-			}
-		default:
-			if depth > 0 {
-				l.i++
-				continue
-			}
-			// A number or a literal: it ends where something else starts.
-			start := l.i
-			for l.i < len(b) && !isDelim(b[l.i]) {
-				l.i++
-			}
-			return l.i > start
-		}
-	}
-	return false
-}
-
-func isDelim(c byte) bool {
-	switch c {
-	case ',', ':', '}', ']', ' ', '\t', '\n', '\r':
-		return true
-	}
-	return false
-}
-
-// skipStr moves past the string at l.i in validated JSON: to the first
-// quote after it that an even number of backslashes precedes (an odd
-// number escapes it).
-func (l *lexer) skipStr() bool {
-	b := l.b
-	open := l.i
-	i := open + 1
-	for {
-		j := bytes.IndexByte(b[i:], '"')
-		if j < 0 {
-			return false
-		}
-		i += j
-		k := i
-		for k > open+1 && b[k-1] == '\\' {
-			k--
-		}
-		if (i-k)%2 == 0 {
-			l.i = i + 1
-			return true
-		}
-		i++
-	}
-}
-
 // objectSpans records the spans of the values of the given keys in a JSON
 // object that the lexer has already validated. Keys not asked for are
 // skipped; a later duplicate wins, as in encoding/json.
 func objectSpans(b []byte, keys map[string]int, out []span) bool {
-	return eachMember(b, func(key []byte, v span) bool {
+	return jsonpatch.Members(b, func(key []byte, start, end int) bool {
 		if k, ok := keys[string(key)]; ok {
-			out[k] = v
+			out[k] = span{start, end}
 		}
 		return true
 	})
-}
-
-// eachMember calls f with the key (its bytes as written, between the
-// quotes) and the value's span of each member of a JSON object the lexer
-// has already validated, in order, until f returns false. It reports
-// whether it walked the object to its end.
-func eachMember(b []byte, f func(key []byte, v span) bool) bool {
-	l := lexer{b: b}
-	l.space()
-	if l.peek() != '{' {
-		return false
-	}
-	l.i++
-	l.space()
-	if l.peek() == '}' {
-		return true
-	}
-	for {
-		l.space()
-		ks := l.i
-		if l.peek() != '"' || !l.skipStr() {
-			return false
-		}
-		key := b[ks+1 : l.i-1]
-		l.space()
-		if l.peek() != ':' {
-			return false
-		}
-		l.i++
-		l.space()
-		vs := l.i
-		if !l.skip() || !f(key, span{vs, l.i}) {
-			return false
-		}
-		l.space()
-		c := l.peek()
-		l.i++
-		if c == '}' {
-			return true
-		}
-		if c != ',' {
-			return false
-		}
-	}
 }
 
 // unescape decodes the body of a JSON string that the lexer validated, as
@@ -642,7 +523,7 @@ func usualUsage(b []byte) (*Usage, bool) {
 	var u Usage
 	fields := [...]*int64{&u.InputTokens, &u.OutputTokens, &u.CacheCreationInputTokens, &u.CacheReadInputTokens}
 	var seen [len(fields)]bool
-	usual := eachMember(b, func(key []byte, v span) bool {
+	usual := jsonpatch.Members(b, func(key []byte, start, end int) bool {
 		k := slices.Index(usageKeys[:], string(key))
 		if k < 0 {
 			return true
@@ -651,7 +532,7 @@ func usualUsage(b []byte) (*Usage, bool) {
 			return false
 		}
 		seen[k] = true
-		if s := string(b[v.start:v.end]); s != "null" {
+		if s := string(b[start:end]); s != "null" {
 			n, err := strconv.ParseInt(s, 10, 64)
 			*fields[k] = n
 			return err == nil

@@ -122,12 +122,12 @@ func Locate(data []byte, path []string) (int, int, error) {
 }
 
 // Members calls f with the key (its bytes between the quotes, as written)
-// and the value (its bytes) of each member of the JSON object that data
-// holds, in order, until f returns false. It reports whether data is one
-// object, with nothing but white space around it, and f took every member.
-// It checks the object's own syntax; what a value holds is the caller's to
-// check (a value's end is found as Locate finds it).
-func Members(data []byte, f func(key, value []byte) bool) bool {
+// and the span data[start:end] of the value of each member of the JSON
+// object that data holds, in order, until f returns false. It reports
+// whether data is one object, with nothing but white space around it, and
+// f took every member. It checks the object's own syntax; what a value
+// holds is the caller's to check (a value's end is found by ValueEnd).
+func Members(data []byte, f func(key []byte, start, end int) bool) bool {
 	s := &scanner{data: data}
 	if s.expect('{') != nil {
 		return false
@@ -148,7 +148,7 @@ func Members(data []byte, f func(key, value []byte) bool) bool {
 			}
 			s.skipSpace()
 			vs := s.i
-			if s.skipValue() != nil || !f(key, s.data[vs:s.i]) {
+			if s.i = ValueEnd(s.data, vs); s.i < 0 || !f(key, vs, s.i) {
 				return false
 			}
 			if s.expect(',') == nil {
@@ -162,6 +162,49 @@ func Members(data []byte, f func(key, value []byte) bool) bool {
 	}
 	s.skipSpace()
 	return s.i == len(s.data)
+}
+
+// ValueEnd returns the offset just past the JSON value that starts at
+// offset i of data, or -1 when data ends first. It looks only for where
+// strings and nestings end, not at what they hold, so it is for JSON
+// already validated (a line an adapter decoded), or whose values the
+// caller checks: a number or a literal is taken up to the next delimiter.
+func ValueEnd(data []byte, i int) int {
+	depth := 0
+	for i < len(data) {
+		switch data[i] {
+		case '"':
+			if i = StringEnd(data, i); i < 0 || depth == 0 {
+				return i
+			}
+		case '{', '[':
+			depth++
+			i++
+		case '}', ']':
+			if depth == 0 {
+				return -1
+			}
+			depth--
+			i++
+			if depth == 0 {
+				return i
+			}
+		default:
+			if depth > 0 {
+				i++
+				continue
+			}
+			start := i
+			for i < len(data) && !endsLiteral(data[i]) {
+				i++
+			}
+			if i == start {
+				return -1
+			}
+			return i
+		}
+	}
+	return -1
 }
 
 type scanner struct {
@@ -336,7 +379,7 @@ func (s *scanner) skipValue() error {
 // endsLiteral reports whether c ends a number or a literal.
 func endsLiteral(c byte) bool {
 	switch c {
-	case ',', ']', '}', ' ', '\t', '\r', '\n':
+	case ',', ':', ']', '}', ' ', '\t', '\r', '\n':
 		return true
 	}
 	return false

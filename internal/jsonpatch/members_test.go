@@ -19,9 +19,9 @@ func FuzzMembers(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var keys []string
 		var values [][]byte
-		ok := Members(data, func(key, value []byte) bool {
+		ok := Members(data, func(key []byte, start, end int) bool {
 			keys = append(keys, string(key))
-			values = append(values, value)
+			values = append(values, data[start:end])
 			return true
 		})
 		var obj map[string]json.RawMessage
