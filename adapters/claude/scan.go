@@ -1,13 +1,10 @@
 package claude
 
 import (
-	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"slices"
 	"strconv"
-	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/scribe-archive/scribe/internal/jsonpatch"
@@ -111,16 +108,13 @@ func decodeEntry(line []byte) (*Entry, error) {
 	return e, nil
 }
 
-// unquote returns the string at s, or "" when s is not a string.
+// unquote returns the string at s, or "" when s is not a string. It reads
+// it as encoding/json does: an invalid byte becomes U+FFFD.
 func unquote(line []byte, s span) string {
 	if !s.ok() || line[s.start] != '"' {
 		return ""
 	}
-	v := line[s.start+1 : s.end-1]
-	if bytes.IndexByte(v, '\\') >= 0 {
-		return unescape(v)
-	}
-	return string(v)
+	return jsonpatch.DecodeString(line[s.start:s.end])
 }
 
 func strPtr(line []byte, s span) *string {
@@ -407,72 +401,6 @@ func objectSpans(b []byte, keys map[string]int, out []span) bool {
 		}
 		return true
 	})
-}
-
-// unescape decodes the body of a JSON string that the lexer validated, as
-// encoding/json does (an invalid surrogate becomes U+FFFD).
-func unescape(v []byte) string {
-	var sb strings.Builder
-	sb.Grow(len(v))
-	for i := 0; i < len(v); {
-		c := v[i]
-		if c != '\\' {
-			j := i + 1
-			for j < len(v) && v[j] != '\\' {
-				j++
-			}
-			sb.Write(v[i:j])
-			i = j
-			continue
-		}
-		switch v[i+1] {
-		case 'b':
-			sb.WriteByte('\b')
-		case 'f':
-			sb.WriteByte('\f')
-		case 'n':
-			sb.WriteByte('\n')
-		case 'r':
-			sb.WriteByte('\r')
-		case 't':
-			sb.WriteByte('\t')
-		case 'u':
-			r := rune(hex4(v[i+2:]))
-			i += 6
-			if utf16.IsSurrogate(r) {
-				if i+6 <= len(v) && v[i] == '\\' && v[i+1] == 'u' {
-					if r2 := utf16.DecodeRune(r, rune(hex4(v[i+2:]))); r2 != utf8.RuneError {
-						sb.WriteRune(r2)
-						i += 6
-						continue
-					}
-				}
-				r = utf8.RuneError
-			}
-			sb.WriteRune(r)
-			continue
-		default: // '"', '\\', '/'
-			sb.WriteByte(v[i+1])
-		}
-		i += 2
-	}
-	return sb.String()
-}
-
-func hex4(b []byte) int {
-	n := 0
-	for _, c := range b[:4] {
-		n <<= 4
-		switch {
-		case c >= '0' && c <= '9':
-			n |= int(c - '0')
-		case c >= 'a' && c <= 'f':
-			n |= int(c-'a') + 10
-		default:
-			n |= int(c-'A') + 10
-		}
-	}
-	return n
 }
 
 var messageKeys = map[string]int{"id": 0, "role": 1, "model": 2, "content": 3, "usage": 4}
