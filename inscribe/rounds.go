@@ -318,13 +318,22 @@ func (v *inPlace) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// readWhole reads a file whole (os.ReadFile: into a buffer of its size),
-// telling the memory limit of it first (source.NoteLine).
+// readWhole reads a file whole (into a buffer of its size), telling the
+// memory limit of it first (source.NoteLine).
 func readWhole(p string) ([]byte, error) {
-	if fi, err := os.Stat(p); err == nil && fi.Size() > 1<<20 {
+	f, err := osfile.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if fi.Size() > 1<<20 {
 		source.NoteLine(fi.Size())
 	}
-	return osfile.ReadFile(p)
+	return osfile.ReadAll(f, fi.Size())
 }
 
 // ReadRoundHeader reads a round file's fields up to its entries, and

@@ -32,11 +32,21 @@ func ReadFile(name string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	size := 512
-	if fi, err := f.Stat(); err == nil && fi.Size() > 0 && int64(int(fi.Size())) == fi.Size() {
-		size = int(fi.Size()) + 1 // one more byte, so that the end is read at once
+	var size int64
+	if fi, err := f.Stat(); err == nil {
+		size = fi.Size()
 	}
-	data := make([]byte, 0, size)
+	return ReadAll(f, size)
+}
+
+// ReadAll reads f from its offset to its end, as ReadFile does: size is
+// what a stat of f says it holds, for a caller that has stated it already.
+func ReadAll(f *os.File, size int64) ([]byte, error) {
+	n := 512
+	if size > 0 && int64(int(size)) == size {
+		n = int(size) + 1 // one more byte, so that the end is read at once
+	}
+	data := make([]byte, 0, n)
 	for {
 		n, err := f.Read(data[len(data):cap(data)])
 		data = data[:len(data)+n]
