@@ -7,70 +7,190 @@ import (
 	"strings"
 	"testing"
 
-	_ "github.com/scribe-archive/scribe/internal/testenv" // understands -update (go test ./... -update)
+	_ "github.com/scribe-archive/scribe/internal/testkit/testenv" // understands -update (go test ./... -update)
 )
 
 const module = "github.com/scribe-archive/scribe"
 
-// policy is the import policy, in the manner of go/build's deps_test.go:
-// every package of the module, and what it may import besides the standard
-// library: packages of the module (by their path in it) and third-party
-// modules (by path prefix). A package missing here fails the test: a new
-// package states its place when it is added. Do not change this to make a
-// build pass.
+// depsRules is the import policy of the module, in the manner of
+// go/build's deps_test.go. It is a statement of policy: do not change it
+// to make a build pass.
+//
+// A rule "a, b < c, d" says that c and d may import a and b, and
+// everything a and b may import. Names in capitals are layers: pseudo
+// packages that stand for what is listed before them. "NONE" is the
+// standard library alone. Every package of the module must appear on the
+// right of a rule exactly once, so a new package states its place when it
+// is added.
+//
+// A rule "a !< b" forbids b from depending on a, directly or through
+// other packages; such negative assertions should almost never be
+// removed.
 //
 // Data flows one way: adapters -> the canonical model (session) and the
-// seam (session/source) -> the store and its indexes -> exporters -> check
-// -> the command. Each third-party dependency is imported by one package.
-var policy = map[string][]string{
-	"":                    {}, // the module root holds only this test
-	"bench/floor":         {}, // issue 18's floor, a measuring tool
-	"session":             {},
-	"session/source":      {"session"},
-	"adapters/claude":     {"session", "session/source", "internal/jsonpatch", "internal/osfile"},
-	"adapters/codex":      {"session", "session/source", "internal/jsonpatch", "internal/osfile"},
-	"internal/atomicfile": {"internal/osfile"},
-	// Opening files without the poller's system calls (the hot paths).
-	"internal/osfile":    {},
-	"internal/jsonpatch": {},
-	// What the exporters share; it knows no source format.
-	"internal/exportcore": {"session", "session/source", "inscribe", "inscribe/document", "internal/atomicfile", "internal/jsonpatch"},
-	"index":               {"modernc.org/sqlite"},
-	"inscribe/document":   {"session", "internal/jsonpatch", "internal/osfile", "github.com/yuin/goldmark", "gopkg.in/yaml.v3"},
-	"inscribe":            {"session", "session/source", "inscribe/document", "internal/atomicfile", "internal/jsonpatch", "internal/osfile", "golang.org/x/sys/windows"},
-	"inscribe/views":      {"session", "index", "inscribe", "inscribe/document", "internal/atomicfile", "internal/osfile"},
-	// Secrets: gitleaks (and viper, zerolog, through which it is
-	// configured and logs) are imported here and nowhere else.
-	"internal/redact": {"session/source", "internal/jsonpatch", "internal/atomicfile",
-		"github.com/zricethezav/gitleaks/v8", "github.com/spf13/viper", "github.com/rs/zerolog"},
-	// Exporters may import the wire types of the format they write.
-	"exportclaude": {"session", "session/source", "adapters/claude", "inscribe", "inscribe/document", "internal/exportcore", "internal/jsonpatch"},
-	"exportcodex":  {"session", "session/source", "adapters/codex", "inscribe", "inscribe/document", "internal/exportcore", "internal/jsonpatch"},
-	"check":        {"session", "session/source", "inscribe", "inscribe/document", "internal/exportcore", "github.com/sergi/go-diff"},
-	// The web archive reads documents; the command gives it the store.
-	"internal/web": {"session", "inscribe/document", "index"},
-	// The command is the one place that names the concrete adapters.
-	"cmd/scribe": {"session", "session/source", "adapters/", "inscribe", "inscribe/document", "inscribe/views", "index", "exportclaude", "exportcodex", "check", "internal/web", "internal/exportcore", "internal/redact",
-		"github.com/spf13/cobra", "github.com/vbauerster/mpb/v8", "golang.org/x/term"},
-	// Test helpers.
-	"internal/testenv":    {},
-	"internal/storetest":  {"adapters/", "session/source", "inscribe", "inscribe/views", "internal/testenv"},
-	"internal/realclient": {},
-	"internal/crosstest":  {"session", "session/source", "inscribe", "inscribe/document", "internal/exportcore"},
+// seam (session/source) -> the store and its views -> exporters -> check
+// -> the servers -> the command. Each third-party module is imported by
+// one package (thirdParty).
+const depsRules = `
+	# BASE: helpers that know nothing of sessions.
+	NONE < internal/osfile, internal/jsonpatch;
+	internal/osfile < internal/atomicfile;
+	internal/osfile, internal/atomicfile, internal/jsonpatch < BASE;
+
+	# MODEL: the canonical session, plain data.
+	NONE < session;
+	session < MODEL;
+
+	# SEAM: what a source adapter implements, the values that cross the
+	# seam, and what every adapter shares.
+	MODEL < session/source;
+	session/source < SEAM;
+
+	# ADAPTERS: one package per client's format.
+	SEAM, BASE < adapters/claude, adapters/codex;
+	adapters/claude, adapters/codex < ADAPTERS;
+
+	# STORE: the store (the only package that touches its files), its
+	# document format, its redaction, its SQLite indexes and the views
+	# derived from it.
+	MODEL, BASE < inscribe/document;
+	NONE < index;
+	SEAM, BASE < inscribe/redact;
+	SEAM, inscribe/document < inscribe;
+	inscribe, index < inscribe/views;
+	inscribe/document, inscribe/redact, inscribe, index, inscribe/views < STORE;
+
+	# EXPORT: from the store back to a client's file. An exporter may
+	# import the wire types of the format it writes.
+	SEAM, inscribe < exportcore;
+	exportcore, adapters/claude < exportclaude;
+	exportcore, adapters/codex < exportcodex;
+	exportcore, exportclaude, exportcodex < EXPORT;
+
+	# VERIFY: the round trip, findings as data.
+	exportcore < check;
+
+	# SERVE: what reads the archive for people and agents.
+	inscribe/document, index < serve/web;
+
+	# CLI: the one place that names the concrete adapters and exporters.
+	ADAPTERS, STORE, EXPORT, check, serve/web < cmd/scribe;
+
+	# Tools and test helpers.
+	NONE < bench/floor, internal/testkit/testenv, internal/testkit/realclient;
+	ADAPTERS, inscribe/views, internal/testkit/testenv < internal/testkit/storetest;
+	exportcore < internal/testkit/crosstest;
+	internal/testkit/testenv < ROOT;
+
+	# Forbidden: nothing on the store side knows a source format, and
+	# nothing below the exporters knows them.
+	ADAPTERS !< STORE;
+	ADAPTERS !< exportcore, check, serve/web;
+	STORE !< ADAPTERS;
+	EXPORT !< STORE;
+	check, serve/web !< STORE;
+`
+
+// thirdParty names, for every package that imports a module from outside
+// the standard library, the modules it may import (by path prefix). Each
+// module is imported by one package.
+var thirdParty = map[string][]string{
+	"index":             {"modernc.org/sqlite"},
+	"inscribe/document": {"github.com/yuin/goldmark", "gopkg.in/yaml.v3"},
+	"inscribe":          {"golang.org/x/sys/windows"},
+	// gitleaks, and viper and zerolog through which it is configured and
+	// logs, are imported here and nowhere else.
+	"inscribe/redact": {"github.com/zricethezav/gitleaks/v8", "github.com/spf13/viper", "github.com/rs/zerolog"},
+	"check":           {"github.com/sergi/go-diff"},
+	"cmd/scribe":      {"github.com/spf13/cobra", "github.com/vbauerster/mpb/v8", "golang.org/x/term"},
 }
 
-// mayImportAdapters reports whether a package may depend on a source
-// adapter at all: the adapters, the command, the exporters and test
-// helpers. Nothing on the store side knows a source format.
-func mayImportAdapters(pkg string) bool {
-	return strings.HasPrefix(pkg, "adapters/") || strings.HasPrefix(pkg, "cmd/") ||
-		strings.HasPrefix(pkg, "export") ||
-		pkg == "internal/storetest" || pkg == "internal/testenv" || pkg == "internal/realclient"
+// policy is depsRules read: for each package (its path in the module,
+// "ROOT" for the module's root), what it may import of the module.
+type policy struct {
+	allowed   map[string]map[string]bool
+	forbidden [][2]string // {a, b}: b must not depend on a
+	layers    map[string]bool
+	direct    map[string][]string // a layer's own packages: those named before it in its rule
 }
 
-// TestLayering checks the policy for every operating system scribe builds
+func parseRules(t *testing.T, rules string) *policy {
+	t.Helper()
+	p := &policy{allowed: map[string]map[string]bool{"NONE": {}}, layers: map[string]bool{"NONE": true}, direct: map[string][]string{}}
+	for i, stmt := range strings.Split(rules, ";") {
+		var lines []string
+		for _, l := range strings.Split(stmt, "\n") {
+			if l, _, _ = strings.Cut(l, "#"); strings.TrimSpace(l) != "" {
+				lines = append(lines, l)
+			}
+		}
+		stmt = strings.Join(lines, " ")
+		if strings.TrimSpace(stmt) == "" {
+			continue
+		}
+		if a, b, ok := strings.Cut(stmt, "!<"); ok {
+			for _, x := range list(a) {
+				for _, y := range list(b) {
+					p.forbidden = append(p.forbidden, [2]string{x, y})
+				}
+			}
+			continue
+		}
+		a, b, ok := strings.Cut(stmt, "<")
+		if !ok {
+			t.Fatalf("depsRules, rule %d: no < in %q", i+1, stmt)
+		}
+		for _, pkg := range list(b) {
+			if _, dup := p.allowed[pkg]; dup {
+				t.Fatalf("depsRules: %s is on the right of two rules", pkg)
+			}
+			set := map[string]bool{}
+			for _, dep := range list(a) {
+				if _, known := p.allowed[dep]; !known {
+					t.Fatalf("depsRules: %s is used before it is defined", dep)
+				}
+				set[dep] = true
+				for d := range p.allowed[dep] {
+					set[d] = true
+				}
+			}
+			if strings.ToUpper(pkg) == pkg && !strings.Contains(pkg, "/") {
+				p.layers[pkg] = true
+				p.direct[pkg] = list(a)
+			}
+			p.allowed[pkg] = set
+		}
+	}
+	return p
+}
+
+func list(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// members returns the packages a name stands for: a layer's own packages
+// (not those of the layers below it), or the package itself.
+func (p *policy) members(name string) []string {
+	if !p.layers[name] {
+		return []string{name}
+	}
+	var out []string
+	for _, m := range p.direct[name] {
+		out = append(out, p.members(m)...)
+	}
+	return out
+}
+
+// TestDepsRules checks the policy for every operating system scribe builds
 // on.
-func TestLayering(t *testing.T) {
+func TestDepsRules(t *testing.T) {
+	p := parseRules(t, depsRules)
 	for _, goos := range []string{"linux", "darwin", "windows"} {
 		t.Run(goos, func(t *testing.T) {
 			imports := goList(t, goos, "{{.ImportPath}} {{join .Imports \" \"}}")
@@ -81,43 +201,85 @@ func TestLayering(t *testing.T) {
 			}
 			sort.Strings(pkgs)
 			for _, pkg := range pkgs {
-				allowed, listed := policy[pkg]
+				allowed, listed := p.allowed[pkg]
 				if !listed {
-					t.Errorf("package %q is not in deps_test.go's policy: add it, with what it may import", pkg)
+					t.Errorf("package %s is not in deps_test.go's rules: add it, with what it may import", pkg)
 					continue
 				}
 				for _, imp := range imports[pkg] {
-					if !permitted(imp, allowed) {
-						t.Errorf("%s imports %s, which the policy does not allow", name(pkg), imp)
+					rel, inModule := strings.CutPrefix(imp, module+"/")
+					switch {
+					case inModule && !allowed[rel]:
+						t.Errorf("%s imports %s, which the rules do not allow", pkg, rel)
+					case !inModule && !mayImportModule(pkg, imp):
+						t.Errorf("%s imports %s, which thirdParty does not allow it", pkg, imp)
 					}
 				}
-				if !mayImportAdapters(pkg) {
-					for _, d := range deps[pkg] {
-						if strings.HasPrefix(d, module+"/adapters/") {
-							t.Errorf("%s depends on %s: only adapters, exporters and cmd may know a source format", name(pkg), d)
+			}
+			for _, rule := range p.forbidden {
+				for _, b := range p.members(rule[1]) {
+					for _, a := range p.members(rule[0]) {
+						if contains(deps[b], module+"/"+a) {
+							t.Errorf("%s depends on %s, which the rule %s !< %s forbids", b, a, rule[0], rule[1])
 						}
 					}
 				}
 			}
-			for pkg := range policy {
-				if _, ok := imports[pkg]; !ok {
-					t.Errorf("deps_test.go's policy lists %q, which is not a package of the module", pkg)
+			for pkg := range p.allowed {
+				if _, ok := imports[pkg]; !ok && !p.layers[pkg] {
+					t.Errorf("deps_test.go's rules list %s, which is not a package of the module", pkg)
 				}
 			}
 		})
 	}
 }
 
-func name(pkg string) string {
-	if pkg == "" {
-		return module
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
 	}
-	return pkg
+	return false
+}
+
+func mayImportModule(pkg, imp string) bool {
+	for _, m := range thirdParty[pkg] {
+		if imp == m || strings.HasPrefix(imp, m+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// TestDepsRulesCatch holds the test to what it checks: a rule it reads
+// must refuse an import the rules do not allow.
+func TestDepsRulesCatch(t *testing.T) {
+	p := parseRules(t, depsRules)
+	for _, c := range []struct{ pkg, imp string }{
+		{"inscribe", "adapters/claude"},
+		{"session", "inscribe"},
+		{"index", "inscribe"},
+		{"exportcore", "cmd/scribe"},
+	} {
+		if p.allowed[c.pkg][c.imp] {
+			t.Errorf("the rules let %s import %s", c.pkg, c.imp)
+		}
+	}
+	for _, c := range []struct{ pkg, imp string }{
+		{"inscribe", "session/source"},
+		{"exportclaude", "adapters/claude"},
+		{"cmd/scribe", "inscribe/views"},
+	} {
+		if !p.allowed[c.pkg][c.imp] {
+			t.Errorf("the rules do not let %s import %s", c.pkg, c.imp)
+		}
+	}
 }
 
 // goList runs go list over the module for goos and returns, per package
-// (its path in the module), the list the template's second field names,
-// with the standard library left out.
+// (its path in the module, ROOT for the root), the list the template's
+// second field names, with the standard library left out.
 func goList(t *testing.T, goos, format string) map[string][]string {
 	t.Helper()
 	cmd := exec.Command("go", "list", "-f", format, "./...")
@@ -130,6 +292,9 @@ func goList(t *testing.T, goos, format string) map[string][]string {
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		fields := strings.Fields(line)
 		pkg := strings.TrimPrefix(strings.TrimPrefix(fields[0], module), "/")
+		if pkg == "" {
+			pkg = "ROOT"
+		}
 		m[pkg] = []string{}
 		for _, imp := range fields[1:] {
 			if strings.Contains(strings.Split(imp, "/")[0], ".") {
@@ -140,18 +305,3 @@ func goList(t *testing.T, goos, format string) map[string][]string {
 	return m
 }
 
-// permitted reports whether imp is among allowed: a package of the module
-// by its path in the module (or a prefix ending in "/"), or a third-party
-// module by path prefix.
-func permitted(imp string, allowed []string) bool {
-	rel, inModule := strings.CutPrefix(imp, module+"/")
-	for _, a := range allowed {
-		switch {
-		case inModule && (rel == a || strings.HasSuffix(a, "/") && strings.HasPrefix(rel, a)):
-			return true
-		case !inModule && (imp == a || strings.HasPrefix(imp, a+"/")):
-			return true
-		}
-	}
-	return false
-}

@@ -4,13 +4,13 @@ go 1.26.0
 
 // Each dependency is imported by exactly one package (deps_test.go).
 require (
-	github.com/rs/zerolog v1.33.0 // internal/redact: silencing gitleaks' logger
+	github.com/rs/zerolog v1.33.0 // inscribe/redact: silencing gitleaks' logger
 	github.com/sergi/go-diff v1.4.0 // check: line diffs (v1.4.0 fixes line-mode mismatches)
 	github.com/spf13/cobra v1.10.2 // cmd/scribe
-	github.com/spf13/viper v1.19.0 // internal/redact: reading redact.toml, as gitleaks reads its configuration
+	github.com/spf13/viper v1.19.0 // inscribe/redact: reading redact.toml, as gitleaks reads its configuration
 	github.com/vbauerster/mpb/v8 v8.16.2 // cmd/scribe: the progress bar
 	github.com/yuin/goldmark v1.8.7 // inscribe/document: reading documents
-	github.com/zricethezav/gitleaks/v8 v8.30.1 // internal/redact: secret detection (gitleaks' default rules)
+	github.com/zricethezav/gitleaks/v8 v8.30.1 // inscribe/redact: secret detection (gitleaks' default rules)
 	golang.org/x/sys v0.49.0 // inscribe: file locks on Windows
 	golang.org/x/term v0.47.0 // cmd/scribe: is stderr a terminal, and how wide
 	gopkg.in/yaml.v3 v3.0.1 // inscribe/document: frontmatter, and the store's roles registry through document.DecodeYAML

@@ -9,8 +9,8 @@ import (
 
 	"github.com/scribe-archive/scribe/check"
 	"github.com/scribe-archive/scribe/exportclaude"
-	"github.com/scribe-archive/scribe/internal/storetest"
-	"github.com/scribe-archive/scribe/internal/testenv"
+	"github.com/scribe-archive/scribe/internal/testkit/storetest"
+	"github.com/scribe-archive/scribe/internal/testkit/testenv"
 )
 
 // TestCorpusRoundTrips: every sample session round-trips; the only finding

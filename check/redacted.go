@@ -8,7 +8,7 @@ import (
 )
 
 // marker matches the markers that replace secrets in a redacting store
-// (internal/redact): [REDACTED:<rule>:<hash>].
+// (inscribe/redact): [REDACTED:<rule>:<hash>].
 var marker = regexp.MustCompile(`\[REDACTED:[A-Za-z0-9_.-]+(?::[0-9a-f]+)?\]`)
 
 // redactedOnly reports whether the export's entry b differs from the

@@ -11,7 +11,7 @@ import (
 
 	"github.com/scribe-archive/scribe/check"
 	"github.com/scribe-archive/scribe/inscribe"
-	"github.com/scribe-archive/scribe/internal/storetest"
+	"github.com/scribe-archive/scribe/internal/testkit/storetest"
 )
 
 func openDescriptors(t *testing.T) int {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/scribe-archive/scribe/adapters/claude"
 	"github.com/scribe-archive/scribe/inscribe/document"
-	"github.com/scribe-archive/scribe/internal/exportcore"
+	"github.com/scribe-archive/scribe/exportcore"
 	"github.com/scribe-archive/scribe/session"
 )
 

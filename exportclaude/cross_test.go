@@ -15,10 +15,10 @@ import (
 	"github.com/scribe-archive/scribe/adapters/codex"
 	"github.com/scribe-archive/scribe/check"
 	"github.com/scribe-archive/scribe/exportclaude"
-	"github.com/scribe-archive/scribe/internal/crosstest"
-	"github.com/scribe-archive/scribe/internal/exportcore"
-	"github.com/scribe-archive/scribe/internal/realclient"
-	"github.com/scribe-archive/scribe/internal/testenv"
+	"github.com/scribe-archive/scribe/internal/testkit/crosstest"
+	"github.com/scribe-archive/scribe/exportcore"
+	"github.com/scribe-archive/scribe/internal/testkit/realclient"
+	"github.com/scribe-archive/scribe/internal/testkit/testenv"
 )
 
 // codexDocs inscribes the bundled Codex rollouts (testdata/codex/sessions,

@@ -11,8 +11,8 @@ import (
 	"github.com/scribe-archive/scribe/exportclaude"
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/inscribe/document"
-	"github.com/scribe-archive/scribe/internal/storetest"
-	"github.com/scribe-archive/scribe/internal/testenv"
+	"github.com/scribe-archive/scribe/internal/testkit/storetest"
+	"github.com/scribe-archive/scribe/internal/testkit/testenv"
 	"github.com/scribe-archive/scribe/session"
 )
 

@@ -11,9 +11,9 @@ import (
 
 	"github.com/scribe-archive/scribe/exportclaude"
 	"github.com/scribe-archive/scribe/inscribe"
-	"github.com/scribe-archive/scribe/internal/realclient"
-	"github.com/scribe-archive/scribe/internal/storetest"
-	"github.com/scribe-archive/scribe/internal/testenv"
+	"github.com/scribe-archive/scribe/internal/testkit/realclient"
+	"github.com/scribe-archive/scribe/internal/testkit/storetest"
+	"github.com/scribe-archive/scribe/internal/testkit/testenv"
 )
 
 // TestResumeIsIdentical asks the real Claude Code client to resume each

@@ -8,8 +8,8 @@ import (
 
 	"github.com/scribe-archive/scribe/exportclaude"
 	"github.com/scribe-archive/scribe/inscribe"
-	"github.com/scribe-archive/scribe/internal/storetest"
-	"github.com/scribe-archive/scribe/internal/testenv"
+	"github.com/scribe-archive/scribe/internal/testkit/storetest"
+	"github.com/scribe-archive/scribe/internal/testkit/testenv"
 )
 
 // Bytes that are not UTF-8 inside JSON strings (a prompt, a reply, thinking,

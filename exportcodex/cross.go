@@ -11,7 +11,7 @@ import (
 
 	"github.com/scribe-archive/scribe/adapters/codex"
 	"github.com/scribe-archive/scribe/inscribe/document"
-	"github.com/scribe-archive/scribe/internal/exportcore"
+	"github.com/scribe-archive/scribe/exportcore"
 	"github.com/scribe-archive/scribe/session"
 )
 

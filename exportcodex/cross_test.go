@@ -14,8 +14,8 @@ import (
 	"github.com/scribe-archive/scribe/adapters/codex"
 	"github.com/scribe-archive/scribe/check"
 	"github.com/scribe-archive/scribe/exportcodex"
-	"github.com/scribe-archive/scribe/internal/crosstest"
-	"github.com/scribe-archive/scribe/internal/testenv"
+	"github.com/scribe-archive/scribe/internal/testkit/crosstest"
+	"github.com/scribe-archive/scribe/internal/testkit/testenv"
 )
 
 // claudeDocs inscribes the bundled Claude Code sessions

@@ -22,7 +22,7 @@ import (
 
 	"github.com/scribe-archive/scribe/adapters/codex"
 	"github.com/scribe-archive/scribe/inscribe/document"
-	"github.com/scribe-archive/scribe/internal/exportcore"
+	"github.com/scribe-archive/scribe/exportcore"
 	"github.com/scribe-archive/scribe/internal/jsonpatch"
 	"github.com/scribe-archive/scribe/session"
 	"github.com/scribe-archive/scribe/session/source"

@@ -11,7 +11,7 @@ import (
 	"github.com/scribe-archive/scribe/exportcodex"
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/inscribe/document"
-	"github.com/scribe-archive/scribe/internal/realclient"
+	"github.com/scribe-archive/scribe/internal/testkit/realclient"
 )
 
 // probeTool returns the real Codex client's probe (realclient.FindCodex).

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	_ "github.com/scribe-archive/scribe/internal/testenv" // understands -update (go test ./... -update)
+	_ "github.com/scribe-archive/scribe/internal/testkit/testenv" // understands -update (go test ./... -update)
 )
 
 // vocabulary for synthetic rounds: a few hundred common words (drawn often)

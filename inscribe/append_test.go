@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/scribe-archive/scribe/internal/atomicfile"
-	"github.com/scribe-archive/scribe/internal/testenv"
+	"github.com/scribe-archive/scribe/internal/testkit/testenv"
 )
 
 // liveDir is a scratch projects tree whose transcripts a test can grow.

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/scribe-archive/scribe/internal/atomicfile"
-	"github.com/scribe-archive/scribe/internal/testenv"
+	"github.com/scribe-archive/scribe/internal/testkit/testenv"
 )
 
 const multiturn = "22222222-2222-4222-8222-222222222222" // five rounds

@@ -13,7 +13,7 @@ import (
 )
 
 // A Redactor keeps secrets out of a store: it replaces them, in the text of
-// what is inscribed, with markers (package internal/redact implements it;
+// what is inscribed, with markers (package inscribe/redact implements it;
 // the command gives one to a store whose redact.toml asks for it). A store
 // without one writes every byte as the source has it.
 //

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/scribe-archive/scribe/inscribe/document"
-	"github.com/scribe-archive/scribe/internal/testenv"
+	"github.com/scribe-archive/scribe/internal/testkit/testenv"
 	"github.com/scribe-archive/scribe/session/source"
 )
 

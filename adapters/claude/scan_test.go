@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/scribe-archive/scribe/internal/jsonpatch"
-	_ "github.com/scribe-archive/scribe/internal/testenv" // understands -update (go test ./... -update)
+	_ "github.com/scribe-archive/scribe/internal/testkit/testenv" // understands -update (go test ./... -update)
 )
 
 // FuzzDecodeEntry checks the one-pass decoder against encoding/json: it

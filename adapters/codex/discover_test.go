@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/scribe-archive/scribe/internal/testenv"
+	"github.com/scribe-archive/scribe/internal/testkit/testenv"
 	"github.com/scribe-archive/scribe/session/source"
 )
 

@@ -24,7 +24,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/scribe-archive/scribe/internal/storetest"
+	"github.com/scribe-archive/scribe/internal/testkit/storetest"
 )
 
 // benchStore returns the root of a store of n generated sessions, building

@@ -36,7 +36,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/scribe-archive/scribe/internal/testenv"
+	"github.com/scribe-archive/scribe/internal/testkit/testenv"
 )
 
 const (

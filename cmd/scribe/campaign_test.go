@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/scribe-archive/scribe/inscribe"
-	"github.com/scribe-archive/scribe/internal/testenv"
+	"github.com/scribe-archive/scribe/internal/testkit/testenv"
 )
 
 // The campaigns of issue 14: a store that notices damage, repairs itself,

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/scribe-archive/scribe/exportclaude"
-	"github.com/scribe-archive/scribe/internal/exportcore"
+	"github.com/scribe-archive/scribe/exportcore"
 	"github.com/scribe-archive/scribe/session"
 )
 

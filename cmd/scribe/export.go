@@ -9,7 +9,7 @@ import (
 
 	"github.com/scribe-archive/scribe/adapters/claude"
 	"github.com/scribe-archive/scribe/exportclaude"
-	"github.com/scribe-archive/scribe/internal/exportcore"
+	"github.com/scribe-archive/scribe/exportcore"
 )
 
 type exportOptions struct {

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/scribe-archive/scribe/inscribe/document"
-	"github.com/scribe-archive/scribe/internal/redact"
+	"github.com/scribe-archive/scribe/inscribe/redact"
 )
 
 type forgetOptions struct {

@@ -14,7 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/scribe-archive/scribe/internal/testenv"
+	"github.com/scribe-archive/scribe/internal/testkit/testenv"
 )
 
 const hookSession = "22222222-2222-4222-8222-222222222222"

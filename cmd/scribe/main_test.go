@@ -17,7 +17,7 @@ import (
 
 	"github.com/scribe-archive/scribe/index"
 	"github.com/scribe-archive/scribe/inscribe"
-	"github.com/scribe-archive/scribe/internal/testenv"
+	"github.com/scribe-archive/scribe/internal/testkit/testenv"
 )
 
 func TestMain(m *testing.M) {

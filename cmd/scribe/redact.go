@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/scribe-archive/scribe/inscribe"
-	"github.com/scribe-archive/scribe/internal/redact"
+	"github.com/scribe-archive/scribe/inscribe/redact"
 )
 
 // redactFlags are --redact and --no-redact, which set the store's recorded

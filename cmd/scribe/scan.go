@@ -15,7 +15,7 @@ import (
 
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/inscribe/document"
-	"github.com/scribe-archive/scribe/internal/redact"
+	"github.com/scribe-archive/scribe/inscribe/redact"
 	"github.com/scribe-archive/scribe/session/source"
 )
 

@@ -12,10 +12,10 @@ import (
 	"testing"
 
 	"github.com/scribe-archive/scribe/internal/jsonpatch"
-	"github.com/scribe-archive/scribe/internal/realclient"
-	"github.com/scribe-archive/scribe/internal/redact"
-	"github.com/scribe-archive/scribe/internal/storetest"
-	"github.com/scribe-archive/scribe/internal/testenv"
+	"github.com/scribe-archive/scribe/internal/testkit/realclient"
+	"github.com/scribe-archive/scribe/inscribe/redact"
+	"github.com/scribe-archive/scribe/internal/testkit/storetest"
+	"github.com/scribe-archive/scribe/internal/testkit/testenv"
 )
 
 // Planted secrets, of the kinds issue 15 lists. None is real: each has the

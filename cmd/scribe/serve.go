@@ -20,7 +20,7 @@ import (
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/inscribe/views"
-	"github.com/scribe-archive/scribe/internal/web"
+	"github.com/scribe-archive/scribe/serve/web"
 )
 
 type serveOptions struct {

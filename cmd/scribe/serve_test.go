@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/scribe-archive/scribe/internal/storetest"
+	"github.com/scribe-archive/scribe/internal/testkit/storetest"
 )
 
 // lockedBuffer is a buffer the server's goroutines and the test share.

@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/scribe-archive/scribe/internal/testenv"
+	"github.com/scribe-archive/scribe/internal/testkit/testenv"
 )
 
 // TestStoreModes: the store is its owner's alone, as Claude Code keeps its

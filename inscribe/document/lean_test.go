@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/scribe-archive/scribe/internal/testenv"
+	"github.com/scribe-archive/scribe/internal/testkit/testenv"
 )
 
 // TestRenderLean: over the corpora, a lean view holds none of scribe's

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/scribe-archive/scribe/adapters/codex"
-	"github.com/scribe-archive/scribe/internal/testenv"
+	"github.com/scribe-archive/scribe/internal/testkit/testenv"
 	"github.com/scribe-archive/scribe/session"
 	"github.com/scribe-archive/scribe/session/source"
 )

@@ -29,8 +29,8 @@ import (
 	"github.com/scribe-archive/scribe/adapters/claude"
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/inscribe/views"
-	"github.com/scribe-archive/scribe/internal/storetest"
-	"github.com/scribe-archive/scribe/internal/testenv"
+	"github.com/scribe-archive/scribe/internal/testkit/storetest"
+	"github.com/scribe-archive/scribe/internal/testkit/testenv"
 	"github.com/scribe-archive/scribe/session/source"
 )
 

@@ -14,12 +14,12 @@ import (
 	"github.com/scribe-archive/scribe/adapters/claude"
 	"github.com/scribe-archive/scribe/index"
 	"github.com/scribe-archive/scribe/inscribe"
-	"github.com/scribe-archive/scribe/internal/testenv"
+	"github.com/scribe-archive/scribe/internal/testkit/testenv"
 )
 
 // claudeStore inscribes the bundled Claude Code samples into a fresh store
 // with its views (the tests of the package's internals cannot use
-// internal/storetest, which imports this package).
+// internal/testkit/storetest, which imports this package).
 func claudeStore(t *testing.T) *Views {
 	t.Helper()
 	s, err := inscribe.OpenStore(filepath.Join(t.TempDir(), "data"))

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/scribe-archive/scribe/internal/storetest"
-	"github.com/scribe-archive/scribe/internal/testenv"
+	"github.com/scribe-archive/scribe/internal/testkit/storetest"
+	"github.com/scribe-archive/scribe/internal/testkit/testenv"
 )
 
 // TestRepositoryData checks that the repository's data/ is exactly the

@@ -14,7 +14,7 @@ import (
 
 	"github.com/scribe-archive/scribe/index"
 	"github.com/scribe-archive/scribe/inscribe/document"
-	"github.com/scribe-archive/scribe/internal/web"
+	"github.com/scribe-archive/scribe/serve/web"
 	"github.com/scribe-archive/scribe/session"
 )
 

@@ -19,9 +19,9 @@ import (
 	"github.com/scribe-archive/scribe/index"
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/inscribe/document"
-	"github.com/scribe-archive/scribe/internal/storetest"
-	"github.com/scribe-archive/scribe/internal/testenv"
-	"github.com/scribe-archive/scribe/internal/web"
+	"github.com/scribe-archive/scribe/internal/testkit/storetest"
+	"github.com/scribe-archive/scribe/internal/testkit/testenv"
+	"github.com/scribe-archive/scribe/serve/web"
 )
 
 // This file wires the web server to a store as cmd/scribe's serve.go

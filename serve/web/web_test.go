@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/scribe-archive/scribe/inscribe"
-	"github.com/scribe-archive/scribe/internal/storetest"
-	"github.com/scribe-archive/scribe/internal/web"
+	"github.com/scribe-archive/scribe/internal/testkit/storetest"
+	"github.com/scribe-archive/scribe/serve/web"
 )
 
 const (

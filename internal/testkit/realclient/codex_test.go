@@ -16,7 +16,7 @@ import (
 
 // rollouts is the repository's copy of the Codex corpus, relative to this
 // package's directory.
-const rollouts = "../../testdata/codex/sessions/2026/11/23"
+const rollouts = "../../../testdata/codex/sessions/2026/11/23"
 
 const (
 	multiTurn = rollouts + "/rollout-2026-11-23T16-52-24-01a20952-b3d9-7c51-a59a-7406b691728f.jsonl"

@@ -16,12 +16,12 @@ import (
 	"testing"
 	"time"
 
-	_ "github.com/scribe-archive/scribe/internal/testenv" // understands -update (go test ./... -update)
+	_ "github.com/scribe-archive/scribe/internal/testkit/testenv" // understands -update (go test ./... -update)
 )
 
 // projects is the repository's copy of the corpus of real sessions, relative
 // to this package's directory (where go test runs).
-const projects = "../../testdata/claude/projects"
+const projects = "../../../testdata/claude/projects"
 
 const toolsThinking = projects + "/-home-dev-src-tools-thinking/11111111-1111-4111-8111-111111111111.jsonl"
 

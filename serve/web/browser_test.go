@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/scribe-archive/scribe/internal/web"
+	"github.com/scribe-archive/scribe/serve/web"
 )
 
 // chromium starts a headless Chromium with its DevTools endpoint on a free

@@ -11,7 +11,7 @@ import (
 	"github.com/scribe-archive/scribe/adapters/codex"
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/inscribe/views"
-	"github.com/scribe-archive/scribe/internal/testenv"
+	"github.com/scribe-archive/scribe/internal/testkit/testenv"
 	"github.com/scribe-archive/scribe/session/source"
 )
 
