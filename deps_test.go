@@ -304,4 +304,3 @@ func goList(t *testing.T, goos, format string) map[string][]string {
 	}
 	return m
 }
-

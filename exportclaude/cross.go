@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/scribe-archive/scribe/adapters/claude"
-	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/exportcore"
+	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/session"
 )
 

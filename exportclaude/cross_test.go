@@ -15,8 +15,8 @@ import (
 	"github.com/scribe-archive/scribe/adapters/codex"
 	"github.com/scribe-archive/scribe/check"
 	"github.com/scribe-archive/scribe/exportclaude"
-	"github.com/scribe-archive/scribe/internal/testkit/crosstest"
 	"github.com/scribe-archive/scribe/exportcore"
+	"github.com/scribe-archive/scribe/internal/testkit/crosstest"
 	"github.com/scribe-archive/scribe/internal/testkit/realclient"
 	"github.com/scribe-archive/scribe/internal/testkit/testenv"
 )

@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/scribe-archive/scribe/adapters/codex"
-	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/exportcore"
+	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/session"
 )
 

@@ -21,8 +21,8 @@ import (
 	"strings"
 
 	"github.com/scribe-archive/scribe/adapters/codex"
-	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/exportcore"
+	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/jsonpatch"
 	"github.com/scribe-archive/scribe/session"
 	"github.com/scribe-archive/scribe/session/source"

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/scribe-archive/scribe/inscribe/redact"
 	"github.com/scribe-archive/scribe/internal/jsonpatch"
 	"github.com/scribe-archive/scribe/internal/testkit/realclient"
-	"github.com/scribe-archive/scribe/inscribe/redact"
 	"github.com/scribe-archive/scribe/internal/testkit/storetest"
 	"github.com/scribe-archive/scribe/internal/testkit/testenv"
 )
