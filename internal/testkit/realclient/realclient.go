@@ -1,13 +1,14 @@
-// Package realclient runs the real clients, Claude Code and Codex, against
-// loopback stand-ins of their model APIs, to learn what a client sends the
-// model when it resumes a session file. That request is the ground truth for
+// Package realclient runs the real clients, Claude Code, Codex and Gemini
+// CLI, against loopback stand-ins of their model APIs, to learn what a
+// client sends the model when it resumes a session file. That request is the ground truth for
 // whether a file scribe regenerates resumes the same conversation as the
 // original: probe both and compare the bytes.
 //
-// It is the Go counterpart of ../shared/realclient/resume_probe.py and
-// codex_resume_probe.py, with the stand-ins (mockapi.py and
-// mock_responses.py there) served in process by net/http/httptest, so a test
-// needs nothing but the client, and concurrent probes never share a port.
+// It is the Go counterpart of ../shared/realclient/resume_probe.py,
+// codex_resume_probe.py and gemini_resume_probe.py, with the stand-ins
+// (mockapi.py, mock_responses.py and mock_gemini.py there) served in
+// process by net/http/httptest, so a test needs nothing but the client, and
+// concurrent probes never share a port.
 package realclient
 
 import (

@@ -33,3 +33,17 @@ func Codex(t testing.TB) *CodexProbe {
 	}
 	return p
 }
+
+// Gemini returns the probe of the real Gemini CLI ($GEMINI) for a test, or
+// skips it as Claude does (SCRIBE_REQUIRE_GEMINI).
+func Gemini(t testing.TB) *GeminiProbe {
+	t.Helper()
+	p, err := FindGemini()
+	if err != nil {
+		if os.Getenv("SCRIBE_REQUIRE_GEMINI") != "" {
+			t.Fatalf("%v, and SCRIBE_REQUIRE_GEMINI is set", err)
+		}
+		t.Skipf("%v: %s", err, GeminiInstall)
+	}
+	return p
+}
