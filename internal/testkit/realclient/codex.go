@@ -16,7 +16,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"time"
 )
 
 // CodexInstall says how to get the Codex client the Codex probe runs.
@@ -137,32 +136,18 @@ func (p *CodexProbe) Probe(rollout string, others ...string) ([]byte, error) {
 	cmd.Dir = project
 	cmd.Env = codexEnv(home)
 	cmd.Stdin = nil
-	// Output goes to a file, as the Claude probe's does: a child left
-	// holding a pipe would hold Wait up.
-	outPath := filepath.Join(tmp, "output")
-	out, err := os.Create(outPath)
+	run, err := runClient(ctx, cmd, tmp)
 	if err != nil {
 		return nil, fmt.Errorf("probe %s: %v", rollout, err)
 	}
-	defer out.Close()
-	cmd.Stdout, cmd.Stderr = out, out
-	cmd.WaitDelay = 5 * time.Second
-	runErr := cmd.Run()
 
 	// As the script does, the request decides, not the exit status: the
 	// client may fail after sending it, for reasons that are not the
 	// file's.
 	req := api.firstConversation()
 	if req == nil {
-		status := "exit status 0"
-		if runErr != nil {
-			status = runErr.Error()
-		}
-		if ctx.Err() != nil {
-			status = fmt.Sprintf("killed (%v)", ctx.Err())
-		}
 		return nil, fmt.Errorf("probe %s with %s: the client sent no request carrying tools and input; client: %s; requests: %s; client output (tail):\n%s",
-			rollout, p.Launcher, status, api.summary(), tail(outPath, 2000))
+			rollout, p.Launcher, run.status(), api.summary(), tail(run.output, 2000))
 	}
 	var items []any
 	if err := decode(req["input"], &items); err != nil {

@@ -36,12 +36,42 @@ func codexProbe(t *testing.T) *CodexProbe {
 // share one stand-in, and one came back with no request at all.)
 func TestCodexProbeConcurrent(t *testing.T) {
 	p := codexProbe(t)
-	const n = 6
+	out := probeConcurrently(t, 6, func(f string) ([]byte, error) { return p.Probe(f) }, multiTurn)
+	var items []any
+	if err := json.Unmarshal(out, &items); err != nil || len(items) == 0 {
+		t.Fatalf("probe output is not a non-empty JSON array (%v):\n%s", err, out)
+	}
+	if !bytes.Contains(out, []byte("third question")) {
+		t.Errorf("probe of %s lacks its third prompt:\n%s", multiTurn, out)
+	}
+	for _, d := range currentDate.FindAll(out, -1) {
+		if string(d) != "<current_date>PROBE-DATE</current_date>" {
+			t.Errorf("probe output holds the day's date: %s", d)
+		}
+	}
+	for _, not := range []string{ProbePrompt, os.TempDir() + string(filepath.Separator) + "cxprobe-"} {
+		if bytes.Contains(out, []byte(not)) {
+			t.Errorf("probe output holds %q:\n%s", not, out)
+		}
+	}
+}
+
+// TestCodexProbeSeesChanges makes sure a comparison of probes can fail: a
+// rollout whose prompt differs probes differently.
+func TestCodexProbeSeesChanges(t *testing.T) {
+	p := codexProbe(t)
+	seesChange(t, func(f string) ([]byte, error) { return p.Probe(f) }, multiTurn, "third question", "fourth question")
+}
+
+// probeConcurrently runs n probes of file at once and returns what they
+// printed, which must be the same bytes.
+func probeConcurrently(t *testing.T, n int, probe func(string) ([]byte, error), file string) []byte {
+	t.Helper()
 	outs := make([][]byte, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
-		wg.Go(func() { outs[i], errs[i] = p.Probe(multiTurn) })
+		wg.Go(func() { outs[i], errs[i] = probe(file) })
 	}
 	wg.Wait()
 	for i, err := range errs {
@@ -51,50 +81,34 @@ func TestCodexProbeConcurrent(t *testing.T) {
 	}
 	for i := 1; i < n; i++ {
 		if !bytes.Equal(outs[i], outs[0]) {
-			t.Fatalf("probes 0 and %d of %s differ:\n--- 0\n%s\n--- %d\n%s", i, multiTurn, outs[0], i, outs[i])
+			t.Fatalf("probes 0 and %d of %s differ:\n--- 0\n%s\n--- %d\n%s", i, file, outs[0], i, outs[i])
 		}
 	}
-	var items []any
-	if err := json.Unmarshal(outs[0], &items); err != nil || len(items) == 0 {
-		t.Fatalf("probe output is not a non-empty JSON array (%v):\n%s", err, outs[0])
-	}
-	if !bytes.Contains(outs[0], []byte("third question")) {
-		t.Errorf("probe of %s lacks its third prompt:\n%s", multiTurn, outs[0])
-	}
-	for _, d := range currentDate.FindAll(outs[0], -1) {
-		if string(d) != "<current_date>PROBE-DATE</current_date>" {
-			t.Errorf("probe output holds the day's date: %s", d)
-		}
-	}
-	for _, not := range []string{ProbePrompt, os.TempDir() + string(filepath.Separator) + "cxprobe-"} {
-		if bytes.Contains(outs[0], []byte(not)) {
-			t.Errorf("probe output holds %q:\n%s", not, outs[0])
-		}
-	}
+	return outs[0]
 }
 
-// TestCodexProbeSeesChanges makes sure a comparison of probes can fail: a
-// rollout whose prompt differs probes differently.
-func TestCodexProbeSeesChanges(t *testing.T) {
-	p := codexProbe(t)
-	orig, err := os.ReadFile(multiTurn)
+// seesChange probes file and a copy of it with from replaced by to: the
+// two must differ, and the copy's must hold to.
+func seesChange(t *testing.T, probe func(string) ([]byte, error), file, from, to string) {
+	t.Helper()
+	orig, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	changed := filepath.Join(t.TempDir(), filepath.Base(multiTurn))
-	if err := os.WriteFile(changed, bytes.ReplaceAll(orig, []byte("third question"), []byte("fourth question")), 0o644); err != nil {
+	changed := filepath.Join(t.TempDir(), filepath.Base(file))
+	if err := os.WriteFile(changed, bytes.ReplaceAll(orig, []byte(from), []byte(to)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	want, err := p.Probe(multiTurn)
+	want, err := probe(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := p.Probe(changed)
+	got, err := probe(changed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if bytes.Equal(got, want) || !bytes.Contains(got, []byte("fourth question")) {
-		t.Fatalf("changing a prompt of %s did not change what the client sends:\n%s", multiTurn, got)
+	if bytes.Equal(got, want) || !bytes.Contains(got, []byte(to)) {
+		t.Fatalf("changing %q to %q in %s did not change what the client sends:\n%s", from, to, file, got)
 	}
 }
 

@@ -16,7 +16,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"time"
 )
 
 // GeminiInstall says how to get the Gemini CLI the Gemini probe runs.
@@ -183,30 +182,16 @@ func (p *GeminiProbe) request(file string, others []string) (*geminiRequest, err
 	cmd.Dir = project
 	cmd.Env = geminiEnv(home, srv.URL, clock)
 	cmd.Stdin = nil
-	// Output goes to a file, as the other probes' does: a child left
-	// holding a pipe would hold Wait up.
-	outPath := filepath.Join(tmp, "output")
-	out, err := os.Create(outPath)
+	run, err := runClient(ctx, cmd, tmp)
 	if err != nil {
 		return nil, fmt.Errorf("probe %s: %v", file, err)
 	}
-	defer out.Close()
-	cmd.Stdout, cmd.Stderr = out, out
-	cmd.WaitDelay = 5 * time.Second
-	runErr := cmd.Run()
 
 	// As the script does, the request decides, not the exit status.
 	body := api.firstConversation()
 	if body == nil {
-		status := "exit status 0"
-		if runErr != nil {
-			status = runErr.Error()
-		}
-		if ctx.Err() != nil {
-			status = fmt.Sprintf("killed (%v)", ctx.Err())
-		}
 		return nil, fmt.Errorf("probe %s with %s: the client sent no streamGenerateContent request carrying tools; client: %s; requests: %s; client output (tail):\n%s",
-			file, p.Launcher, status, api.summary(), tail(outPath, 2000))
+			file, p.Launcher, run.status(), api.summary(), tail(run.output, 2000))
 	}
 	return &geminiRequest{body: body, home: home, project: project}, nil
 }

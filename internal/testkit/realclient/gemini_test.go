@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -29,38 +28,21 @@ const (
 // and they print the same bytes.
 func TestGeminiProbeConcurrent(t *testing.T) {
 	p := Gemini(t)
-	const n = 3
-	outs := make([][]byte, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() { outs[i], errs[i] = p.Probe(geminiTools) })
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			t.Fatalf("probe %d: %v", i, err)
-		}
-	}
-	for i := 1; i < n; i++ {
-		if !bytes.Equal(outs[i], outs[0]) {
-			t.Fatalf("probes 0 and %d of %s differ:\n--- 0\n%s\n--- %d\n%s", i, geminiTools, outs[0], i, outs[i])
-		}
-	}
-	turns, err := GeminiTurns(outs[0])
+	out := probeConcurrently(t, 3, func(f string) ([]byte, error) { return p.Probe(f) }, geminiTools)
+	turns, err := GeminiTurns(out)
 	if err != nil || len(turns) == 0 {
-		t.Fatalf("probe output is not a non-empty array of contents (%v):\n%s", err, outs[0])
+		t.Fatalf("probe output is not a non-empty array of contents (%v):\n%s", err, out)
 	}
 	for _, want := range []string{"create hello.py please", "now read missing.txt and run a failing command",
 		"`missing.txt` does not exist and the command failed with status 3.", `"functionCall"`, `"functionResponse"`,
 		"/PROBE/PROJ"} {
-		if !bytes.Contains(outs[0], []byte(want)) {
-			t.Errorf("probe of %s lacks %q:\n%s", geminiTools, want, outs[0])
+		if !bytes.Contains(out, []byte(want)) {
+			t.Errorf("probe of %s lacks %q:\n%s", geminiTools, want, out)
 		}
 	}
 	for _, not := range []string{ProbePrompt, os.TempDir() + string(filepath.Separator) + "gmprobe-", "probe reply"} {
-		if bytes.Contains(outs[0], []byte(not)) {
-			t.Errorf("probe output holds %q:\n%s", not, outs[0])
+		if bytes.Contains(out, []byte(not)) {
+			t.Errorf("probe output holds %q:\n%s", not, out)
 		}
 	}
 }
@@ -69,25 +51,7 @@ func TestGeminiProbeConcurrent(t *testing.T) {
 // session whose prompt differs probes differently.
 func TestGeminiProbeSeesChanges(t *testing.T) {
 	p := Gemini(t)
-	orig, err := os.ReadFile(geminiTools)
-	if err != nil {
-		t.Fatal(err)
-	}
-	changed := filepath.Join(t.TempDir(), filepath.Base(geminiTools))
-	if err := os.WriteFile(changed, bytes.ReplaceAll(orig, []byte("create hello.py please"), []byte("create bye.py please")), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	want, err := p.Probe(geminiTools)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := p.Probe(changed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if bytes.Equal(got, want) || !bytes.Contains(got, []byte("create bye.py please")) {
-		t.Fatalf("changing a prompt of %s did not change what the client sends:\n%s", geminiTools, got)
-	}
+	seesChange(t, func(f string) ([]byte, error) { return p.Probe(f) }, geminiTools, "create hello.py please", "create bye.py please")
 }
 
 // TestGeminiProbeRewind: after a /rewind, the client sends the live branch

@@ -214,6 +214,40 @@ func Probe(ctx context.Context, claude, transcript, subagentsDir string) ([]byte
 	return Canonical(StripProbe(msgs))
 }
 
+// clientRun is one run of a client by a probe: its output, in a file, and
+// how it ended.
+type clientRun struct {
+	output string // the file holding the client's stdout and stderr
+	err    error  // what Run returned
+	ctx    context.Context
+}
+
+// runClient runs cmd with its output in a file in tmp (rather than pipes:
+// a child left holding a pipe would hold Wait up), bounded by ctx.
+func runClient(ctx context.Context, cmd *exec.Cmd, tmp string) (*clientRun, error) {
+	r := &clientRun{output: filepath.Join(tmp, "output"), ctx: ctx}
+	out, err := os.Create(r.output)
+	if err != nil {
+		return nil, err
+	}
+	defer out.Close()
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.WaitDelay = 5 * time.Second
+	r.err = cmd.Run()
+	return r, nil
+}
+
+// status says how the client ended, for an error message.
+func (r *clientRun) status() string {
+	if r.ctx.Err() != nil {
+		return fmt.Sprintf("killed (%v)", r.ctx.Err())
+	}
+	if r.err != nil {
+		return r.err.Error()
+	}
+	return "exit status 0"
+}
+
 // probeHome makes a probe's temporary folder, tmp, holding the client's
 // HOME and, in it, the project folder the client runs in. The caller
 // removes tmp.
