@@ -44,7 +44,8 @@ const depsRules = `
 	# SEAM: what a source adapter implements, the values that cross the
 	# seam, and what every adapter shares.
 	MODEL < session/source;
-	session/source < SEAM;
+	session/source < session/source/lifecycle;
+	session/source, session/source/lifecycle < SEAM;
 
 	# ADAPTERS: one package per client's format.
 	SEAM, BASE < adapters/claude, adapters/codex;

@@ -1,7 +1,6 @@
 package claude
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -310,11 +309,5 @@ func (a *Adapter) ForkOrigin(s source.Session) string {
 // NewBuilder starts a builder at the state an earlier run saved (nil for a
 // new document).
 func (a *Adapter) NewBuilder(cfg source.Config, state json.RawMessage, graph source.Graph) (source.Builder, error) {
-	var st State
-	if len(bytes.TrimSpace(state)) > 0 && !bytes.Equal(bytes.TrimSpace(state), []byte("null")) {
-		if err := json.Unmarshal(state, &st); err != nil {
-			return nil, fmt.Errorf("%s: the saved builder state is unreadable: %w", cfg.File, err)
-		}
-	}
-	return NewBuilder(cfg, st, graph), nil
+	return newBuilder(cfg, state, graph)
 }

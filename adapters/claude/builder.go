@@ -2,46 +2,36 @@ package claude
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/scribe-archive/scribe/session"
 	"github.com/scribe-archive/scribe/session/source"
+	"github.com/scribe-archive/scribe/session/source/lifecycle"
 )
 
-// A Builder turns the lines of one Claude Code transcript into rounds.
-//
-// Lines go in with [Builder.Add]; a round is handed back as soon as the next
-// prompt closes it. [Builder.Finish] returns the last round, which stays open:
-// a live session may still add to it. The builder's [State] at the last
-// closed round is all it needs to continue later from the open round's
-// entries plus whatever the source has added since (see package inscribe's
-// append).
-type Builder struct {
-	cfg   source.Config
-	st    State
-	graph source.Graph
-	// cur is the open round, itemized as its entries arrive (nil before
-	// its first entry): a long round is held as items, not also as decoded
-	// entries.
-	cur *roundBuild
-	// curPrompt reports whether the open round already has its prompt.
-	curPrompt bool
-	nodes     []source.Node // graph nodes of rounds closed by this builder
-	warnings  []error
+// format is the Claude Code transcript: the hooks of the builder every
+// adapter shares (package lifecycle), which turns its lines into rounds.
+// Its State at the last closed round is all a builder needs to continue
+// later from the open round's entries plus whatever the source has added
+// since (see package inscribe's append).
+type format struct{}
+
+var _ lifecycle.Format[parsed, State] = format{}
+
+// newBuilder starts a builder at the state an earlier run saved (nil for a
+// new transcript). graph answers for identities of rounds closed in
+// earlier runs; it may be nil when state is.
+func newBuilder(cfg source.Config, state json.RawMessage, graph source.Graph) (*lifecycle.Builder[parsed, State], error) {
+	return lifecycle.New[parsed, State](format{}, cfg, state, graph)
 }
 
-// State is where a transcript stood at the end of its last closed round.
+// State is where a transcript stood at the end of its last closed round,
+// beside what the lifecycle keeps (the round, the next line, the items).
 // It is small and is persisted between runs.
 type State struct {
-	Round    int    `json:"round"`     // last closed round (0: none)
-	NextLine int    `json:"next_line"` // first line of the open round
-	Items    int    `json:"items"`     // items in closed rounds
 	LastItem string `json:"last_item,omitempty"`
 	// Recent holds the identities seen since the last item started: a new
 	// item whose parent is among them continues the item above.
@@ -61,36 +51,6 @@ type State struct {
 	FirstPrompt   string `json:"first_prompt,omitempty"`
 }
 
-// NewBuilder starts a builder at state st (the zero State for a new
-// transcript). graph answers for identities of rounds closed in earlier runs;
-// it may be nil when st is the zero State.
-func NewBuilder(cfg source.Config, st State, graph source.Graph) *Builder {
-	if st.NextLine == 0 {
-		st.NextLine = 1
-	}
-	st.Recent = append([]string(nil), st.Recent...)
-	return &Builder{cfg: cfg, st: st, graph: graph}
-}
-
-// Warnings returns the problems found in the input so far, each naming the
-// file and line. Bad input is kept (in the backing store) and reported; it
-// never stops the builder.
-func (b *Builder) Warnings() []error { return b.warnings }
-
-// Nodes returns the graph nodes of the rounds closed so far by this builder
-// (none when its graph is a source.Recorder, which keeps them instead).
-func (b *Builder) Nodes() []source.Node { return b.nodes }
-
-// State returns the state at the last closed round.
-func (b *Builder) State() (json.RawMessage, error) { return json.Marshal(b.st) }
-
-// Rounds is the number of rounds closed so far.
-func (b *Builder) Rounds() int { return b.st.Round }
-
-func (b *Builder) warnf(line int, format string, args ...any) {
-	b.warnings = append(b.warnings, &source.LineError{File: b.cfg.File, Line: line, Msg: fmt.Sprintf(format, args...)})
-}
-
 // parsed is one source line with what scribe decoded from it.
 type parsed struct {
 	e   session.Entry
@@ -104,72 +64,30 @@ type parsed struct {
 	str    *string
 }
 
-// Add feeds one line. It returns the round the line closed, if any.
-func (b *Builder) Add(l source.Line) *session.Round {
-	e := session.Entry{Line: l.No, Raw: l.Raw, NoNewline: !l.Terminated, Offset: l.Offset, Len: len(l.Raw)}
-	if !b.cfg.RawInSource {
-		e.Raw = append([]byte(nil), l.Raw...)
-	}
-	closed := b.add(b.parse(e))
-	if b.cfg.RawInSource {
-		// The line is itemized: its round keeps where it lies, not the
-		// reader's buffer.
-		es := b.cur.r.Entries
-		es[len(es)-1].Raw = nil
-	}
-	return closed
-}
-
-// AddEntry feeds an entry kept by an earlier run (read back from a round
-// file).
-func (b *Builder) AddEntry(e session.Entry) *session.Round {
-	return b.add(b.parse(e))
-}
-
-func (b *Builder) add(p parsed) *session.Round {
-	var closed *session.Round
-	if b.isPrompt(p) {
-		if b.curPrompt {
-			closed = b.close()
-		}
-		b.curPrompt = true
-	}
-	if b.cur == nil {
-		b.cur = b.startRound()
-	}
-	b.cur.add(p)
-	return closed
-}
-
-func (b *Builder) parse(e session.Entry) parsed {
+// Decode decodes a line's envelope, and the content of its message.
+func (format) Decode(c *lifecycle.Context, e session.Entry) parsed {
 	p := parsed{e: e}
 	raw := e.Raw
 	if source.IsBlank(raw) {
 		// A blank line is kept so the source comes back byte for byte; it is
 		// not an entry.
-		p.e.Invalid = true
 		return p
 	}
 	env, err := decodeEntry(raw)
-	if err != nil {
-		p.e.Invalid = true
-		b.warnf(e.Line, "not a JSON object (%v): kept in the backing store, not shown", shortErr(err))
+	if !c.Decoded(e, err) {
 		return p
-	}
-	if !utf8.Valid(raw) {
-		b.warnf(e.Line, "invalid UTF-8: kept byte for byte in the backing store, shown with U+FFFD")
 	}
 	p.env = env
 	if len(env.Message) > 0 && (env.Type == "user" || env.Type == "assistant") {
 		if m, ok := decodeMessage(env.Message); ok {
 			p.msg = m
-			switch c := m.Content; {
-			case len(c) > 0 && c[0] == '"':
-				p.str = session.Ptr(unquote(c, span{0, len(c)}))
-			case len(c) > 0 && c[0] == '[':
-				raws, err := splitArray(c)
+			switch content := m.Content; {
+			case len(content) > 0 && content[0] == '"':
+				p.str = session.Ptr(unquote(content, span{0, len(content)}))
+			case len(content) > 0 && content[0] == '[':
+				raws, err := splitArray(content)
 				if err != nil {
-					b.warnf(e.Line, "message content is not a list of blocks (%v): shown as JSON", shortErr(err))
+					c.Warnf(e.Line, "message content is not a list of blocks (%v): shown as JSON", lifecycle.ShortErr(err))
 					break
 				}
 				p.raws = raws
@@ -179,27 +97,28 @@ func (b *Builder) parse(e session.Entry) parsed {
 				}
 			}
 		} else {
-			b.warnf(e.Line, "message is not an object: shown as JSON")
+			c.Warnf(e.Line, "message is not an object: shown as JSON")
 		}
 	}
 	return p
 }
 
-func shortErr(err error) string {
-	s := err.Error()
-	if len(s) > 120 {
-		s = s[:120] + "…"
+// Classify: an entry is a record when it is a JSON object, and a prompt
+// opens a round.
+func (format) Classify(c *lifecycle.Context, p parsed) lifecycle.Class {
+	if p.env == nil {
+		return lifecycle.Class{}
 	}
-	return s
+	return lifecycle.Class{Record: true, Prompt: isPrompt(c.Config(), p), Time: p.env.Timestamp}
 }
 
 // isPrompt reports whether an entry is a person's prompt, which opens a round.
-func (b *Builder) isPrompt(p parsed) bool {
+func isPrompt(cfg source.Config, p parsed) bool {
 	env := p.env
 	if env == nil || env.Type != "user" || env.UUID == "" || p.msg == nil {
 		return false
 	}
-	if env.IsMeta || env.IsCompactSummary || (env.IsSidechain && !b.cfg.Sidechain) {
+	if env.IsMeta || env.IsCompactSummary || (env.IsSidechain && !cfg.Sidechain) {
 		return false
 	}
 	if p.str != nil {
@@ -236,110 +155,45 @@ func isClientOutput(s string) bool {
 	return false
 }
 
-// close ends the open round as closed and advances the state.
-func (b *Builder) close() *session.Round {
-	r, st, nodes := b.cur.finish()
-	r.Open = false
-	b.st = st
-	if rec, ok := b.graph.(source.Recorder); ok {
-		rec.Record(nodes)
-	} else {
-		b.nodes = append(b.nodes, nodes...)
-	}
-	b.st.NextLine = b.cur.lastLine + 1
-	b.cur = nil
-	b.curPrompt = false
-	return r
-}
-
-// Flush closes the current round, if any, as if a prompt had followed it.
-func (b *Builder) Flush() *session.Round {
-	if b.cur == nil {
-		return nil
-	}
-	return b.close()
-}
-
-// Finish returns the open round and what the builder learned. The builder's
-// State stays that of the last closed round. Nothing may be added after.
-func (b *Builder) Finish() source.Finished {
-	var open *session.Round
-	st := b.st
-	var nodes []source.Node
-	if b.cur != nil {
-		open, st, nodes = b.cur.finish()
-		open.Open = true
-		b.cur = nil
-	}
-	return source.Finished{Open: open, Meta: b.meta(st, nodes), FirstPrompt: st.FirstPrompt}
-}
-
-// roundBuild itemizes one round's entries as they arrive, from the state
-// at the round's start.
-type roundBuild struct {
-	it        *itemizer
-	r         *session.Round
-	msgTokens map[string]bool
-	lastLine  int
-	stamp     string // the first timestamp, for a round without items
-}
-
-func (b *Builder) startRound() *roundBuild {
-	it := &itemizer{b: b, st: b.st, recent: make(map[string]bool), local: make(map[string]source.Node),
+// Open starts itemizing a round from the state at its start.
+func (format) Open(c *lifecycle.Context, st State) lifecycle.Itemizer[parsed, State] {
+	it := &itemizer{c: c, st: st, recent: make(map[string]bool), local: make(map[string]source.Node),
 		msgItem: make(map[string]int), toolUse: make(map[string]toolRef), boundary: make(map[string]int)}
-	it.st.Recent = append([]string(nil), b.st.Recent...)
+	it.st.Recent = append([]string(nil), st.Recent...)
 	for _, u := range it.st.Recent {
 		it.recent[u] = true
 		it.recentOrder = append(it.recentOrder, u)
 	}
-	return &roundBuild{it: it, r: &session.Round{N: b.st.Round + 1}, msgTokens: make(map[string]bool)}
+	return it
 }
 
-func (rb *roundBuild) add(p parsed) {
-	rb.r.Entries = append(rb.r.Entries, p.e)
-	rb.lastLine = p.e.Line
-	if p.env == nil {
-		return
-	}
-	if rb.stamp == "" {
-		rb.stamp = p.env.Timestamp
-	}
-	rb.it.observe(p)
+// Add itemizes one entry of the round as it arrives: a long round is held
+// as items, not also as decoded entries.
+func (it *itemizer) Add(p parsed) {
+	it.observe(p)
 	if p.msg != nil && p.msg.Usage != nil {
-		if p.msg.ID == "" || !rb.msgTokens[p.msg.ID] {
-			rb.r.TokenCount += p.msg.Usage.Total()
-			if p.msg.ID != "" {
-				rb.msgTokens[p.msg.ID] = true
-			}
-		}
+		it.tokens.Once(p.msg.ID, p.msg.Usage.Total())
 	}
-	rb.it.entry(p)
+	it.entry(p)
 }
 
-// finish returns the round, the state after it and its graph nodes.
-func (rb *roundBuild) finish() (*session.Round, State, []source.Node) {
-	r, it := rb.r, rb.it
-	r.Items = it.items
-	if len(r.Items) > 0 {
-		r.Items[0].Round = r.N
-		r.Started = r.Items[0].Time
-	} else {
-		r.Started = rb.stamp
-	}
+// Close returns the round's items, the state after it and its graph nodes.
+func (it *itemizer) Close() lifecycle.Itemized[State] {
 	st := it.st
-	st.Round = r.N
-	st.Items += len(r.Items)
 	st.Recent = append([]string(nil), it.recentOrder...)
-	return r, st, it.nodes
+	return lifecycle.Itemized[State]{Items: it.items, State: st, Nodes: it.nodes, Tokens: it.tokens.Total()}
 }
 
 // toolRef locates a tool_use block within the round's items.
 type toolRef struct{ item, block int }
 
+// itemizer itemizes one round's entries as they arrive, from the state at
+// the round's start.
 type itemizer struct {
-	b     *Builder
-	st    State
-	items []session.Item
+	c      *lifecycle.Context
+	st     State
+	items  []session.Item
+	tokens lifecycle.Tokens
 	// recent holds identities seen since the last item started; recentOrder
 	// the same in order, for the state.
 	recent      map[string]bool
@@ -379,23 +233,13 @@ func (it *itemizer) observe(p parsed) {
 	}
 }
 
-// lookup resolves an identity to its node: this round first, then rounds
-// closed earlier by this builder, then earlier runs.
+// lookup resolves an identity to its node: this round first, then the
+// rounds closed before it.
 func (it *itemizer) lookup(u string) (source.Node, bool) {
 	if n, ok := it.local[u]; ok {
 		return n, true
 	}
-	if g := it.b.graph; g != nil {
-		if n, ok := g.Lookup(u); ok {
-			return n, true
-		}
-	}
-	for i := len(it.b.nodes) - 1; i >= 0; i-- {
-		if it.b.nodes[i].UUID == u {
-			return it.b.nodes[i], true
-		}
-	}
-	return source.Node{}, false
+	return it.c.Lookup(u)
 }
 
 func (it *itemizer) record(n source.Node) {
@@ -436,7 +280,7 @@ func (it *itemizer) newItem(p parsed, role, note string, blocks []session.Block)
 	itemParent := it.st.LastItem
 	switch {
 	case parent == "":
-		if it.st.Items+len(it.items) > 0 {
+		if it.c.Items()+len(it.items) > 0 {
 			item.Parent = "root"
 			it.st.Forked = true
 		}
@@ -462,14 +306,7 @@ func (it *itemizer) newItem(p parsed, role, note string, blocks []session.Block)
 	it.recentOrder = it.recentOrder[:0]
 	it.record(source.Node{UUID: env.UUID, Anchor: anchor, Parent: itemParent})
 	it.st.LastItem = anchor
-	if env.Timestamp != "" {
-		if it.st.Started == "" || env.Timestamp < it.st.Started {
-			it.st.Started = env.Timestamp
-		}
-		if env.Timestamp > it.st.Ended {
-			it.st.Ended = env.Timestamp
-		}
-	}
+	lifecycle.Widen(&it.st.Started, &it.st.Ended, env.Timestamp)
 	return len(it.items) - 1
 }
 
@@ -527,7 +364,7 @@ func (it *itemizer) entry(p parsed) {
 	default:
 		// A type scribe does not know (or a message entry it cannot read):
 		// kept, and shown as JSON.
-		blk := session.Block{Kind: session.KindRaw, Label: rawLabel(env.Type), Text: validText(p.e.Raw), Entry: env.UUID, Time: env.Timestamp, Origin: at(p, "")}
+		blk := session.Block{Kind: session.KindRaw, Label: rawLabel(env.Type), Text: lifecycle.ValidText(p.e.Raw), Entry: env.UUID, Time: env.Timestamp, Origin: at(p, "")}
 		if i := it.last(); i >= 0 && env.UUID == "" {
 			it.fold(i, p, blk)
 			return
@@ -558,7 +395,7 @@ func (it *itemizer) assistant(p parsed) {
 		}
 	}
 	note := ""
-	if env.IsSidechain && !it.b.cfg.Sidechain {
+	if env.IsSidechain && !it.c.Config().Sidechain {
 		note = "sidechain"
 	}
 	i := it.newItem(p, "assistant", note, blocks)
@@ -619,12 +456,12 @@ func (it *itemizer) user(p parsed) {
 		note = "meta"
 	case env.IsCompactSummary:
 		note = "compaction summary"
-	case env.IsSidechain && !it.b.cfg.Sidechain:
+	case env.IsSidechain && !it.c.Config().Sidechain:
 		note = "sidechain"
 	}
 	i := it.newItem(p, "user", note, it.contentBlocks(p, true))
-	if it.st.FirstPrompt == "" && note == "" && it.b.isPrompt(p) {
-		it.st.FirstPrompt = firstLine(it.plainText(p))
+	if it.st.FirstPrompt == "" && note == "" && isPrompt(it.c.Config(), p) {
+		it.st.FirstPrompt = lifecycle.FirstLine(it.plainText(p))
 	}
 	_ = i
 }
@@ -644,14 +481,6 @@ func (it *itemizer) plainText(p parsed) string {
 		}
 	}
 	return sb.String()
-}
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
-		s = s[:i]
-	}
-	return s
 }
 
 type foldedResult struct {
@@ -693,8 +522,8 @@ func (it *itemizer) toolResults(p parsed) ([]foldedResult, bool) {
 				// folder, beside the sidechains that spawn subagents of their
 				// own.
 				call.Sidechain = "agent-" + ar.AgentID + ".md"
-				if !it.b.cfg.Sidechain {
-					call.Sidechain = it.b.cfg.DocBase + "/" + call.Sidechain
+				if !it.c.Config().Sidechain {
+					call.Sidechain = it.c.Config().DocBase + "/" + call.Sidechain
 				}
 			}
 		}
@@ -741,14 +570,14 @@ func (it *itemizer) resultParts(content json.RawMessage, p parsed, path string) 
 		list, err = splitArray(c)
 	}
 	if c[0] != '[' || err != nil {
-		return []session.Part{{Kind: session.KindRaw, Text: validText(c), Origin: at(p, path)}}
+		return []session.Part{{Kind: session.KindRaw, Text: lifecycle.ValidText(c), Origin: at(p, path)}}
 	}
 	var parts []session.Part
 	for j, raw := range list {
 		sub := fmt.Sprintf("%s.%d", path, j)
 		blk, ok := decodeBlock(raw)
 		if !ok {
-			parts = append(parts, session.Part{Kind: session.KindRaw, Text: validText(raw), Origin: at(p, sub)})
+			parts = append(parts, session.Part{Kind: session.KindRaw, Text: lifecycle.ValidText(raw), Origin: at(p, sub)})
 			continue
 		}
 		switch {
@@ -757,7 +586,7 @@ func (it *itemizer) resultParts(content json.RawMessage, p parsed, path string) 
 		case it.isFile(blk):
 			parts = append(parts, session.Part{Kind: session.KindFile, File: it.file(blk)})
 		default:
-			parts = append(parts, session.Part{Kind: session.KindRaw, Text: validText(raw), Origin: at(p, sub)})
+			parts = append(parts, session.Part{Kind: session.KindRaw, Text: lifecycle.ValidText(raw), Origin: at(p, sub)})
 		}
 	}
 	return parts
@@ -773,27 +602,7 @@ func (it *itemizer) isFile(blk Block) bool {
 
 func (it *itemizer) file(blk Block) *session.File {
 	data, _ := base64.StdEncoding.DecodeString(blk.Source.Data)
-	sum := sha256.Sum256(data)
-	name := hex.EncodeToString(sum[:8]) + "." + extension(blk.Source.MediaType)
-	return &session.File{Type: blk.Type, MediaType: blk.Source.MediaType, Path: it.b.cfg.DocBase + "/files/" + name, Data: data}
-}
-
-func extension(mediaType string) string {
-	switch mediaType {
-	case "image/png":
-		return "png"
-	case "image/jpeg":
-		return "jpg"
-	case "image/gif":
-		return "gif"
-	case "image/webp":
-		return "webp"
-	case "application/pdf":
-		return "pdf"
-	case "text/plain":
-		return "txt"
-	}
-	return "bin"
+	return it.c.File(blk.Type, blk.Source.MediaType, data)
 }
 
 // contentBlocks converts the content of a user or assistant message.
@@ -803,7 +612,7 @@ func (it *itemizer) contentBlocks(p parsed, user bool) []session.Block {
 	}
 	if p.raws == nil {
 		// Content that is neither a string nor a list: show the message.
-		return []session.Block{{Kind: session.KindRaw, Label: "message", Text: validText(p.env.Message), Origin: at(p, "message")}}
+		return []session.Block{{Kind: session.KindRaw, Label: "message", Text: lifecycle.ValidText(p.env.Message), Origin: at(p, "message")}}
 	}
 	var out []session.Block
 	for i, blk := range p.blocks {
@@ -811,19 +620,19 @@ func (it *itemizer) contentBlocks(p parsed, user bool) []session.Block {
 		path := fmt.Sprintf("message.content.%d", i)
 		switch {
 		case blk.Type == "":
-			out = append(out, session.Block{Kind: session.KindRaw, Label: "block", Text: validText(raw), Origin: at(p, path)})
+			out = append(out, session.Block{Kind: session.KindRaw, Label: "block", Text: lifecycle.ValidText(raw), Origin: at(p, path)})
 		case blk.Type == "text" && blk.Text != nil:
 			out = append(out, session.Block{Kind: session.KindText, Text: *blk.Text, Origin: at(p, path+".text")})
 		case blk.Type == "thinking" && blk.Thinking != nil:
 			out = append(out, session.Block{Kind: session.KindThinking, Text: *blk.Thinking, Origin: at(p, path+".thinking")})
 		case blk.Type == "tool_use" && !user:
-			out = append(out, session.Block{Kind: session.KindToolUse, Label: blk.Name, ID: blk.ID, Input: compactJSON(blk.Input), Origin: at(p, path+".input")})
+			out = append(out, session.Block{Kind: session.KindToolUse, Label: blk.Name, ID: blk.ID, Input: lifecycle.CompactJSON(blk.Input), Origin: at(p, path+".input")})
 		case blk.Type == "tool_result":
 			out = append(out, session.Block{Kind: session.KindToolResult, ID: blk.ToolUseID, Result: it.result(blk, p, path+".content")})
 		case it.isFile(blk):
 			out = append(out, session.Block{Kind: session.KindFile, File: it.file(blk)})
 		default:
-			out = append(out, session.Block{Kind: session.KindRaw, Label: rawLabel(blk.Type), Text: validText(raw), Origin: at(p, path)})
+			out = append(out, session.Block{Kind: session.KindRaw, Label: rawLabel(blk.Type), Text: lifecycle.ValidText(raw), Origin: at(p, path)})
 		}
 	}
 	return out
@@ -862,7 +671,7 @@ func (it *itemizer) system(p parsed) {
 // own.
 func (it *itemizer) note(p parsed, label, text string) {
 	env := p.env
-	blk := session.Block{Kind: session.KindNote, Label: label, Text: validText([]byte(text)), Entry: env.UUID, Time: env.Timestamp}
+	blk := session.Block{Kind: session.KindNote, Label: label, Text: lifecycle.ValidText([]byte(text)), Entry: env.UUID, Time: env.Timestamp}
 	if i := it.last(); i >= 0 {
 		it.fold(i, p, blk)
 		return
@@ -889,7 +698,7 @@ func (it *itemizer) attachment(p parsed) {
 		blk.Text, blk.Origin = s, at(p, "rendered.0.content")
 	} else {
 		blk.Kind = session.KindRaw
-		blk.Text, blk.Origin = validText(env.Rendered), at(p, "rendered")
+		blk.Text, blk.Origin = lifecycle.ValidText(env.Rendered), at(p, "rendered")
 	}
 	if i := it.last(); i >= 0 {
 		it.fold(i, p, blk)
@@ -899,98 +708,21 @@ func (it *itemizer) attachment(p parsed) {
 	it.newItem(p, "system", "reminder", []session.Block{blk})
 }
 
-// validText returns raw bytes as a string, with invalid UTF-8 replaced: the
-// document is always valid UTF-8; the exact bytes stay in the backing store.
-func validText(raw []byte) string {
-	if utf8.Valid(raw) {
-		return string(raw)
-	}
-	return strings.ToValidUTF8(string(raw), "\uFFFD")
-}
-
-// compactJSON returns a tool input as compact JSON, valid UTF-8.
-func compactJSON(raw json.RawMessage) string {
-	if len(raw) == 0 {
-		return ""
-	}
-	var buf bytes.Buffer
-	if json.Compact(&buf, raw) != nil {
-		return validText(raw)
-	}
-	return validText(buf.Bytes())
-}
-
-// meta builds the document metadata from a state.
-func (b *Builder) meta(st State, nodes []source.Node) session.Meta {
+// Finish describes the session from the state after its last round.
+func (format) Finish(c *lifecycle.Context, st State, open []source.Node) source.Finished {
 	m := session.Meta{
-		SessionID: st.SessionID,
-		Messages:  st.Items,
+		SessionID:     st.SessionID,
+		Title:         lifecycle.Opt(st.Title),
+		Model:         lifecycle.Opt(st.Model),
+		Started:       lifecycle.Opt(st.Started),
+		Ended:         lifecycle.Opt(st.Ended),
+		Project:       lifecycle.Opt(st.Project),
+		GitBranch:     lifecycle.Opt(st.GitBranch),
+		ClientVersion: lifecycle.Opt(st.ClientVersion),
+		Leaf:          lifecycle.Opt(st.LastItem),
 	}
-	opt := func(s string) *string {
-		if s == "" {
-			return nil
-		}
-		return session.Ptr(s)
-	}
-	m.Title = opt(st.Title)
-	m.Model = opt(st.Model)
-	m.Started = opt(st.Started)
-	m.Ended = opt(st.Ended)
-	m.Project = opt(st.Project)
-	m.GitBranch = opt(st.GitBranch)
-	m.ClientVersion = opt(st.ClientVersion)
-	m.Leaf = opt(st.LastItem)
 	if st.Forked {
-		m.Branches = b.branches(nodes, st.LastItem)
+		m.Branches = c.Branches(open, st.LastItem)
 	}
-	return m
-}
-
-// branches computes the fork points of the item graph and, for each, which
-// child leads to the live leaf.
-func (b *Builder) branches(extra []source.Node, leaf string) []session.Branch {
-	var items []source.Node
-	if b.graph != nil {
-		items = append(items, b.graph.Items()...)
-	}
-	seen := make(map[string]bool, len(items))
-	for _, n := range items {
-		seen[n.UUID] = true
-	}
-	for _, list := range [][]source.Node{b.nodes, extra} {
-		for _, n := range list {
-			if n.IsItem() && !seen[n.UUID] {
-				seen[n.UUID] = true
-				items = append(items, n)
-			}
-		}
-	}
-	parent := make(map[string]string, len(items))
-	children := make(map[string][]string)
-	var order []string
-	for _, n := range items {
-		parent[n.UUID] = n.Parent
-		if n.Parent == "" {
-			continue
-		}
-		if len(children[n.Parent]) == 1 {
-			order = append(order, n.Parent)
-		}
-		children[n.Parent] = append(children[n.Parent], n.UUID)
-	}
-	live := make(map[string]bool)
-	for u, steps := leaf, 0; u != "" && !live[u] && steps <= len(items); u, steps = parent[u], steps+1 {
-		live[u] = true
-	}
-	var out []session.Branch
-	for _, at := range order {
-		br := session.Branch{At: at, Children: children[at]}
-		for _, c := range br.Children {
-			if live[c] {
-				br.Live = c
-			}
-		}
-		out = append(out, br)
-	}
-	return out
+	return source.Finished{Meta: m, FirstPrompt: st.FirstPrompt}
 }

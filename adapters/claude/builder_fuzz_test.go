@@ -10,11 +10,20 @@ import (
 	"github.com/scribe-archive/scribe/session/source"
 )
 
+// testBuilder starts a builder for a new document.
+func testBuilder(cfg source.Config) source.Builder {
+	b, err := newBuilder(cfg, nil, nil)
+	if err != nil {
+		panic(err) // a builder without a saved state always starts
+	}
+	return b
+}
+
 // buildAll feeds data to a new builder line by line, with a flush midway
 // (what an append does when it stops at a source's end), and returns how
 // many lines its rounds kept.
 func buildAll(t *testing.T, data []byte) (kept, lines int) {
-	b := NewBuilder(source.Config{File: "fuzz.jsonl", DocBase: "x"}, State{}, nil)
+	b := testBuilder(source.Config{File: "fuzz.jsonl", DocBase: "x"})
 	lr := source.NewLineReader(bytes.NewReader(data), 1, 0)
 	for {
 		l, err := lr.Next()

@@ -11,7 +11,7 @@ import (
 // build itemizes a transcript given as lines.
 func build(t *testing.T, lines ...string) []session.Item {
 	t.Helper()
-	b := NewBuilder(source.Config{File: "t.jsonl", DocBase: "t"}, State{}, nil)
+	b := testBuilder(source.Config{File: "t.jsonl", DocBase: "t"})
 	var items []session.Item
 	for i, l := range lines {
 		if r := b.Add(source.Line{No: i + 1, Raw: []byte(l), Terminated: true}); r != nil {

@@ -43,7 +43,7 @@ func TestTextFields(t *testing.T) {
 				fields[i+1][tf.Path] = tf.Text
 			}
 		}
-		b := NewBuilder(source.Config{File: f, DocBase: "x", Sidechain: strings.Contains(f, "subagents")}, State{}, nil)
+		b := testBuilder(source.Config{File: f, DocBase: "x", Sidechain: strings.Contains(f, "subagents")})
 		lr := source.NewLineReader(bytes.NewReader(data), 1, 0)
 		var rounds []*session.Round
 		for {

@@ -299,17 +299,7 @@ func (a *Adapter) ForkOrigin(s source.Session) string {
 // NewBuilder starts a builder at the state an earlier run saved (nil for a
 // new document).
 func (a *Adapter) NewBuilder(cfg source.Config, state json.RawMessage, graph source.Graph) (source.Builder, error) {
-	var st State
-	if t := bytes.TrimSpace(state); len(t) > 0 && !bytes.Equal(t, []byte("null")) {
-		if err := json.Unmarshal(t, &st); err != nil {
-			return nil, fmt.Errorf("%s: the saved builder state is unreadable: %w", cfg.File, err)
-		}
-	}
-	b := NewBuilder(cfg, st)
-	if rec, ok := graph.(source.Recorder); ok {
-		b.rec = rec // Codex looks nothing up, but the store keeps the nodes
-	}
-	return b, nil
+	return newBuilder(cfg, state, graph)
 }
 
 // FindRollout returns the rollout of thread id in the sessions tree whose

@@ -2,43 +2,36 @@ package codex
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/scribe-archive/scribe/session"
 	"github.com/scribe-archive/scribe/session/source"
+	"github.com/scribe-archive/scribe/session/source/lifecycle"
 )
 
-// A Builder turns the lines of one rollout into rounds (see the package
-// documentation for how). It is a [source.Builder].
-type Builder struct {
-	cfg source.Config
-	st  State
-	// cur is the open round (nil before its first line).
-	cur *roundBuild
-	// curPrompt reports whether the open round already has its prompt.
-	curPrompt bool
-	nodes     []source.Node
-	// rec, when set, takes each closed round's nodes instead of nodes.
-	rec      source.Recorder
-	warnings []error
+// format is the Codex rollout: the hooks of the builder every adapter
+// shares (package lifecycle), which turns its lines into rounds (see the
+// package documentation for how).
+type format struct{}
+
+var _ lifecycle.Format[parsed, State] = format{}
+
+// newBuilder starts a builder at the state an earlier run saved (nil for
+// a new rollout). Codex's items form a single chain, so the builder looks
+// nothing up in graph; when graph is a source.Recorder it keeps the nodes.
+func newBuilder(cfg source.Config, state json.RawMessage, graph source.Graph) (*lifecycle.Builder[parsed, State], error) {
+	return lifecycle.New[parsed, State](format{}, cfg, state, graph)
 }
 
-var _ source.Builder = (*Builder)(nil)
-
-// State is where a rollout stood at the end of its last closed round. It is
-// small and is persisted between runs.
+// State is where a rollout stood at the end of its last closed round,
+// beside what the lifecycle keeps (the round, the next line, the items).
+// It is small and is persisted between runs.
 type State struct {
-	Round    int    `json:"round"`     // last closed round (0: none)
-	NextLine int    `json:"next_line"` // first line of the open round
-	Items    int    `json:"items"`     // items in closed rounds
 	LastItem string `json:"last_item,omitempty"`
 
 	SessionID     string `json:"session_id,omitempty"`
@@ -51,34 +44,6 @@ type State struct {
 	GitBranch     string `json:"git_branch,omitempty"`
 	ClientVersion string `json:"client_version,omitempty"`
 	FirstPrompt   string `json:"first_prompt,omitempty"`
-}
-
-// NewBuilder starts a builder at state st (the zero State for a new
-// rollout). Codex's items form a single chain, so the builder needs no
-// graph of earlier runs.
-func NewBuilder(cfg source.Config, st State) *Builder {
-	if st.NextLine == 0 {
-		st.NextLine = 1
-	}
-	return &Builder{cfg: cfg, st: st}
-}
-
-// Warnings returns the problems found in the input so far, each naming the
-// file and line.
-func (b *Builder) Warnings() []error { return b.warnings }
-
-// Nodes returns the graph nodes of the rounds closed so far by this builder:
-// one per line an item shows (none when they went to a source.Recorder).
-func (b *Builder) Nodes() []source.Node { return b.nodes }
-
-// State returns the state at the last closed round.
-func (b *Builder) State() (json.RawMessage, error) { return json.Marshal(b.st) }
-
-// Rounds is the number of rounds closed so far.
-func (b *Builder) Rounds() int { return b.st.Round }
-
-func (b *Builder) warnf(line int, format string, args ...any) {
-	b.warnings = append(b.warnings, &source.LineError{File: b.cfg.File, Line: line, Msg: fmt.Sprintf(format, args...)})
 }
 
 // parsed is one line with what scribe decoded from it.
@@ -96,67 +61,37 @@ type parsed struct {
 // id is the identity of the line: "L" and its number.
 func (p *parsed) id() string { return "L" + strconv.Itoa(p.e.Line) }
 
-// Add feeds one line. It returns the round the line closed, if any.
-func (b *Builder) Add(l source.Line) *session.Round {
-	e := session.Entry{Line: l.No, Raw: l.Raw, NoNewline: !l.Terminated, Offset: l.Offset, Len: len(l.Raw)}
-	if !b.cfg.RawInSource {
-		e.Raw = append([]byte(nil), l.Raw...)
-	}
-	p := b.parse(e)
+// Decode decodes a line: the record, and a response item's content.
+func (format) Decode(c *lifecycle.Context, e session.Entry) parsed {
+	p := parse(c, e)
 	if p.rec != nil && p.rec.Type == "session_meta" {
-		b.checkFork(p)
+		checkFork(c, p)
 	}
-	closed := b.add(p)
-	if b.cfg.RawInSource {
-		// The line is itemized: its round keeps where it lies, not the
-		// reader's buffer.
-		es := b.cur.r.Entries
-		es[len(es)-1].Raw = nil
-	}
-	return closed
+	return p
 }
-
-// AddEntry feeds an entry kept by an earlier run (read back from a round
-// file).
-func (b *Builder) AddEntry(e session.Entry) *session.Round { return b.add(b.parse(e)) }
 
 // checkFork warns when a fork's source rollout is not beside it: the
 // document records the fork, but codex resume needs the source.
-func (b *Builder) checkFork(p parsed) {
+func checkFork(c *lifecycle.Context, p parsed) {
 	var m SessionMeta
-	if json.Unmarshal(p.rec.Payload, &m) != nil || m.ForkedFromID == "" || !strings.HasSuffix(b.cfg.File, ".jsonl") {
+	file := c.Config().File
+	if json.Unmarshal(p.rec.Payload, &m) != nil || m.ForkedFromID == "" || !strings.HasSuffix(file, ".jsonl") {
 		return
 	}
-	if _, err := os.Stat(b.cfg.File); err != nil {
+	if _, err := os.Stat(file); err != nil {
 		return
 	}
-	root, _ := splitDated(b.cfg.File)
+	root, _ := splitDated(file)
 	if FindRollout(root, m.ForkedFromID) == "" {
-		b.warnf(p.e.Line, "forked from thread %s, whose rollout is not in %s: recorded as forked_from; codex resume needs that rollout beside this one", m.ForkedFromID, root)
+		c.Warnf(p.e.Line, "forked from thread %s, whose rollout is not in %s: recorded as forked_from; codex resume needs that rollout beside this one", m.ForkedFromID, root)
 	}
 }
 
-func (b *Builder) add(p parsed) *session.Round {
-	var closed *session.Round
-	if isPrompt(p) {
-		if b.curPrompt {
-			closed = b.close()
-		}
-		b.curPrompt = true
-	}
-	if b.cur == nil {
-		b.cur = b.startRound()
-	}
-	b.cur.add(p)
-	return closed
-}
-
-func (b *Builder) parse(e session.Entry) parsed {
+func parse(c *lifecycle.Context, e session.Entry) parsed {
 	p := parsed{e: e}
 	raw := e.Raw
 	if source.IsBlank(raw) {
 		// Kept so the source comes back byte for byte; not an entry.
-		p.e.Invalid = true
 		return p
 	}
 	var rec RolloutLine
@@ -164,25 +99,20 @@ func (b *Builder) parse(e session.Entry) parsed {
 	if err == nil && bytes.TrimSpace(raw)[0] != '{' {
 		err = fmt.Errorf("a JSON value that is not an object")
 	}
-	if err != nil {
-		p.e.Invalid = true
-		b.warnf(e.Line, "not a JSON object (%v): kept in the backing store, not shown", shortErr(err))
+	if !c.Decoded(e, err) {
 		return p
-	}
-	if !utf8.Valid(raw) {
-		b.warnf(e.Line, "invalid UTF-8: kept byte for byte in the backing store, shown with U+FFFD")
 	}
 	p.rec = &rec
 	switch rec.Type {
 	case "response_item":
 		var it ResponseItem
 		if err := json.Unmarshal(rec.Payload, &it); err != nil {
-			b.warnf(e.Line, "a response item scribe cannot read (%v): shown as recorded", shortErr(err))
+			c.Warnf(e.Line, "a response item scribe cannot read (%v): shown as recorded", lifecycle.ShortErr(err))
 			return p
 		}
 		p.item = &it
-		if c := bytes.TrimSpace(it.Content); len(c) > 0 && c[0] == '[' {
-			if json.Unmarshal(c, &p.raws) == nil {
+		if content := bytes.TrimSpace(it.Content); len(content) > 0 && content[0] == '[' {
+			if json.Unmarshal(content, &p.raws) == nil {
 				p.contentIsList = true
 				p.parts = make([]ContentItem, len(p.raws))
 				for i, r := range p.raws {
@@ -191,11 +121,11 @@ func (b *Builder) parse(e session.Entry) parsed {
 			}
 		}
 		if !knownItem(it.Type) {
-			b.warnf(e.Line, "response item of type %q, which scribe does not know: shown as recorded", it.Type)
+			c.Warnf(e.Line, "response item of type %q, which scribe does not know: shown as recorded", it.Type)
 		}
 	case "session_meta", "turn_context", "world_state", "token_usage_record", "event_msg", "compacted":
 	default:
-		b.warnf(e.Line, "record of type %q, which scribe does not know: shown as recorded", rec.Type)
+		c.Warnf(e.Line, "record of type %q, which scribe does not know: shown as recorded", rec.Type)
 	}
 	return p
 }
@@ -209,12 +139,13 @@ func knownItem(t string) bool {
 	return false
 }
 
-func shortErr(err error) string {
-	s := err.Error()
-	if len(s) > 120 {
-		s = s[:120] + "…"
+// Classify: a line is a record when it is a JSON object, and a prompt
+// opens a round.
+func (format) Classify(_ *lifecycle.Context, p parsed) lifecycle.Class {
+	if p.rec == nil {
+		return lifecycle.Class{}
 	}
-	return s
+	return lifecycle.Class{Record: true, Prompt: isPrompt(p), Time: p.rec.Timestamp}
 }
 
 // isPrompt reports whether a line is a person's prompt, which opens a round.
@@ -292,63 +223,20 @@ func tagName(s string) string {
 	return strings.TrimSuffix(s[1:end], "/")
 }
 
-// close ends the open round as closed and advances the state.
-func (b *Builder) close() *session.Round {
-	r, st, nodes := b.cur.finish()
-	r.Open = false
-	b.st = st
-	b.st.NextLine = b.cur.lastLine + 1
-	if b.rec != nil {
-		b.rec.Record(nodes)
-	} else {
-		b.nodes = append(b.nodes, nodes...)
-	}
-	b.cur = nil
-	b.curPrompt = false
-	return r
-}
-
-// Flush closes the current round, if any, as if a prompt had followed it.
-func (b *Builder) Flush() *session.Round {
-	if b.cur == nil {
-		return nil
-	}
-	return b.close()
-}
-
-// Finish returns the open round and what the builder learned. The builder's
-// State stays that of the last closed round.
-func (b *Builder) Finish() source.Finished {
-	var open *session.Round
-	st := b.st
-	if b.cur != nil {
-		open, st, _ = b.cur.finish()
-		open.Open = true
-		b.cur = nil
-	}
-	return source.Finished{Open: open, Meta: meta(st), FirstPrompt: st.FirstPrompt}
-}
-
-func meta(st State) session.Meta {
-	opt := func(s string) *string {
-		if s == "" {
-			return nil
-		}
-		return session.Ptr(s)
-	}
-	return session.Meta{
+// Finish describes the session from the state after its last round.
+func (format) Finish(_ *lifecycle.Context, st State, _ []source.Node) source.Finished {
+	return source.Finished{FirstPrompt: st.FirstPrompt, Meta: session.Meta{
 		SessionID:     st.SessionID,
-		Messages:      st.Items,
-		Title:         opt(st.Title),
-		Model:         opt(st.Model),
-		Started:       opt(st.Started),
-		Ended:         opt(st.Ended),
-		Project:       opt(st.Project),
-		GitBranch:     opt(st.GitBranch),
-		ClientVersion: opt(st.ClientVersion),
-		ForkedFrom:    opt(st.ForkedFrom),
-		Leaf:          opt(st.LastItem),
-	}
+		Title:         lifecycle.Opt(st.Title),
+		Model:         lifecycle.Opt(st.Model),
+		Started:       lifecycle.Opt(st.Started),
+		Ended:         lifecycle.Opt(st.Ended),
+		Project:       lifecycle.Opt(st.Project),
+		GitBranch:     lifecycle.Opt(st.GitBranch),
+		ClientVersion: lifecycle.Opt(st.ClientVersion),
+		ForkedFrom:    lifecycle.Opt(st.ForkedFrom),
+		Leaf:          lifecycle.Opt(st.LastItem),
+	}}
 }
 
 // toolRef locates a tool call's block within the round's items.
@@ -359,8 +247,7 @@ type toolRef struct{ item, block int }
 // only, so a round rebuilt from its first line (an append) comes out the
 // same.
 type roundBuild struct {
-	b     *Builder
-	r     *session.Round
+	c     *lifecycle.Context
 	st    State
 	items []session.Item
 	// pending are blocks of lines that came before the round's first item
@@ -375,32 +262,24 @@ type roundBuild struct {
 	modelOpen bool
 	calls     map[string]toolRef
 	nodes     []source.Node
-	lastLine  int
-	stamp     string // the first timestamp, for a round without items
 	// Tokens as token_usage_record lines count them, and as token_count
 	// events do (older clients write only these).
 	usageTokens, eventTokens int64
 }
 
-func (b *Builder) startRound() *roundBuild {
-	return &roundBuild{b: b, r: &session.Round{N: b.st.Round + 1}, st: b.st, calls: make(map[string]toolRef)}
+// Open starts itemizing a round from the state at its start.
+func (format) Open(c *lifecycle.Context, st State) lifecycle.Itemizer[parsed, State] {
+	return &roundBuild{c: c, st: st, calls: make(map[string]toolRef)}
 }
 
-func (rb *roundBuild) add(p parsed) {
-	rb.r.Entries = append(rb.r.Entries, p.e)
-	rb.lastLine = p.e.Line
-	if p.rec == nil {
-		return
-	}
-	if rb.stamp == "" {
-		rb.stamp = p.rec.Timestamp
-	}
+// Add itemizes one line of the round.
+func (rb *roundBuild) Add(p parsed) {
 	rb.observe(p)
 	rb.place(p)
 }
 
-// finish returns the round, the state after it and its graph nodes.
-func (rb *roundBuild) finish() (*session.Round, State, []source.Node) {
+// Close returns the round's items, the state after it and its graph nodes.
+func (rb *roundBuild) Close() lifecycle.Itemized[State] {
 	if len(rb.pendingIDs) > 0 {
 		// Context with no item to join: an item of its own, named after
 		// its first line.
@@ -415,22 +294,11 @@ func (rb *roundBuild) finish() (*session.Round, State, []source.Node) {
 		rb.pendingIDs = rb.pendingIDs[1:]
 		rb.newItemID(first, rb.pendingTime, "system", "context", own)
 	}
-	r := rb.r
-	r.Items = rb.items
-	if len(r.Items) > 0 {
-		r.Items[0].Round = r.N
-		r.Started = r.Items[0].Time
-	} else {
-		r.Started = rb.stamp
+	tokens := rb.usageTokens
+	if tokens == 0 {
+		tokens = rb.eventTokens
 	}
-	r.TokenCount = rb.usageTokens
-	if r.TokenCount == 0 {
-		r.TokenCount = rb.eventTokens
-	}
-	st := rb.st
-	st.Round = r.N
-	st.Items += len(r.Items)
-	return r, st, rb.nodes
+	return lifecycle.Itemized[State]{Items: rb.items, State: rb.st, Nodes: rb.nodes, Tokens: tokens}
 }
 
 // observe folds a line's metadata into the state.
@@ -535,7 +403,7 @@ func (rb *roundBuild) raw(p parsed, label string) session.Block {
 	if label == "" {
 		label = "entry"
 	}
-	return session.Block{Kind: session.KindRaw, Label: label, Text: validText(p.e.Raw), Origin: at(p, "")}
+	return session.Block{Kind: session.KindRaw, Label: label, Text: lifecycle.ValidText(p.e.Raw), Origin: at(p, "")}
 }
 
 func (rb *roundBuild) responseItem(p parsed) {
@@ -544,7 +412,7 @@ func (rb *roundBuild) responseItem(p parsed) {
 	case "message":
 		switch {
 		case !p.contentIsList:
-			blk := session.Block{Kind: session.KindRaw, Label: "message", Text: validText(p.e.Raw), Origin: at(p, "")}
+			blk := session.Block{Kind: session.KindRaw, Label: "message", Text: lifecycle.ValidText(p.e.Raw), Origin: at(p, "")}
 			rb.fold(p, blk)
 		case it.Role == "user" && !isContext(p):
 			rb.prompt(p)
@@ -568,14 +436,14 @@ func (rb *roundBuild) responseItem(p parsed) {
 			if json.Unmarshal(raw, &pt) == nil && pt.Text != nil {
 				blocks = append(blocks, session.Block{Kind: session.KindThinking, Text: *pt.Text, Origin: at(p, fmt.Sprintf("payload.summary.%d.text", i))})
 			} else {
-				blocks = append(blocks, session.Block{Kind: session.KindRaw, Label: "summary", Text: validText(raw), Origin: at(p, fmt.Sprintf("payload.summary.%d", i))})
+				blocks = append(blocks, session.Block{Kind: session.KindRaw, Label: "summary", Text: lifecycle.ValidText(raw), Origin: at(p, fmt.Sprintf("payload.summary.%d", i))})
 			}
 		}
 		for i, pt := range p.parts {
 			if pt.Text != nil {
 				blocks = append(blocks, session.Block{Kind: session.KindThinking, Label: "raw", Text: *pt.Text, Origin: at(p, fmt.Sprintf("payload.content.%d.text", i))})
 			} else {
-				blocks = append(blocks, session.Block{Kind: session.KindRaw, Label: "reasoning", Text: validText(p.raws[i]), Origin: at(p, fmt.Sprintf("payload.content.%d", i))})
+				blocks = append(blocks, session.Block{Kind: session.KindRaw, Label: "reasoning", Text: lifecycle.ValidText(p.raws[i]), Origin: at(p, fmt.Sprintf("payload.content.%d", i))})
 			}
 		}
 		if len(blocks) > 0 {
@@ -611,11 +479,7 @@ func inputJSON(raw json.RawMessage, unwrap bool) string {
 			raw = []byte(s)
 		}
 	}
-	var buf bytes.Buffer
-	if json.Compact(&buf, raw) != nil {
-		return validText(raw)
-	}
-	return validText(buf.Bytes())
+	return lifecycle.CompactJSON(raw)
 }
 
 func (rb *roundBuild) call(p parsed, name, input, path string) {
@@ -668,7 +532,7 @@ func (rb *roundBuild) outputParts(p parsed) ([]session.Part, bool) {
 				case pt.Type == "input_image" && rb.image(pt.ImageURL) != nil:
 					parts = append(parts, session.Part{Kind: session.KindFile, File: rb.image(pt.ImageURL)})
 				default:
-					parts = append(parts, session.Part{Kind: session.KindRaw, Text: validText(raw), Origin: at(p, path)})
+					parts = append(parts, session.Part{Kind: session.KindRaw, Text: lifecycle.ValidText(raw), Origin: at(p, path)})
 				}
 			}
 			return parts, false
@@ -683,7 +547,7 @@ func (rb *roundBuild) outputParts(p parsed) ([]session.Part, bool) {
 			return []session.Part{{Kind: session.KindText, Text: *o.Content, Origin: at(p, "payload.output.content")}}, o.Success != nil && !*o.Success
 		}
 	}
-	return []session.Part{{Kind: session.KindRaw, Text: validText(out), Origin: at(p, "payload.output")}}, false
+	return []session.Part{{Kind: session.KindRaw, Text: lifecycle.ValidText(out), Origin: at(p, "payload.output")}}, false
 }
 
 // prompt starts the item of a person's prompt.
@@ -697,7 +561,7 @@ func (rb *roundBuild) prompt(p parsed) {
 				texts = append(texts, *pt.Text)
 			}
 		}
-		rb.st.FirstPrompt = firstLine(strings.Join(texts, "\n"))
+		rb.st.FirstPrompt = lifecycle.FirstLine(strings.Join(texts, "\n"))
 	}
 }
 
@@ -705,14 +569,6 @@ func (rb *roundBuild) prompt(p parsed) {
 // an attached image ("<image name=[Image #1] path=...>", "</image>").
 func isImageTag(s string) bool {
 	return strings.HasPrefix(s, "<image ") && strings.HasSuffix(s, ">") && !strings.Contains(s, "\n") || s == "</image>"
-}
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
-		s = s[:i]
-	}
-	return s
 }
 
 // content converts the parts of a message.
@@ -730,7 +586,7 @@ func (rb *roundBuild) content(p parsed) []session.Block {
 			if label == "" {
 				label = "part"
 			}
-			out = append(out, session.Block{Kind: session.KindRaw, Label: label, Text: validText(p.raws[i]), Origin: at(p, path)})
+			out = append(out, session.Block{Kind: session.KindRaw, Label: label, Text: lifecycle.ValidText(p.raws[i]), Origin: at(p, path)})
 		}
 	}
 	return out
@@ -774,27 +630,7 @@ func (rb *roundBuild) image(url string) *session.File {
 	if err != nil {
 		return nil
 	}
-	sum := sha256.Sum256(bs)
-	name := hex.EncodeToString(sum[:8]) + "." + extension(mediaType)
-	return &session.File{Type: "image", MediaType: mediaType, Path: rb.b.cfg.DocBase + "/files/" + name, Data: bs}
-}
-
-func extension(mediaType string) string {
-	switch mediaType {
-	case "image/png":
-		return "png"
-	case "image/jpeg":
-		return "jpg"
-	case "image/gif":
-		return "gif"
-	case "image/webp":
-		return "webp"
-	case "application/pdf":
-		return "pdf"
-	case "text/plain":
-		return "txt"
-	}
-	return "bin"
+	return rb.c.File("image", mediaType, bs)
 }
 
 // model adds the model's output to its open item, or starts one. It returns
@@ -856,17 +692,7 @@ func (rb *roundBuild) newItemID(id, time, role, note string, blocks []session.Bl
 }
 
 // seen widens the session's time span to t.
-func (rb *roundBuild) seen(t string) {
-	if t == "" {
-		return
-	}
-	if rb.st.Started == "" || t < rb.st.Started {
-		rb.st.Started = t
-	}
-	if t > rb.st.Ended {
-		rb.st.Ended = t
-	}
-}
+func (rb *roundBuild) seen(t string) { lifecycle.Widen(&rb.st.Started, &rb.st.Ended, t) }
 
 func (rb *roundBuild) record(uuid, anchor, parent string) {
 	if n := len(rb.nodes); n > 0 && rb.nodes[n-1].UUID == uuid {
@@ -878,13 +704,4 @@ func (rb *roundBuild) record(uuid, anchor, parent string) {
 // at returns the origin of a value at path in line p.
 func at(p parsed, path string) *session.Origin {
 	return &session.Origin{Line: p.e.Line, Path: path}
-}
-
-// validText returns raw bytes as a string, with invalid UTF-8 replaced: the
-// document is always valid UTF-8; the exact bytes stay in the round files.
-func validText(raw []byte) string {
-	if utf8.Valid(raw) {
-		return string(raw)
-	}
-	return strings.ToValidUTF8(string(raw), "\uFFFD")
 }

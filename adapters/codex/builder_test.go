@@ -8,6 +8,7 @@ import (
 
 	"github.com/scribe-archive/scribe/session"
 	"github.com/scribe-archive/scribe/session/source"
+	"github.com/scribe-archive/scribe/session/source/lifecycle"
 )
 
 // samples are the bundled rollouts (the real corpus, copied).
@@ -19,10 +20,19 @@ func samples(t testing.TB) []string {
 	return ms
 }
 
+// testBuilder starts a builder for a new document.
+func testBuilder(cfg source.Config) source.Builder {
+	b, err := newBuilder(cfg, nil, nil)
+	if err != nil {
+		panic(err) // a builder without a saved state always starts
+	}
+	return b
+}
+
 // build feeds data to a new builder line by line and returns how many
 // lines its rounds kept.
 func build(data []byte) (kept, lines int) {
-	b := NewBuilder(source.Config{File: "fuzz.jsonl", DocBase: "x"}, State{})
+	b := testBuilder(source.Config{File: "fuzz.jsonl", DocBase: "x"})
 	lr := source.NewLineReader(bytes.NewReader(data), 1, 0)
 	for {
 		l, err := lr.Next()
@@ -81,7 +91,6 @@ func TestSamplesBuild(t *testing.T) {
 
 // TestPrompt: what opens a round.
 func TestPrompt(t *testing.T) {
-	b := NewBuilder(source.Config{File: "t.jsonl"}, State{})
 	for _, c := range []struct {
 		line string
 		want bool
@@ -94,7 +103,7 @@ func TestPrompt(t *testing.T) {
 		{`{"type":"response_item","payload":{"type":"message","role":"developer","content":[{"type":"input_text","text":"hi"}]}}`, false},
 		{`{"type":"event_msg","payload":{"type":"user_message","message":"hi"}}`, false},
 	} {
-		if got := isPrompt(b.parse(session.Entry{Line: 1, Raw: []byte(c.line)})); got != c.want {
+		if got := isPrompt(parse(&lifecycle.Context{}, session.Entry{Line: 1, Raw: []byte(c.line)})); got != c.want {
 			t.Errorf("isPrompt(%s) = %v, want %v", c.line, got, c.want)
 		}
 	}

@@ -43,7 +43,7 @@ func TestTextFields(t *testing.T) {
 				fields[i+1][tf.Path] = tf.Text
 			}
 		}
-		b := NewBuilder(source.Config{File: f, DocBase: "x"}, State{})
+		b := testBuilder(source.Config{File: f, DocBase: "x"})
 		lr := source.NewLineReader(bytes.NewReader(data), 1, 0)
 		var rounds []*session.Round
 		for {
