@@ -318,3 +318,67 @@ func BenchmarkSearchLargeRound(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPutTimes measures what the start times of a session's rounds
+// cost the index (issue 34): rounds that each start at a time of their
+// own (distinct, 10 seconds apart), all at the same time (equal), or at
+// none (missing). put indexes a session of 10,000 rounds in one Put into
+// an empty index; append is one Put of one more round to a session of 10
+// or 10,000, each iteration a round more.
+func BenchmarkPutTimes(b *testing.B) {
+	ctx := context.Background()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	sess := Session{SessionID: "s", AgentID: "claude", Doc: "claude/s.md"}
+	rows := func(times string, from, to int) []Row {
+		var out []Row
+		for r := from; r < to; r++ {
+			at := ""
+			switch times {
+			case "distinct":
+				at = t0.Add(time.Duration(r) * 10 * time.Second).Format(stampLayout)
+			case "equal":
+				at = t0.Format(stampLayout)
+			}
+			body := fmt.Sprintf("question %d about the index answer %d", r, r)
+			out = append(out, Row{SessionID: "s", Round: r + 1, Started: at, Body: body, UserPreview: body, RoundFile: "x"})
+		}
+		return out
+	}
+	open := func(b *testing.B) *DB {
+		db, err := Open(filepath.Join(b.TempDir(), "sessions.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { db.Close() })
+		return db
+	}
+	for _, times := range []string{"distinct", "equal", "missing"} {
+		b.Run("put/times="+times+"/rounds=10000", func(b *testing.B) {
+			rs := rows(times, 0, 10000)
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				db := open(b)
+				b.StartTimer()
+				if err := db.Put(ctx, sess, rs); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	for _, n := range []int{10, 10000} {
+		for _, times := range []string{"distinct", "equal", "missing"} {
+			b.Run(fmt.Sprintf("append/times=%s/rounds=%d", times, n), func(b *testing.B) {
+				db := open(b)
+				if err := db.Put(ctx, sess, rows(times, 0, n)); err != nil {
+					b.Fatal(err)
+				}
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if err := db.Put(ctx, sess, rows(times, n+i, n+i+1)); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

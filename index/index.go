@@ -423,10 +423,8 @@ type Batch struct {
 	// rounds of several Puts inserted by one statement are flushed once.
 	staged      int
 	stagedBytes int // of their bodies
-	// taken are the rowids given to staged rounds, and lowest the
-	// smallest of them, if below 0 (rowidAllocator).
-	taken  map[int64]bool
-	lowest int64
+	// lookups counts the rowid allocator's queries (a test's measure).
+	lookups int
 }
 
 // stageMax is how many rounds a batch stages at most before it inserts
@@ -601,10 +599,9 @@ func (b *Batch) Put(ctx context.Context, s Session, rows []Row) (err error) {
 			tool_count=?, thinking_count=?, thinking_chars=?, token_count=?, round_file=?, body=?`
 	const upd, del = `UPDATE rounds SET ` + cols + ` WHERE rowid = ?`, `DELETE FROM rounds WHERE rowid = ?`
 	// New rounds are inserted together, in rowid order, by one statement
-	// (stageRounds): FTS5 flushes its pending terms to disk at the start
-	// of every statement that writes it (its savepoint), so one INSERT a
-	// round would flush once a round.
-	var news []newRound
+	// (stage, insertStaged): FTS5 flushes its pending terms to disk at the
+	// start of every statement that writes it (its savepoint), so one
+	// INSERT a round would flush once a round.
 	for _, r := range rows {
 		vals := []any{r.SessionID, r.Round, r.Started, r.EngagementID, r.UserPreview, r.AgentPreview,
 			r.ToolCount, r.ThinkingCount, r.ThinkingChars, r.TokenCount, r.RoundFile, r.Body}
@@ -623,69 +620,36 @@ func (b *Batch) Put(ctx context.Context, s Session, rows []Row) (err error) {
 			}
 			var id int64
 			if id, err = keys.next(ctx, ms, known); err == nil {
-				news = append(news, newRound{id: id, vals: vals, body: r.Body})
+				err = b.stage(ctx, id, vals, len(r.Body))
 			}
 		}
 		if err != nil {
 			return fmt.Errorf("%s: round %d of %s: %w", x.path, r.Round, r.SessionID, err)
 		}
 	}
-	if err := b.stageRounds(ctx, news); err != nil {
-		return fmt.Errorf("%s: %w", x.path, err)
-	}
 	return nil
 }
 
-// newRound is a round to insert: its rowid and its columns.
-type newRound struct {
-	id   int64
-	vals []any
-	body string
-}
+// stageTable is the temporary table (no trigger, no full-text table) that
+// holds a batch's new rounds until insertStaged copies them into rounds.
+const stageTable = `CREATE TEMP TABLE IF NOT EXISTS round_stage(id INTEGER PRIMARY KEY, session_id, round, started,
+	engagement_id, user_preview, agent_preview, tool_count, thinking_count, thinking_chars, token_count, round_file, body)`
 
-// stageRounds puts new rounds in a temporary table (no trigger, no
-// full-text table), from which insertStaged copies them into rounds by one
-// statement, in rowid order, when the batch commits or holds stageMax
-// rounds or stageBytes of text.
-func (b *Batch) stageRounds(ctx context.Context, news []newRound) error {
-	if len(news) == 0 {
-		return nil
-	}
-	if _, err := b.exec(ctx, `CREATE TEMP TABLE IF NOT EXISTS round_stage(id INTEGER PRIMARY KEY, session_id, round, started,
-			engagement_id, user_preview, agent_preview, tool_count, thinking_count, thinking_chars, token_count, round_file, body)`); err != nil {
+// stage puts a new round, its rowid given, in round_stage, from which
+// insertStaged copies the staged rounds into rounds by one statement, in
+// rowid order, when the batch commits or holds stageMax rounds or
+// stageBytes of text. A staged round's rowid is not free
+// (rowidAllocator).
+func (b *Batch) stage(ctx context.Context, id int64, vals []any, size int) error {
+	if _, err := b.exec(ctx, `INSERT INTO round_stage VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, append([]any{id}, vals...)...); err != nil {
 		return err
 	}
-	stage, err := b.stmt(ctx, `INSERT INTO round_stage VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-	if err != nil {
-		return err
-	}
-	for i, n := range news {
-		if _, err := stage.ExecContext(ctx, append([]any{n.id}, n.vals...)...); err != nil {
-			return err
-		}
-		b.staged++
-		b.stagedBytes += len(n.body)
-		if b.staged >= stageMax || b.stagedBytes >= stageBytes {
-			if err := b.insertStaged(ctx); err != nil {
-				return err
-			}
-			// The rest have their rowids and are not in rounds yet: a
-			// later Put of the batch must not be given them.
-			for _, m := range news[i+1:] {
-				b.take(m.id)
-			}
-		}
+	b.staged++
+	b.stagedBytes += size
+	if b.staged >= stageMax || b.stagedBytes >= stageBytes {
+		return b.insertStaged(ctx)
 	}
 	return nil
-}
-
-// take marks a rowid as given to a round not inserted yet.
-func (b *Batch) take(id int64) {
-	if b.taken == nil {
-		b.taken = map[int64]bool{}
-	}
-	b.taken[id] = true
-	b.lowest = min(b.lowest, id)
 }
 
 // insertStaged inserts the staged rounds into rounds, in rowid order.
@@ -701,7 +665,7 @@ func (b *Batch) insertStaged(ctx context.Context) error {
 	if _, err := b.exec(ctx, `DELETE FROM round_stage`); err != nil {
 		return err
 	}
-	b.staged, b.stagedBytes, b.taken, b.lowest = 0, 0, nil, 0
+	b.staged, b.stagedBytes = 0, 0
 	return nil
 }
 
@@ -752,10 +716,10 @@ func (b *Batch) rowids(ctx context.Context, rows []Row) (map[roundKey]int64, err
 
 // A round's rowid is its time key: the second it starts in (Unix time)
 // times 2^seqBits, plus a sequence number among the rounds of that second.
-// A round whose second is full takes the next free rowid after it, at most
-// spillMax seconds later. A round whose start SQLite cannot read as a time,
-// that is before 1970, or that found no free rowid, has a negative rowid,
-// in the order the rounds were indexed.
+// A round whose second is full takes a free rowid after it, at most
+// spillMax seconds later (rowidAllocator). A round whose start SQLite
+// cannot read as a time, that is before 1970, or that found no free rowid,
+// has a negative rowid, in the order the rounds were indexed.
 //
 // Seconds, not milliseconds, and few sequence bits: FTS5 stores the
 // difference between the rowids of a word's successive rounds as a varint,
@@ -811,27 +775,51 @@ func sameTime(id, ms int64, known bool) bool {
 	return lo <= id && id < hi
 }
 
-// rowidAllocator gives rounds their rowids: the rowids in the index, and
-// those it gave that are not inserted yet (taken), are not free.
+// rowidAllocator gives rounds their rowids: those of the index's rounds,
+// and of the batch's staged rounds (round_stage, not inserted yet), are
+// not free. A round takes the first free rowid of its slot among the
+// first nearIDs, else the one after the highest taken in its slot, else
+// (its slot full up to the top) a negative one: a few lookups of the
+// rowid B-trees a round, however many rounds share its second. (A
+// search for the first free rowid of the whole slot made rounds that
+// share a second cost time quadratic in their number: issue 34.)
 type rowidAllocator struct {
-	millis1, free, unknown *sql.Stmt
-	b                      *Batch // its taken and lowest: the rowids of rounds staged, not in rounds yet
+	millis1, near, top, bottom *sql.Stmt
+	b                          *Batch
 }
+
+// nearIDs is how many rowids from the start of a round's slot the
+// allocator looks at one by one for a free one: the rounds that start in
+// the same four seconds, a burst of rounds at one time that does not fill
+// them keeps their order, and one indexed after the rounds of a later
+// second keeps its place before them.
+const nearIDs = 16
 
 // Its statements are the batch's (Batch.stmt): they stay open with it.
 func newRowidAllocator(ctx context.Context, b *Batch) (*rowidAllocator, error) {
 	a := &rowidAllocator{b: b}
+	if _, err := b.exec(ctx, stageTable); err != nil {
+		return nil, err
+	}
 	var err error
 	if a.millis1, err = b.stmt(ctx, `SELECT `+startMillis("?")); err != nil {
 		return nil, err
 	}
-	// The first free rowid in [?1, ?2).
-	if a.free, err = b.stmt(ctx, `SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM rounds WHERE rowid = ?1) THEN ?1 ELSE
-			(SELECT r.rowid + 1 FROM rounds r WHERE r.rowid >= ?1 AND r.rowid < ?2 - 1
-				AND NOT EXISTS (SELECT 1 FROM rounds WHERE rowid = r.rowid + 1) ORDER BY r.rowid LIMIT 1) END`); err != nil {
+	// The rowids taken in [?1, ?2).
+	if a.near, err = b.stmt(ctx, `SELECT rowid FROM rounds WHERE rowid >= ?1 AND rowid < ?2
+		UNION ALL SELECT id FROM round_stage WHERE id >= ?1 AND id < ?2`); err != nil {
 		return nil, err
 	}
-	if a.unknown, err = b.stmt(ctx, `SELECT min(rowid) FROM rounds`); err != nil {
+	// The highest rowid taken in [?1, ?2), or ?1 - 1.
+	if a.top, err = b.stmt(ctx, `SELECT max(
+		coalesce((SELECT rowid FROM rounds WHERE rowid >= ?1 AND rowid < ?2 ORDER BY rowid DESC LIMIT 1), ?1 - 1),
+		coalesce((SELECT id FROM round_stage WHERE id >= ?1 AND id < ?2 ORDER BY id DESC LIMIT 1), ?1 - 1))`); err != nil {
+		return nil, err
+	}
+	// The lowest rowid taken, if below 0, else 0.
+	if a.bottom, err = b.stmt(ctx, `SELECT min(0,
+		coalesce((SELECT rowid FROM rounds ORDER BY rowid LIMIT 1), 0),
+		coalesce((SELECT id FROM round_stage ORDER BY id LIMIT 1), 0))`); err != nil {
 		return nil, err
 	}
 	return a, nil
@@ -860,31 +848,53 @@ func (a *rowidAllocator) millis(ctx context.Context, started string) (int64, boo
 // next returns a free rowid for a round that starts at ms (known) or at an
 // unknown time.
 func (a *rowidAllocator) next(ctx context.Context, ms int64, known bool) (int64, error) {
-	b := a.b
 	if known {
 		lo, hi := slot(ms)
-		for lo < hi {
-			var id sql.NullInt64
-			if err := a.free.QueryRowContext(ctx, lo, hi).Scan(&id); err != nil {
-				return 0, err
-			}
-			if !id.Valid || id.Int64 >= hi {
-				break
-			}
-			if !b.taken[id.Int64] {
-				b.take(id.Int64)
-				return id.Int64, nil
-			}
-			lo = id.Int64 + 1
+		if id, ok, err := a.nearFree(ctx, lo, min(lo+nearIDs, hi)); err != nil || ok {
+			return id, err
+		}
+		var top int64
+		a.b.lookups++
+		if err := a.top.QueryRowContext(ctx, lo, hi).Scan(&top); err != nil {
+			return 0, err
+		}
+		if top+1 < hi {
+			return top + 1, nil
 		}
 	}
-	var low sql.NullInt64
-	if err := a.unknown.QueryRowContext(ctx).Scan(&low); err != nil {
+	var low int64
+	a.b.lookups++
+	if err := a.bottom.QueryRowContext(ctx).Scan(&low); err != nil {
 		return 0, err
 	}
-	id := min(low.Int64, b.lowest, 0) - 1
-	b.take(id)
-	return id, nil
+	return low - 1, nil
+}
+
+// nearFree returns the first free rowid in [lo, hi), if there is one.
+func (a *rowidAllocator) nearFree(ctx context.Context, lo, hi int64) (int64, bool, error) {
+	a.b.lookups++
+	rows, err := a.near.QueryContext(ctx, lo, hi)
+	if err != nil {
+		return 0, false, err
+	}
+	defer rows.Close()
+	var taken [nearIDs]bool
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return 0, false, err
+		}
+		taken[id-lo] = true
+	}
+	if err := rows.Err(); err != nil {
+		return 0, false, err
+	}
+	for id := lo; id < hi; id++ {
+		if !taken[id-lo] {
+			return id, true, nil
+		}
+	}
+	return 0, false, nil
 }
 
 // SessionSeen returns where the index has a document (its path in the

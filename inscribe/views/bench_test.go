@@ -805,3 +805,127 @@ func benchShiftTimes(line []byte, d time.Duration) []byte {
 	}
 	return append(out, line[last:]...)
 }
+
+// BenchmarkRoundTimes measures what a session's timestamps cost: one
+// session of short prompt/reply rounds whose entries each have a time of
+// their own (distinct), all the same time (equal: an import, a client
+// that writes coarse times), or none (missing). inscribe is `scribe
+// inscribe` of the session into a new store (10,000 rounds); append is
+// one more round appended to a session of 10 or 10,000 rounds, as
+// `scribe append` does it (a store opened afresh, the index closed after),
+// each iteration a round more. Rounds that share a time once cost time
+// quadratic in their number in the store's index (issue 34). It needs no
+// archive; cpu-s/op is user and system time.
+func BenchmarkRoundTimes(b *testing.B) {
+	for _, times := range []string{"distinct", "equal", "missing"} {
+		b.Run("inscribe/times="+times+"/rounds=10000", func(b *testing.B) {
+			dir := benchDir(b)
+			src := filepath.Join(dir, "projects", "-home-dev-src-bench")
+			benchTimedSession(b, filepath.Join(src, benchTimesID+".jsonl"), times, 0, 10000)
+			var cpu time.Duration
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				root := filepath.Join(dir, fmt.Sprintf("store-%d", i))
+				benchFreshProcess()
+				benchQuiesce(b)
+				b.StartTimer()
+				cpu0 := cpuTime()
+				benchRun(b, root, src, inscribe.Options{Verify: true})
+				cpu += cpuTime() - cpu0
+			}
+			b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
+		})
+	}
+	for _, n := range []int{10, 10000} {
+		for _, times := range []string{"distinct", "equal", "missing"} {
+			b.Run(fmt.Sprintf("append/times=%s/rounds=%d", times, n), func(b *testing.B) {
+				dir := benchDir(b)
+				src := filepath.Join(dir, "projects", "-home-dev-src-bench", benchTimesID+".jsonl")
+				root := filepath.Join(dir, "store")
+				benchTimedSession(b, src, times, 0, n)
+				benchRun(b, root, filepath.Dir(src), inscribe.Options{Verify: true})
+				ts, err := storetest.Claude.Discover(src)
+				if err != nil || len(ts) != 1 {
+					b.Fatalf("discover %s: %v", src, err)
+				}
+				var cpu time.Duration
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					b.StopTimer()
+					benchTimedSession(b, src, times, n+i, n+i+1)
+					benchFreshProcess()
+					benchQuiesce(b)
+					b.StartTimer()
+					cpu0 := cpuTime()
+					st, err := inscribe.OpenStore(root)
+					if err != nil {
+						b.Fatal(err)
+					}
+					s := views.Open(st)
+					ts[0].Adapter = storetest.Claude
+					rs := s.Update(ts[0], inscribe.Options{})
+					cerr := s.CloseIndex()
+					cpu += cpuTime() - cpu0
+					b.StopTimer()
+					if cerr != nil {
+						b.Fatal(cerr)
+					}
+					for _, r := range rs {
+						if r.Err != nil || r.Outcome != inscribe.Appended {
+							b.Fatalf("%s: %s %v, want appended", r.Doc, r.Outcome, r.Err)
+						}
+					}
+					b.StartTimer()
+				}
+				b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
+			})
+		}
+	}
+}
+
+// benchTimesID is BenchmarkRoundTimes's session.
+const benchTimesID = "abcdabcd-0000-4000-8000-000000000034"
+
+// benchTimedSession appends rounds from to to (a prompt and its reply
+// each) to the session at path, creating it (and its folder) with round
+// 0: distinct times ten seconds apart, equal times, or missing ones.
+func benchTimedSession(b *testing.B, path, times string, from, to int) {
+	b.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	id := func(i int) string { return fmt.Sprintf("00000000-0000-4000-8000-%012d", i) }
+	for r := from; r < to; r++ {
+		parent := "null"
+		if r > 0 {
+			parent = `"` + id(2*r) + `"`
+		}
+		for k, msg := range []string{
+			fmt.Sprintf(`"type":"user","message":{"role":"user","content":"question %d about the index"}`, r),
+			fmt.Sprintf(`"type":"assistant","message":{"id":"msg_%d","role":"assistant","model":"m","content":[{"type":"text","text":"answer %d"}]}`, r, r),
+		} {
+			stamp := ""
+			switch times {
+			case "distinct":
+				stamp = `,"timestamp":"` + t0.Add(time.Duration(10*r+k)*time.Second).Format("2006-01-02T15:04:05.000Z") + `"`
+			case "equal":
+				stamp = `,"timestamp":"2026-01-01T00:00:00.000Z"`
+			}
+			fmt.Fprintf(w, `{"parentUuid":%s,"isSidechain":false,%s,"uuid":"%s"%s,"cwd":"/home/dev/src/bench","sessionId":"%s"}`+"\n",
+				parent, msg, id(2*r+k+1), stamp, benchTimesID)
+			parent = `"` + id(2*r+k+1) + `"`
+		}
+	}
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+}
