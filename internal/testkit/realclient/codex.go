@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -50,14 +51,18 @@ func FindCodex() (*CodexProbe, error) {
 }
 
 // codexConfig points the client at the stand-in and turns off what would
-// reach anywhere else.
+// reach anywhere else. The provider is the one the rollout recorded (the
+// client refuses to resume a thread under another provider): files written
+// against a stand-in record "mock"; people's rollouts record "openai", whose
+// base URL is pointed at the stand-in as well.
 const codexConfig = `model = "gpt-5.5"
-model_provider = "mock"
+model_provider = "%[2]s"
+openai_base_url = "%[1]s/v1"
 check_for_update_on_startup = false
 
 [model_providers.mock]
 name = "Mock"
-base_url = "%s/v1"
+base_url = "%[1]s/v1"
 env_key = "MOCK_API_KEY"
 wire_api = "responses"
 
@@ -82,10 +87,14 @@ var currentDate = regexp.MustCompile(`<current_date>[^<]*</current_date>`)
 // request carrying tools that the client sends when it resumes rollout
 // (`codex exec resume <thread id> PROBE`), with the probe's own turn
 // removed. others (a fork's source) are placed beside it, where the client
-// finds them. Ids the client mints on this run (those the file does not
-// hold) read "<minted>", and the probe's own paths and the date are
+// finds them. Ids, turn ids and creation times the client mints on this
+// run (those the file does not hold) read "<minted>", and the probe's own paths and the date are
 // replaced by fixed ones, so two probes of the same file give the same
-// bytes. A run is bounded by Timeout.
+// bytes. The client runs under the provider the rollout records (people's
+// rollouts record "openai"), pointed at the stand-in. When the client
+// compacts the resumed history before its first turn (its compaction
+// settings changed since the rollout was written), the history it sends
+// to be compacted is the answer. A run is bounded by Timeout.
 func (p *CodexProbe) Probe(rollout string, others ...string) ([]byte, error) {
 	tid, err := threadID(rollout)
 	if err != nil {
@@ -125,7 +134,8 @@ func (p *CodexProbe) Probe(rollout string, others ...string) ([]byte, error) {
 		srv.CloseClientConnections()
 		srv.Close()
 	}()
-	if err := os.WriteFile(filepath.Join(home, ".codex", "config.toml"), fmt.Appendf(nil, codexConfig, srv.URL), 0o644); err != nil {
+	provider := recordedProvider(rollout)
+	if err := os.WriteFile(filepath.Join(home, ".codex", "config.toml"), fmt.Appendf(nil, codexConfig, srv.URL, provider), 0o644); err != nil {
 		return nil, fmt.Errorf("probe %s: %v", rollout, err)
 	}
 
@@ -134,7 +144,7 @@ func (p *CodexProbe) Probe(rollout string, others ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, p.Launcher, "exec", "--json", "--skip-git-repo-check",
 		"--dangerously-bypass-approvals-and-sandbox", "resume", tid, ProbePrompt)
 	cmd.Dir = project
-	cmd.Env = codexEnv(home)
+	cmd.Env = codexEnv(home, srv.URL)
 	cmd.Stdin = nil
 	run, err := runClient(ctx, cmd, tmp)
 	if err != nil {
@@ -214,15 +224,26 @@ func threadID(rollout string) (string, error) {
 
 var rolloutUUID = regexp.MustCompile(`([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$`)
 
-// markMinted replaces every "id" the client minted on this run (a string
-// that source does not hold) with "<minted>"; ids that come from the file
-// are kept.
+// minted are the fields whose values the client mints on every run (the
+// resume turn's fresh context messages, their turn id and creation time).
+var minted = map[string]bool{"id": true, "turn_id": true, "create_time": true}
+
+// markMinted replaces every value of a minted field (a string or a number)
+// that source does not hold with "<minted>"; values that come from the
+// file are kept.
 func markMinted(v any, source []byte) any {
 	switch x := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, val := range x {
-			if s, ok := val.(string); ok && k == "id" && !bytes.Contains(source, []byte(s)) {
+			var s string
+			switch y := val.(type) {
+			case string:
+				s = y
+			case json.Number:
+				s = y.String()
+			}
+			if minted[k] && s != "" && !bytes.Contains(source, []byte(s)) {
 				out[k] = "<minted>"
 			} else {
 				out[k] = markMinted(val, source)
@@ -239,10 +260,40 @@ func markMinted(v any, source []byte) any {
 	return v
 }
 
+// recordedProvider is the model provider the rollout's session_meta
+// records when it is one the probe's configuration serves ("mock" or
+// "openai"), else "mock".
+func recordedProvider(rollout string) string {
+	f, err := os.Open(rollout)
+	if err != nil {
+		return "mock"
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 1<<16)
+	for {
+		line, err := r.ReadBytes('\n')
+		var e struct {
+			Type    string `json:"type"`
+			Payload struct {
+				ModelProvider string `json:"model_provider"`
+			} `json:"payload"`
+		}
+		if json.Unmarshal(line, &e) == nil && e.Type == "session_meta" {
+			if p := e.Payload.ModelProvider; p == "openai" || p == "mock" {
+				return p
+			}
+			return "mock"
+		}
+		if err != nil {
+			return "mock"
+		}
+	}
+}
+
 // codexEnv is the client's environment: the caller's, minus what would make
 // it read the real user's configuration or credentials or go through a
 // proxy, plus the stand-in's key.
-func codexEnv(home string) []string {
+func codexEnv(home, baseURL string) []string {
 	var out []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
@@ -254,7 +305,8 @@ func codexEnv(home string) []string {
 		}
 		out = append(out, kv)
 	}
-	return append(out, "HOME="+home, "MOCK_API_KEY=sk-test", "NO_COLOR=1")
+	return append(out, "HOME="+home, "MOCK_API_KEY=sk-test", "OPENAI_API_KEY=sk-test", "NO_COLOR=1",
+		"OPENAI_BASE_URL="+baseURL+"/v1")
 }
 
 // responsesStandIn answers the client as the Responses API would: every
@@ -360,14 +412,32 @@ func writeResponseStream(w http.ResponseWriter, n int, text string, req map[stri
 	}
 }
 
-// firstConversation is the body of the first request carrying tools and
-// input: the conversation, as opposed to side queries.
+// firstConversation is the body of the first request carrying the
+// conversation: one carrying tools and input, as opposed to side queries,
+// or a compaction request (its input ends in a compaction_trigger item),
+// which a client makes before its first turn when it must compact the
+// history it resumed (its compaction settings changed since the rollout
+// was written): that input is the history the client rebuilt, and the
+// trigger is taken off it.
 func (s *responsesStandIn) firstConversation() map[string]json.RawMessage {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, r := range s.reqs {
-		if _, ok := r.body["input"]; ok && hasTools(r.body) {
+		in, ok := r.body["input"]
+		if !ok {
+			continue
+		}
+		if hasTools(r.body) {
 			return r.body
+		}
+		var items []json.RawMessage
+		if json.Unmarshal(in, &items) == nil && len(items) > 0 {
+			var last struct{ Type string }
+			if json.Unmarshal(items[len(items)-1], &last) == nil && last.Type == "compaction_trigger" {
+				body := maps.Clone(r.body)
+				body["input"], _ = json.Marshal(items[:len(items)-1])
+				return body
+			}
 		}
 	}
 	return nil

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/scribe-archive/scribe/internal/testkit/testenv"
 )
 
 // rollouts is the repository's copy of the Codex corpus, relative to this
@@ -154,9 +156,13 @@ func TestThreadID(t *testing.T) {
 }
 
 func TestMarkMinted(t *testing.T) {
-	source := []byte(`{"id":"kept"}`)
-	in := []any{map[string]any{"id": "kept", "call_id": "x", "content": []any{map[string]any{"id": "new"}}}, "id"}
-	want := []any{map[string]any{"id": "kept", "call_id": "x", "content": []any{map[string]any{"id": "<minted>"}}}, "id"}
+	source := []byte(`{"id":"kept","turn_id":"t1","create_time":1700000000}`)
+	in := []any{map[string]any{"id": "kept", "call_id": "x", "content": []any{map[string]any{"id": "new"}},
+		"turn_id": "t1", "create_time": json.Number("1700000000")},
+		map[string]any{"turn_id": "t2", "create_time": json.Number("1800000000"), "other": "new"}, "id"}
+	want := []any{map[string]any{"id": "kept", "call_id": "x", "content": []any{map[string]any{"id": "<minted>"}},
+		"turn_id": "t1", "create_time": json.Number("1700000000")},
+		map[string]any{"turn_id": "<minted>", "create_time": "<minted>", "other": "new"}, "id"}
 	if got := markMinted(in, source); !reflect.DeepEqual(got, want) {
 		t.Errorf("markMinted = %v, want %v", got, want)
 	}
@@ -207,6 +213,9 @@ func TestResponsesStandIn(t *testing.T) {
 	if got := post(`{"input":[],"tools":[]}`); got[0] != "side reply" {
 		t.Errorf("side query answered %q", got[0])
 	}
+	if api.firstConversation() != nil {
+		t.Errorf("a side query taken for the conversation")
+	}
 	if got := post(`{"input":[{"n":1}],"tools":[{"name":"shell"}]}`); got[0] != "probe reply" {
 		t.Errorf("first conversation request answered %q", got[0])
 	}
@@ -228,4 +237,64 @@ func TestResponsesStandIn(t *testing.T) {
 	if s := api.summary(); !strings.Contains(s, "POST /v1/responses (tools), POST /v1/responses (tools)") {
 		t.Errorf("summary %q", s)
 	}
+	// A compaction before the first turn carries the rebuilt history, and
+	// the trigger is taken off it.
+	compacting := &responsesStandIn{}
+	compacting.reqs = []recorded{{"POST", "/v1/responses", map[string]json.RawMessage{
+		"input": json.RawMessage(`[{"n":1},{"type":"compaction_trigger"}]`)}}}
+	if got := compacting.firstConversation(); string(got["input"]) != `[{"n":1}]` {
+		t.Errorf("firstConversation of a compaction request: input = %s", got["input"])
+	}
+}
+
+func TestRecordedProvider(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ data, want string }{
+		{`{"type":"session_meta","payload":{"id":"x","model_provider":"openai"}}`, "openai"},
+		{`{"type":"session_meta","payload":{"id":"x","model_provider":"azure"}}`, "mock"},
+		{`{"type":"session_meta","payload":{"id":"x"}}`, "mock"},
+		{"{torn\n" + `{"type":"session_meta","payload":{"model_provider":"openai"}}`, "openai"},
+	} {
+		p := filepath.Join(dir, "r.jsonl")
+		if err := os.WriteFile(p, []byte(c.data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := recordedProvider(p); got != c.want {
+			t.Errorf("recordedProvider(%s) = %q, want %q", c.data, got, c.want)
+		}
+	}
+}
+
+// TestCodexProbePublic: the probe resumes every rollout of other people's
+// machines (../shared/corpus/codex-public, which record the provider
+// "openai", and some of which the client compacts before its first turn),
+// and two probes of one rollout give the same bytes.
+func TestCodexProbePublic(t *testing.T) {
+	p := codexProbe(t)
+	files := testenv.CodexPublic(t)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 2)
+	for _, f := range files {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			a, err := p.Probe(f)
+			if err != nil {
+				t.Errorf("%s: %.1500v", f, err)
+				return
+			}
+			b, err := p.Probe(f)
+			if err != nil {
+				t.Errorf("%s: second probe: %.1500v", f, err)
+				return
+			}
+			if !bytes.Equal(a, b) {
+				t.Errorf("%s: two probes differ", f)
+			}
+			if !bytes.Contains(a, []byte(`"role": "user"`)) {
+				t.Errorf("%s: the probe holds no user message", f)
+			}
+		})
+	}
+	wg.Wait()
 }

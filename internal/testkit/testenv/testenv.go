@@ -84,6 +84,14 @@ func PublicTranscripts(t testing.TB) []string {
 	return Transcripts(t, filepath.Join(Shared(t), "corpus", "public"))
 }
 
+// CodexPublic lists the Codex rollouts of other people's machines in
+// ../shared (corpus/codex-public; skipping where it is absent; see Shared).
+// They are people's sessions: a test reads them there and never copies
+// them into the repository.
+func CodexPublic(t testing.TB) []string {
+	return Transcripts(t, filepath.Join(Shared(t), "corpus", "codex-public"))
+}
+
 // CopyTree copies a directory tree.
 func CopyTree(t testing.TB, from, to string) {
 	t.Helper()
