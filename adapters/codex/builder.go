@@ -170,8 +170,12 @@ var contextPrefixes = []string{
 // for what a person typed or attached, "harness" and others for what the
 // client added); without it, the text's opening tag tells, as the client
 // itself tells.
-func isContext(p parsed) bool {
-	if m := p.item.Meta; m != nil && len(m.ContentItemMetadata) > 0 {
+func isContext(p parsed) bool { return contextual(p.item.Meta, p.parts) }
+
+// contextual reports whether a user message of these parts, with this
+// metadata, is context the client injected (see isContext).
+func contextual(meta *MessageMetadata, parts []ContentItem) bool {
+	if m := meta; m != nil && len(m.ContentItemMetadata) > 0 {
 		known := true
 		for _, c := range m.ContentItemMetadata {
 			if c.Provenance == nil {
@@ -186,7 +190,7 @@ func isContext(p parsed) bool {
 			return true
 		}
 	}
-	for _, pt := range p.parts {
+	for _, pt := range parts {
 		if pt.Text != nil && contextLabel(*pt.Text) != "" {
 			return true
 		}
