@@ -246,11 +246,11 @@ func (format) Finish(_ *lifecycle.Context, st State, _ []source.Node) source.Fin
 // toolRef locates a tool call's block within the round's items.
 type toolRef struct{ item, block int }
 
-// roundBuild itemizes one round's lines as they arrive, from the state at
+// itemizer itemizes one round's lines as they arrive, from the state at
 // the round's start. Everything it decides depends on the round's lines
 // only, so a round rebuilt from its first line (an append) comes out the
 // same.
-type roundBuild struct {
+type itemizer struct {
 	c     *lifecycle.Context
 	st    State
 	items []session.Item
@@ -273,17 +273,17 @@ type roundBuild struct {
 
 // Open starts itemizing a round from the state at its start.
 func (format) Open(c *lifecycle.Context, st State) lifecycle.Itemizer[parsed, State] {
-	return &roundBuild{c: c, st: st, calls: make(map[string]toolRef)}
+	return &itemizer{c: c, st: st, calls: make(map[string]toolRef)}
 }
 
 // Add itemizes one line of the round.
-func (rb *roundBuild) Add(p parsed) {
+func (rb *itemizer) Add(p parsed) {
 	rb.observe(p)
 	rb.place(p)
 }
 
 // Close returns the round's items, the state after it and its graph nodes.
-func (rb *roundBuild) Close() lifecycle.Itemized[State] {
+func (rb *itemizer) Close() lifecycle.Itemized[State] {
 	if len(rb.pendingIDs) > 0 {
 		// Context with no item to join: an item of its own, named after
 		// its first line.
@@ -306,7 +306,7 @@ func (rb *roundBuild) Close() lifecycle.Itemized[State] {
 }
 
 // observe folds a line's metadata into the state.
-func (rb *roundBuild) observe(p parsed) {
+func (rb *itemizer) observe(p parsed) {
 	st := &rb.st
 	switch p.rec.Type {
 	case "session_meta":
@@ -364,7 +364,7 @@ func (rb *roundBuild) observe(p parsed) {
 }
 
 // place shows a line: as an item, as blocks of an item, or not at all.
-func (rb *roundBuild) place(p parsed) {
+func (rb *itemizer) place(p parsed) {
 	rec := p.rec
 	switch rec.Type {
 	case "response_item":
@@ -403,14 +403,14 @@ func (rb *roundBuild) place(p parsed) {
 }
 
 // raw is a line shown as recorded.
-func (rb *roundBuild) raw(p parsed, label string) session.Block {
+func (rb *itemizer) raw(p parsed, label string) session.Block {
 	if label == "" {
 		label = "entry"
 	}
 	return session.Block{Kind: session.KindRaw, Label: label, Text: lifecycle.ValidText(p.e.Raw), Origin: at(p, "")}
 }
 
-func (rb *roundBuild) responseItem(p parsed) {
+func (rb *itemizer) responseItem(p parsed) {
 	it := p.item
 	switch it.Type {
 	case "message":
@@ -486,7 +486,7 @@ func inputJSON(raw json.RawMessage, unwrap bool) string {
 	return lifecycle.CompactJSON(raw)
 }
 
-func (rb *roundBuild) call(p parsed, name, input, path string) {
+func (rb *itemizer) call(p parsed, name, input, path string) {
 	blk := session.Block{Kind: session.KindToolUse, Label: name, ID: p.item.CallID, Input: input, Origin: at(p, path)}
 	i, j := rb.model(p, blk)
 	if id := p.item.CallID; id != "" {
@@ -498,7 +498,7 @@ func (rb *roundBuild) call(p parsed, name, input, path string) {
 
 // output joins a tool's output to its call, or shows it on its own when
 // the call is not in this round (or already has an output).
-func (rb *roundBuild) output(p parsed) {
+func (rb *itemizer) output(p parsed) {
 	res := &session.Result{Entry: p.id(), Time: p.rec.Timestamp}
 	res.Parts, res.Error = rb.outputParts(p)
 	id := p.item.CallID
@@ -511,7 +511,7 @@ func (rb *roundBuild) output(p parsed) {
 	rb.fold(p, session.Block{Kind: session.KindToolResult, ID: id, Result: res})
 }
 
-func (rb *roundBuild) outputParts(p parsed) ([]session.Part, bool) {
+func (rb *itemizer) outputParts(p parsed) ([]session.Part, bool) {
 	out := bytes.TrimSpace(p.item.Output)
 	if len(out) == 0 || string(out) == "null" {
 		return nil, false
@@ -555,7 +555,7 @@ func (rb *roundBuild) outputParts(p parsed) ([]session.Part, bool) {
 }
 
 // prompt starts the item of a person's prompt.
-func (rb *roundBuild) prompt(p parsed) {
+func (rb *itemizer) prompt(p parsed) {
 	rb.newItem(p, "user", "", rb.content(p))
 	rb.modelOpen = false
 	if rb.st.FirstPrompt == "" {
@@ -576,7 +576,7 @@ func isImageTag(s string) bool {
 }
 
 // content converts the parts of a message.
-func (rb *roundBuild) content(p parsed) []session.Block {
+func (rb *itemizer) content(p parsed) []session.Block {
 	out := make([]session.Block, 0, len(p.parts))
 	for i, pt := range p.parts {
 		path := fmt.Sprintf("payload.content.%d", i)
@@ -598,7 +598,7 @@ func (rb *roundBuild) content(p parsed) []session.Block {
 
 // reminders converts the parts of a message the client injected, or of a
 // developer message: one reminder per text.
-func (rb *roundBuild) reminders(p parsed) []session.Block {
+func (rb *itemizer) reminders(p parsed) []session.Block {
 	blocks := rb.content(p)
 	for i := range blocks {
 		if blocks[i].Kind != session.KindText {
@@ -620,7 +620,7 @@ func (rb *roundBuild) reminders(p parsed) []session.Block {
 // beside the document, named as every adapter names files: the first 8
 // bytes of the SHA-256 of its bytes in hex, and an extension from the
 // media type (docs/FORMAT.md §2). It returns nil for any other URL.
-func (rb *roundBuild) image(url string) *session.File {
+func (rb *itemizer) image(url string) *session.File {
 	rest, ok := strings.CutPrefix(url, "data:")
 	if !ok {
 		return nil
@@ -639,7 +639,7 @@ func (rb *roundBuild) image(url string) *session.File {
 
 // model adds the model's output to its open item, or starts one. It returns
 // where the last block went.
-func (rb *roundBuild) model(p parsed, blocks ...session.Block) (item, block int) {
+func (rb *itemizer) model(p parsed, blocks ...session.Block) (item, block int) {
 	if i := len(rb.items) - 1; rb.modelOpen && i >= 0 {
 		it := &rb.items[i]
 		it.IDs = append(it.IDs, p.id())
@@ -655,7 +655,7 @@ func (rb *roundBuild) model(p parsed, blocks ...session.Block) (item, block int)
 
 // fold shows blocks of line p in the round's last item, or keeps them for
 // the round's first item.
-func (rb *roundBuild) fold(p parsed, blocks ...session.Block) {
+func (rb *itemizer) fold(p parsed, blocks ...session.Block) {
 	for i := range blocks {
 		// The kinds whose marks name the line they came from.
 		if k := blocks[i].Kind; k == session.KindReminder || k == session.KindRaw {
@@ -678,11 +678,11 @@ func (rb *roundBuild) fold(p parsed, blocks ...session.Block) {
 
 // newItem starts an item for line p. The blocks kept for the round's first
 // item follow its own.
-func (rb *roundBuild) newItem(p parsed, role, note string, blocks []session.Block) int {
+func (rb *itemizer) newItem(p parsed, role, note string, blocks []session.Block) int {
 	return rb.newItemID(p.id(), p.rec.Timestamp, role, note, blocks)
 }
 
-func (rb *roundBuild) newItemID(id, time, role, note string, blocks []session.Block) int {
+func (rb *itemizer) newItemID(id, time, role, note string, blocks []session.Block) int {
 	pending, pendingIDs := rb.pending, rb.pendingIDs
 	rb.pending, rb.pendingIDs = nil, nil
 	rb.items = append(rb.items, session.Item{Time: time, Role: role, Note: note, IDs: []string{id}, Blocks: append(blocks, pending...)})
@@ -696,9 +696,9 @@ func (rb *roundBuild) newItemID(id, time, role, note string, blocks []session.Bl
 }
 
 // seen widens the session's time span to t.
-func (rb *roundBuild) seen(t string) { lifecycle.Widen(&rb.st.Started, &rb.st.Ended, t) }
+func (rb *itemizer) seen(t string) { lifecycle.Widen(&rb.st.Started, &rb.st.Ended, t) }
 
-func (rb *roundBuild) record(uuid, anchor, parent string) {
+func (rb *itemizer) record(uuid, anchor, parent string) {
 	if n := len(rb.nodes); n > 0 && rb.nodes[n-1].UUID == uuid {
 		return
 	}

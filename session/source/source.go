@@ -11,6 +11,11 @@
 // state between runs as opaque bytes ([Builder.State]), so an append costs
 // what is new in the source and never what is old.
 //
+// Every adapter's builder is the Builder of package
+// session/source/lifecycle, which owns the rounds' lifecycle: an adapter
+// supplies how its entries decode, which open a round, and how a round's
+// entries become items.
+//
 // Adding a source format means writing an adapter and registering it in
 // cmd/scribe; nothing on the store side changes.
 package source

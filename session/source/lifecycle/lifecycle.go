@@ -33,6 +33,27 @@
 // The package also holds the small helpers every itemizer uses: text
 // made valid UTF-8, a prompt's first line, a file's name beside the
 // document, a session's time span and token counts.
+//
+// # A source that rewrites its history
+//
+// Gemini CLI writes a message again by id (an upsert that replaces it),
+// drops messages with {"$rewindTo": id} and replaces the whole history
+// with {"$set": {"messages": [...]}}. Its Format keeps the ids of the open
+// round's messages (a Format value serves one builder), so that Classify
+// does not take a prompt written again for a new one. Its itemizer
+// replaces the item of a message written again in the open round (Tokens.Set
+// replaces its count), and asks [Context.Lookup] about a message of a
+// closed round: closed rounds are written once and never change, so what
+// revises them is shown in the open round. A rewind makes a fork of the
+// item graph: the nodes an itemizer hands back name the parent the source
+// gives, and [Context.Branches] finds the fork and the live branch, as
+// for Claude Code's rewinds.
+//
+// # Entries, not lines
+//
+// The hooks see entries and rounds. [Builder.Add] is the one method that
+// knows a source's lines (it makes the entry, with its Offset and Len),
+// so a seam that feeds records in another way changes it alone.
 package lifecycle
 
 import (
