@@ -2,7 +2,6 @@ package codex
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -621,20 +620,11 @@ func (rb *itemizer) reminders(p parsed) []session.Block {
 // bytes of the SHA-256 of its bytes in hex, and an extension from the
 // media type (docs/FORMAT.md §2). It returns nil for any other URL.
 func (rb *itemizer) image(url string) *session.File {
-	rest, ok := strings.CutPrefix(url, "data:")
-	if !ok {
+	f := dataImage(url, "")
+	if f == nil {
 		return nil
 	}
-	head, data, ok := strings.Cut(rest, ",")
-	mediaType, isB64 := strings.CutSuffix(head, ";base64")
-	if !ok || !isB64 {
-		return nil
-	}
-	bs, err := base64.StdEncoding.DecodeString(data)
-	if err != nil {
-		return nil
-	}
-	return rb.c.File("image", mediaType, bs)
+	return rb.c.File(f.Type, f.MediaType, f.Data)
 }
 
 // model adds the model's output to its open item, or starts one. It returns
