@@ -417,10 +417,14 @@ type oldDoc struct {
 
 // keep carries into meta, and returns as the summary, what the document's
 // head holds that the source does not say: its engagements, the session it
-// was found forked from, the sidechains it lists, and a summary a person
+// was found forked from, the sidechains it lists, a title written through
+// the store (SetTitle) when the source names none, and a summary a person
 // wrote (summary when it is still the placeholder).
 func (od *oldDoc) keep(meta *session.Meta, summary string) string {
 	meta.Engagements = od.meta.Engagements
+	if meta.Title == nil {
+		meta.Title = od.meta.Title
+	}
 	if od.meta.ForkedFrom != nil {
 		meta.ForkedFrom = od.meta.ForkedFrom
 	}
