@@ -73,9 +73,12 @@ const depsRules = `
 
 	# SERVE: what reads the archive for people and agents.
 	inscribe/document, index < serve/web;
+	# The MCP server reads and writes the store through the Store and
+	# Writer interfaces it declares, which the command implements.
+	inscribe/document < serve/mcp;
 
 	# CLI: the one place that names the concrete adapters and exporters.
-	ADAPTERS, STORE, EXPORT, check, serve/web < cmd/scribe;
+	ADAPTERS, STORE, EXPORT, check, serve/web, serve/mcp < cmd/scribe;
 
 	# Tools and test helpers.
 	NONE < bench/floor, internal/testkit/testenv, internal/testkit/realclient;
@@ -86,10 +89,11 @@ const depsRules = `
 	# Forbidden: nothing on the store side knows a source format, and
 	# nothing below the exporters knows them.
 	ADAPTERS !< STORE;
-	ADAPTERS !< exportcore, check, serve/web;
+	ADAPTERS !< exportcore, check, serve/web, serve/mcp;
 	STORE !< ADAPTERS;
 	EXPORT !< STORE;
-	check, serve/web !< STORE;
+	check, serve/web, serve/mcp !< STORE;
+	inscribe, inscribe/views, inscribe/redact, index !< serve/mcp;
 `
 
 // thirdParty names, for every package that imports a module from outside
@@ -104,6 +108,7 @@ var thirdParty = map[string][]string{
 	"inscribe/redact": {"github.com/zricethezav/gitleaks/v8", "github.com/spf13/viper", "github.com/rs/zerolog"},
 	"check":           {"github.com/sergi/go-diff"},
 	"cmd/scribe":      {"github.com/spf13/cobra", "github.com/vbauerster/mpb/v8", "golang.org/x/term"},
+	"serve/mcp":       {"github.com/modelcontextprotocol/go-sdk"},
 }
 
 // policy is depsRules read: for each package (its path in the module,

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/scribe-archive/scribe/inscribe/document"
+	"github.com/scribe-archive/scribe/inscribe/views"
 )
 
 // sessionEntry is a session as list and show --json report it.
@@ -90,40 +91,10 @@ func runList(e *env, o listOptions) error {
 	if err != nil {
 		return err
 	}
-	docs, err := sessionDocs(store)
+	entries, err := listEntries(e, store, o.agent, o.project, since)
 	if err != nil {
 		return err
 	}
-	entries := []sessionEntry{}
-	agents := map[string]bool{}
-	for _, md := range docs {
-		en, err := readEntry(md)
-		if err != nil {
-			fmt.Fprintf(e.stderr, "scribe: warning: %v (scribe check --store tells more)\n", err)
-			continue
-		}
-		agents[en.AgentID] = true
-		if o.agent != "" && en.AgentID != o.agent ||
-			o.project != "" && !strings.Contains(en.Project, o.project) ||
-			!since.IsZero() && !startedSince(en.Started, since) {
-			continue
-		}
-		entries = append(entries, en)
-	}
-	if o.agent != "" && !agents[o.agent] {
-		hint := "the store has no sessions"
-		if len(agents) > 0 {
-			hint = "the store's agents: " + strings.Join(slices.Sorted(maps.Keys(agents)), ", ")
-		}
-		return withHint(fmt.Errorf("no agent %s in %s", o.agent, store.SessionsDir()), hint)
-	}
-	sort.SliceStable(entries, func(i, j int) bool {
-		a, b := entries[i], entries[j]
-		if a.Started != b.Started {
-			return a.Started > b.Started // RFC 3339 in UTC sorts as time
-		}
-		return a.SessionID < b.SessionID
-	})
 	if e.json {
 		return writeJSON(e.stdout, entries)
 	}
@@ -137,6 +108,48 @@ func runList(e *env, o listOptions) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", en.SessionID, en.AgentID, shortTime(en.Started), en.Messages, orDash(en.Project), en.Title)
 	}
 	return tw.Flush()
+}
+
+// listEntries returns the sessions of the store that list shows, newest
+// first: those of agent, whose project contains project, started at or
+// after since (each filter unset when zero). A document it cannot read is
+// left out with a warning on stderr.
+func listEntries(e *env, store *views.Views, agent, project string, since time.Time) ([]sessionEntry, error) {
+	docs, err := sessionDocs(store)
+	if err != nil {
+		return nil, err
+	}
+	entries := []sessionEntry{}
+	agents := map[string]bool{}
+	for _, md := range docs {
+		en, err := readEntry(md)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "scribe: warning: %v (scribe check --store tells more)\n", err)
+			continue
+		}
+		agents[en.AgentID] = true
+		if agent != "" && en.AgentID != agent ||
+			project != "" && !strings.Contains(en.Project, project) ||
+			!since.IsZero() && !startedSince(en.Started, since) {
+			continue
+		}
+		entries = append(entries, en)
+	}
+	if agent != "" && !agents[agent] {
+		hint := "the store has no sessions"
+		if len(agents) > 0 {
+			hint = "the store's agents: " + strings.Join(slices.Sorted(maps.Keys(agents)), ", ")
+		}
+		return nil, withHint(fmt.Errorf("no agent %s in %s", agent, store.SessionsDir()), hint)
+	}
+	sort.SliceStable(entries, func(i, j int) bool {
+		a, b := entries[i], entries[j]
+		if a.Started != b.Started {
+			return a.Started > b.Started // RFC 3339 in UTC sorts as time
+		}
+		return a.SessionID < b.SessionID
+	})
+	return entries, nil
 }
 
 // startedSince reports whether a session that started at started (RFC 3339)

@@ -94,7 +94,7 @@ func resolveSession(store *views.Views, ref string) (string, error) {
 	case len(exact) > 1:
 		return "", ambiguous(ref, exact)
 	case len(prefixed) == 0:
-		return "", withHint(fmt.Errorf("no session %s in %s", ref, store.SessionsDir()),
+		return "", withHint(&noSessionError{ref, store.SessionsDir()},
 			"scribe list shows the sessions in the store; give the store with --root, or the document's path")
 	case len(ref) < minPrefix:
 		return "", fmt.Errorf("%q is too short to name a session: give at least %d characters of its id", ref, minPrefix)
@@ -103,6 +103,11 @@ func resolveSession(store *views.Views, ref string) (string, error) {
 	}
 	return prefixed[0].md, nil
 }
+
+// noSessionError is a SESSION that names no document of the store.
+type noSessionError struct{ ref, dir string }
+
+func (e *noSessionError) Error() string { return fmt.Sprintf("no session %s in %s", e.ref, e.dir) }
 
 // docID is a document and the session id it answers to.
 type docID struct{ md, id string }

@@ -218,6 +218,6 @@ JSON object on stderr: {"error": "...", "hints": [...]}.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &flagError{err} })
 	root.AddCommand(newInscribeCmd(e), newAppendCmd(e), newExportCmd(e), newExportCodexCmd(e), newCheckCmd(e),
 		newSearchCmd(e), newListCmd(e), newShowCmd(e), newTagCmd(e, false), newTagCmd(e, true), newContextCmd(e), newReindexCmd(e),
-		newServeCmd(e), newHTMLCmd(e), newRepairCmd(e), newScanCmd(e), newForgetCmd(e))
+		newServeCmd(e), newHTMLCmd(e), newMCPCmd(e), newRepairCmd(e), newScanCmd(e), newForgetCmd(e))
 	return root
 }

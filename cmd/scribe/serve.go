@@ -80,13 +80,22 @@ func runServe(ctx context.Context, e *env, o serveOptions) error {
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          logger,
 	}
+	return serveHTTP(ctx, srv, ln, func() {
+		if o.open {
+			if err := openBrowser(url); err != nil {
+				fmt.Fprintf(e.stderr, "scribe: could not open a browser (%v): visit %s\n", err, url)
+			}
+		}
+	})
+}
+
+// serveHTTP serves srv on ln, calling started once it serves, until it
+// fails or ctx ends; then it shuts srv down, giving the requests under way
+// 5 seconds.
+func serveHTTP(ctx context.Context, srv *http.Server, ln net.Listener, started func()) error {
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
-	if o.open {
-		if err := openBrowser(url); err != nil {
-			fmt.Fprintf(e.stderr, "scribe: could not open a browser (%v): visit %s\n", err, url)
-		}
-	}
+	started()
 	select {
 	case err := <-done:
 		return err
@@ -212,35 +221,10 @@ func webStore(e *env, store *views.Views) (web.Store, func() error, error) {
 // dates, the same complaints. What the person got wrong comes back as a
 // *web.QueryError, which the page shows beside the form.
 func webSearch(store *views.Views, q web.SearchQuery) ([]web.Hit, error) {
-	iq := index.Query{Text: q.Text, Raw: q.Raw, Agent: q.Agent, Project: q.Project, Engagement: q.Engagement, Limit: max(q.Limit, 1)}
-	now := clock()
-	for _, w := range []struct {
-		name, value string
-		to          *time.Time
-	}{{"since", q.Since, &iq.Since}, {"until", q.Until, &iq.Until}} {
-		if w.value == "" {
-			continue
-		}
-		t, err := parseWhen(w.value, now)
-		if err != nil {
-			return nil, &web.QueryError{Msg: fmt.Sprintf("%s: %v; use %s", w.name, err, whenForms)}
-		}
-		*w.to = t
-	}
-	if !iq.Since.IsZero() && !iq.Until.IsZero() && !iq.Since.Before(iq.Until) {
-		return nil, &web.QueryError{Msg: "since is not before until: no round can match"}
-	}
-	hits, err := store.Search(iq)
-	var qe *index.QueryError
-	var fe *index.FilterError
-	if errors.As(err, &qe) || errors.As(err, &fe) {
-		err = searchError(err)
-		msg := err.Error()
-		var he *hintError
-		if errors.As(err, &he) {
-			msg += " (" + strings.Join(he.hints, "; ") + ")"
-		}
-		return nil, &web.QueryError{Msg: msg}
+	hits, err := searchAs(store, index.Query{Text: q.Text, Raw: q.Raw, Agent: q.Agent, Project: q.Project, Engagement: q.Engagement, Limit: max(q.Limit, 1)}, q.Since, q.Until)
+	var ue *userError
+	if errors.As(err, &ue) {
+		return nil, &web.QueryError{Msg: ue.Error()}
 	}
 	if err != nil {
 		return nil, err
@@ -253,4 +237,51 @@ func webSearch(store *views.Views, q web.SearchQuery) ([]web.Hit, error) {
 		}
 	}
 	return out, nil
+}
+
+// userError is what a person (or a model) got wrong in a search given
+// other than on the command line: the message, with its hints in
+// parentheses.
+type userError struct{ msg string }
+
+func (e *userError) Error() string { return e.msg }
+
+// searchAs runs a search given other than on the command line (a page of
+// scribe serve, a tool of scribe mcp) as scribe search runs it, since and
+// until as typed. What the query got wrong is a *userError.
+func searchAs(store *views.Views, iq index.Query, since, until string) ([]views.Hit, error) {
+	now := clock()
+	for _, w := range []struct {
+		name, value string
+		to          *time.Time
+	}{{"since", since, &iq.Since}, {"until", until, &iq.Until}} {
+		if w.value == "" {
+			continue
+		}
+		t, err := parseWhen(w.value, now)
+		if err != nil {
+			return nil, &userError{fmt.Sprintf("%s: %v; use %s", w.name, err, whenForms)}
+		}
+		*w.to = t
+	}
+	if !iq.Since.IsZero() && !iq.Until.IsZero() && !iq.Since.Before(iq.Until) {
+		return nil, &userError{"since is not before until: no round can match"}
+	}
+	hits, err := store.Search(iq)
+	var qe *index.QueryError
+	var fe *index.FilterError
+	if errors.As(err, &qe) || errors.As(err, &fe) {
+		return nil, &userError{withHints(searchError(err))}
+	}
+	return hits, err
+}
+
+// withHints is an error's message followed by its hints in parentheses.
+func withHints(err error) string {
+	msg := err.Error()
+	var he *hintError
+	if errors.As(err, &he) {
+		msg += " (" + strings.Join(he.hints, "; ") + ")"
+	}
+	return msg
 }

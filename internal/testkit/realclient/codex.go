@@ -316,6 +316,9 @@ type responsesStandIn struct {
 	mu        sync.Mutex
 	reqs      []recorded
 	withTools int // requests carrying tools answered so far
+	// script, when set, answers the requests carrying tools, one reply
+	// each, in order; past its end they get "done N".
+	script [][]Block
 }
 
 func (s *responsesStandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -331,11 +334,14 @@ func (s *responsesStandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.reqs = append(s.reqs, recorded{r.Method, r.URL.RequestURI(), body})
 	n := len(s.reqs)
-	reply := "side reply"
+	reply := []Block{{Text: "side reply"}}
 	if hasTools(body) {
-		reply = "probe reply"
+		reply[0].Text = "probe reply"
 		if s.withTools > 0 {
-			reply = fmt.Sprintf("done %d", s.withTools)
+			reply[0].Text = fmt.Sprintf("done %d", s.withTools)
+		}
+		if s.withTools < len(s.script) {
+			reply = s.script[s.withTools]
 		}
 		s.withTools++
 	}
@@ -357,10 +363,11 @@ func (s *responsesStandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// writeResponseStream sends a response of one assistant message holding
-// text as the Responses API streams it: Server-Sent Events, each an
-// "event:" line naming the type and a "data:" line holding the JSON.
-func writeResponseStream(w http.ResponseWriter, n int, text string, req map[string]json.RawMessage) {
+// writeResponseStream sends a response holding the reply's blocks (an
+// assistant message for each text, a function call for each call) as the
+// Responses API streams it: Server-Sent Events, each an "event:" line
+// naming the type and a "data:" line holding the JSON.
+func writeResponseStream(w http.ResponseWriter, n int, reply []Block, req map[string]json.RawMessage) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("Connection", "close")
@@ -385,24 +392,59 @@ func writeResponseStream(w http.ResponseWriter, n int, text string, req map[stri
 		}
 		return r
 	}
-	part := map[string]any{"type": "output_text", "text": text, "annotations": []any{}}
-	item := func(status string, content []any) map[string]any {
-		return map[string]any{"type": "message", "id": "msg_" + id, "role": "assistant", "status": status, "content": content}
-	}
-	at := func(m map[string]any) map[string]any {
-		m["item_id"], m["output_index"], m["content_index"] = "msg_"+id, 0, 0
-		return m
-	}
 	ev("response.created", map[string]any{"response": response("in_progress", []any{}, nil)})
 	ev("response.in_progress", map[string]any{"response": response("in_progress", []any{}, nil)})
-	ev("response.output_item.added", map[string]any{"output_index": 0, "item": item("in_progress", []any{})})
-	ev("response.content_part.added", at(map[string]any{"part": map[string]any{"type": "output_text", "text": "", "annotations": []any{}}}))
-	ev("response.output_text.delta", at(map[string]any{"delta": text}))
-	ev("response.output_text.done", at(map[string]any{"text": text}))
-	ev("response.content_part.done", at(map[string]any{"part": part}))
-	done := item("completed", []any{part})
-	ev("response.output_item.done", map[string]any{"output_index": 0, "item": done})
-	ev("response.completed", map[string]any{"response": response("completed", []any{done}, map[string]any{
+	var output []any
+	for k, b := range reply {
+		itemID := fmt.Sprintf("%s_%d", id, k)
+		if b.Item != nil {
+			item := map[string]any{"id": "it_" + itemID, "call_id": "call_" + itemID, "status": "completed"}
+			for key, v := range b.Item {
+				item[key] = v
+			}
+			ev("response.output_item.added", map[string]any{"output_index": k, "item": item})
+			ev("response.output_item.done", map[string]any{"output_index": k, "item": item})
+			output = append(output, item)
+			continue
+		}
+		if b.Tool != "" {
+			args, _ := json.Marshal(b.Input)
+			if b.Input == nil {
+				args = []byte("{}")
+			}
+			call := func(status, arguments string) map[string]any {
+				c := map[string]any{"type": "function_call", "id": "fc_" + itemID, "call_id": "call_" + itemID, "name": b.Tool, "arguments": arguments, "status": status}
+				if b.Namespace != "" {
+					c["namespace"] = b.Namespace
+				}
+				return c
+			}
+			ev("response.output_item.added", map[string]any{"output_index": k, "item": call("in_progress", "")})
+			ev("response.function_call_arguments.delta", map[string]any{"item_id": "fc_" + itemID, "output_index": k, "delta": string(args)})
+			ev("response.function_call_arguments.done", map[string]any{"item_id": "fc_" + itemID, "output_index": k, "arguments": string(args)})
+			done := call("completed", string(args))
+			ev("response.output_item.done", map[string]any{"output_index": k, "item": done})
+			output = append(output, done)
+			continue
+		}
+		part := map[string]any{"type": "output_text", "text": b.Text, "annotations": []any{}}
+		item := func(status string, content []any) map[string]any {
+			return map[string]any{"type": "message", "id": "msg_" + itemID, "role": "assistant", "status": status, "content": content}
+		}
+		at := func(m map[string]any) map[string]any {
+			m["item_id"], m["output_index"], m["content_index"] = "msg_"+itemID, k, 0
+			return m
+		}
+		ev("response.output_item.added", map[string]any{"output_index": k, "item": item("in_progress", []any{})})
+		ev("response.content_part.added", at(map[string]any{"part": map[string]any{"type": "output_text", "text": "", "annotations": []any{}}}))
+		ev("response.output_text.delta", at(map[string]any{"delta": b.Text}))
+		ev("response.output_text.done", at(map[string]any{"text": b.Text}))
+		ev("response.content_part.done", at(map[string]any{"part": part}))
+		done := item("completed", []any{part})
+		ev("response.output_item.done", map[string]any{"output_index": k, "item": done})
+		output = append(output, done)
+	}
+	ev("response.completed", map[string]any{"response": response("completed", output, map[string]any{
 		"input_tokens": 1000 + n, "input_tokens_details": map[string]any{"cached_tokens": 0},
 		"output_tokens": 20 + n, "output_tokens_details": map[string]any{"reasoning_tokens": 5},
 		"total_tokens": 1020 + 2*n,

@@ -399,10 +399,14 @@ func Canonical(v any) ([]byte, error) {
 }
 
 // standIn answers the client as the Messages API would, with one short text
-// reply per request, and records every request it gets.
+// reply per request, and records every request it gets. With a script, the
+// requests that carry tools are answered from it, one reply each, in
+// order.
 type standIn struct {
-	mu   sync.Mutex
-	reqs []recorded
+	mu     sync.Mutex
+	reqs   []recorded
+	script [][]Block
+	turns  int // scripted replies given
 }
 
 type recorded struct {
@@ -430,6 +434,14 @@ func (s *standIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.reqs = append(s.reqs, recorded{r.Method, r.URL.RequestURI(), body})
 	n := len(s.reqs)
+	var blocks []Block
+	if s.script != nil && hasTools(body) {
+		blocks = []Block{{Text: fmt.Sprintf("done %d", s.turns)}}
+		if s.turns < len(s.script) {
+			blocks = s.script[s.turns]
+		}
+		s.turns++
+	}
 	s.mu.Unlock()
 
 	switch {
@@ -450,14 +462,17 @@ func (s *standIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if raw, ok := body["stream"]; ok {
 			_ = json.Unmarshal(raw, &stream)
 		}
+		content, stop := []any{map[string]any{"type": "text", "text": reply}}, "end_turn"
+		if blocks != nil {
+			content, stop = messageContent(n, blocks)
+		}
 		msg := map[string]any{
 			"id": fmt.Sprintf("msg_%04d", n), "type": "message", "role": "assistant", "model": model,
-			"content":     []any{map[string]any{"type": "text", "text": reply}},
-			"stop_reason": "end_turn", "stop_sequence": nil,
+			"content": content, "stop_reason": stop, "stop_sequence": nil,
 			"usage": map[string]any{"input_tokens": 100 + n, "output_tokens": 10 + n},
 		}
 		if stream {
-			writeStream(w, msg, reply)
+			writeStream(w, msg)
 		} else {
 			writeJSON(w, msg)
 		}
@@ -488,8 +503,10 @@ func writeJSON(w http.ResponseWriter, v any) {
 }
 
 // writeStream sends msg as the API streams it: Server-Sent Events, each an
-// "event:" line naming the type and a "data:" line holding the JSON.
-func writeStream(w http.ResponseWriter, msg map[string]any, text string) {
+// "event:" line naming the type and a "data:" line holding the JSON. Each
+// block of its content is streamed whole: a text as one text_delta, a tool
+// call's input as one input_json_delta.
+func writeStream(w http.ResponseWriter, msg map[string]any) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	// The API ends the stream by closing; so does mockapi.py.
@@ -508,11 +525,20 @@ func writeStream(w http.ResponseWriter, msg map[string]any, text string) {
 	start["stop_reason"] = nil
 	usage := msg["usage"].(map[string]any)
 	ev("message_start", map[string]any{"message": start})
-	ev("content_block_start", map[string]any{"index": 0, "content_block": map[string]any{"type": "text", "text": ""}})
-	ev("content_block_delta", map[string]any{"index": 0, "delta": map[string]any{"type": "text_delta", "text": text}})
-	ev("content_block_stop", map[string]any{"index": 0})
+	for i, c := range msg["content"].([]any) {
+		b := c.(map[string]any)
+		if b["type"] == "tool_use" {
+			input, _ := json.Marshal(b["input"])
+			ev("content_block_start", map[string]any{"index": i, "content_block": map[string]any{"type": "tool_use", "id": b["id"], "name": b["name"], "input": map[string]any{}}})
+			ev("content_block_delta", map[string]any{"index": i, "delta": map[string]any{"type": "input_json_delta", "partial_json": string(input)}})
+		} else {
+			ev("content_block_start", map[string]any{"index": i, "content_block": map[string]any{"type": "text", "text": ""}})
+			ev("content_block_delta", map[string]any{"index": i, "delta": map[string]any{"type": "text_delta", "text": b["text"]}})
+		}
+		ev("content_block_stop", map[string]any{"index": i})
+	}
 	ev("message_delta", map[string]any{
-		"delta": map[string]any{"stop_reason": "end_turn", "stop_sequence": nil},
+		"delta": map[string]any{"stop_reason": msg["stop_reason"], "stop_sequence": nil},
 		"usage": map[string]any{"output_tokens": usage["output_tokens"]},
 	})
 	ev("message_stop", map[string]any{})
