@@ -72,14 +72,17 @@ func runMCP(ctx context.Context, e *env, o mcpOptions) error {
 		}
 		return err
 	}
+	notLoopback := withHint(fmt.Errorf("--http %s: not a loopback address; scribe mcp serves this machine only", o.http), "use 127.0.0.1:PORT or [::1]:PORT")
+	if !mcp.LoopbackHost(o.http) {
+		return notLoopback
+	}
 	ln, err := net.Listen("tcp", o.http)
 	if err != nil {
 		return withHint(err, "choose another address with --http, such as 127.0.0.1:0 for any free port")
 	}
 	if a, ok := ln.Addr().(*net.TCPAddr); !ok || !a.IP.IsLoopback() {
 		ln.Close()
-		return withHint(fmt.Errorf("--http %s: %s is not a loopback address; scribe mcp serves this machine only", o.http, ln.Addr()),
-			"use 127.0.0.1:PORT or [::1]:PORT")
+		return notLoopback // localhost named another address
 	}
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: logger}
 	return serveHTTP(ctx, hs, ln, func() {

@@ -3,9 +3,11 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -21,7 +23,7 @@ import (
 // mcpConn is scribe mcp run in this process on pipes, and a client that
 // speaks JSON-RPC to it line by line, as a client that started it would.
 type mcpConn struct {
-	t      *testing.T
+	t      testing.TB
 	in     *io.PipeWriter
 	out    *bufio.Reader
 	id     int
@@ -30,7 +32,7 @@ type mcpConn struct {
 }
 
 // startMCP runs scribe --root root mcp ARGS and initializes a session.
-func startMCP(t *testing.T, root string, args ...string) *mcpConn {
+func startMCP(t testing.TB, root string, args ...string) *mcpConn {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -357,5 +359,60 @@ func TestMCPHugeRound(t *testing.T) {
 	}
 	if text := c.mustCall("context", map[string]any{"session": multiturn}); len(text) > mcp.DefaultBudget || !strings.Contains(text, "[more: ") {
 		t.Errorf("context of the whole session: %d bytes, %q at the end", len(text), text[max(0, len(text)-200):])
+	}
+}
+
+// TestMCPHTTP runs scribe mcp --http on a free loopback port: it says
+// where, answers a client there, refuses a foreign Host, and stops when
+// its context ends.
+func TestMCPHTTP(t *testing.T) {
+	root := bundledStore(t)
+	var stdout, stderr lockedBuffer
+	e := &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, root: root}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- runMCP(ctx, e, mcpOptions{http: "127.0.0.1:0"}) }()
+	re := regexp.MustCompile(`at (http://\S+/mcp) `)
+	var url string
+	for deadline := time.Now().Add(30 * time.Second); url == ""; time.Sleep(20 * time.Millisecond) {
+		if m := re.FindStringSubmatch(stderr.String()); m != nil {
+			url = m[1]
+		} else if time.Now().After(deadline) {
+			t.Fatalf("scribe mcp --http said nothing of where it listens: %q", stderr.String())
+		}
+	}
+	post := func(host string) (int, string) {
+		req, _ := http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if host != "" {
+			req.Host = host
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := post(""); code != http.StatusOK || !strings.Contains(body, `"name":"scribe"`) {
+		t.Errorf("initialize: %d %s", code, body)
+	}
+	if code, body := post("attacker.example"); code != http.StatusForbidden {
+		t.Errorf("a foreign Host: %d %s", code, body)
+	}
+	if stdout.String() != "" {
+		t.Errorf("scribe mcp --http wrote to stdout: %q", stdout.String())
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("scribe mcp --http: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("scribe mcp --http did not stop")
 	}
 }

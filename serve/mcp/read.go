@@ -84,15 +84,21 @@ func (s *Server) search(ctx context.Context, a searchArgs) (string, error) {
 		win, off = 1, 0
 	}
 	q := Query{Text: a.Query, Raw: a.FTS, Agent: a.Agent, Project: a.Project, Since: a.Since, Until: a.Until, Engagement: a.Engagement}
-	window := func(k int) ([]Hit, bool, error) {
+	// window returns the hits of window k, or of the first window the
+	// best n only (the same ranking: any limit up to firstWindow ranks
+	// the newest firstWindow matches), and whether no match lies beyond.
+	window := func(k, n int) ([]Hit, bool, error) {
 		q.Limit = firstWindow << (k - 1)
+		if k == 1 {
+			q.Limit = min(firstWindow, n)
+		}
 		hits, err := s.store.Search(ctx, q)
 		return hits, len(hits) < q.Limit || q.Limit >= lastWindow, err
 	}
 	// What the windows before this one held.
 	held := map[hitKey]bool{}
 	for k := 1; k < win; k++ {
-		hits, _, err := window(k)
+		hits, _, err := window(k, firstWindow)
 		if err != nil {
 			return "", err
 		}
@@ -103,7 +109,9 @@ func (s *Server) search(ctx context.Context, a searchArgs) (string, error) {
 	p := newListPage(a.budget(), nil, "hits")
 	tail := pageTail{}
 	for {
-		hits, final, err := window(win)
+		// One hit more than the page takes tells whether the window
+		// goes on.
+		hits, final, err := window(win, off+limit+1)
 		if err != nil {
 			return "", err
 		}
