@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 )
 
 // A scripted run starts the real client on a prompt (not on a session to
@@ -107,17 +106,20 @@ func RunClaude(ctx context.Context, claude string, r Run) (*Exchange, error) {
 	cmd := exec.CommandContext(ctx, claude, args...)
 	cmd.Dir = project
 	cmd.Env = env(home, srv.URL)
-	out, runErr := runTo(cmd, filepath.Join(tmp, "output"))
+	run, err := runClient(ctx, cmd, tmp)
+	if err != nil {
+		return nil, err
+	}
 	api.mu.Lock()
 	defer api.mu.Unlock()
-	x := &Exchange{Output: out, api: "messages"}
+	x := &Exchange{Output: tail(run.output, 1<<20), api: "messages"}
 	for _, req := range api.reqs {
 		if hasTools(req.body) && strings.HasSuffix(pathOnly(req.path), "/v1/messages") {
 			x.Requests = append(x.Requests, req.body)
 		}
 	}
-	if runErr != nil || len(x.Requests) == 0 {
-		return x, fmt.Errorf("claude %s: %v; requests: %s; output (tail): %s", strings.Join(args, " "), orOK(runErr, ctx), summarize(api.reqs), lastBytes(out, 3000))
+	if run.err != nil || len(x.Requests) == 0 {
+		return x, fmt.Errorf("claude %s: %s; requests: %s; output (tail): %s", strings.Join(args, " "), run.status(), summarize(api.reqs), tail(run.output, 3000))
 	}
 	return x, nil
 }
@@ -141,7 +143,7 @@ func (p *CodexProbe) Run(r Run) (*Exchange, error) {
 		return nil, err
 	}
 	// The base configuration ends in its [features] table.
-	config := fmt.Sprintf(codexConfig, srv.URL)
+	config := fmt.Sprintf(codexConfig, srv.URL, "mock")
 	for _, k := range slices.Sorted(maps.Keys(r.Features)) {
 		config += fmt.Sprintf("%s = %v\n", k, r.Features[k])
 	}
@@ -154,53 +156,23 @@ func (p *CodexProbe) Run(r Run) (*Exchange, error) {
 	args := []string{"exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", r.Prompt}
 	cmd := exec.CommandContext(ctx, p.Launcher, args...)
 	cmd.Dir = project
-	cmd.Env = codexEnv(home)
-	out, runErr := runTo(cmd, filepath.Join(tmp, "output"))
+	cmd.Env = codexEnv(home, srv.URL)
+	run, err := runClient(ctx, cmd, tmp)
+	if err != nil {
+		return nil, err
+	}
 	api.mu.Lock()
 	defer api.mu.Unlock()
-	x := &Exchange{Output: out, api: "responses"}
+	x := &Exchange{Output: tail(run.output, 1<<20), api: "responses"}
 	for _, req := range api.reqs {
 		if _, ok := req.body["input"]; ok && hasTools(req.body) {
 			x.Requests = append(x.Requests, req.body)
 		}
 	}
-	if runErr != nil || len(x.Requests) == 0 {
-		return x, fmt.Errorf("codex %s: %v; requests: %s; output (tail): %s", strings.Join(args, " "), orOK(runErr, ctx), summarize(api.reqs), lastBytes(out, 3000))
+	if run.err != nil || len(x.Requests) == 0 {
+		return x, fmt.Errorf("codex %s: %s; requests: %s; output (tail): %s", strings.Join(args, " "), run.status(), summarize(api.reqs), tail(run.output, 3000))
 	}
 	return x, nil
-}
-
-// runTo runs cmd with its output in the file out (a pipe would keep Wait
-// waiting for a child that holds it) and returns the output.
-func runTo(cmd *exec.Cmd, out string) (string, error) {
-	f, err := os.Create(out)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	cmd.Stdin = nil
-	cmd.Stdout, cmd.Stderr = f, f
-	cmd.WaitDelay = 5 * time.Second
-	runErr := cmd.Run()
-	data, _ := os.ReadFile(out)
-	return string(data), runErr
-}
-
-func orOK(err error, ctx context.Context) string {
-	switch {
-	case ctx.Err() != nil:
-		return fmt.Sprintf("killed (%v)", ctx.Err())
-	case err != nil:
-		return err.Error()
-	}
-	return "exit status 0"
-}
-
-func lastBytes(s string, n int) string {
-	if len(s) > n {
-		return "..." + s[len(s)-n:]
-	}
-	return s
 }
 
 // Tools returns the names of the tools request i offered the model: its
