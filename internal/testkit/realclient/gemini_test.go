@@ -18,9 +18,9 @@ import (
 const geminiTmp = "../../../testdata/gemini/tmp"
 
 const (
-	geminiTools  = geminiTmp + "/tools-thinking/chats/session-2026-11-27T04-42-11111111.jsonl"
-	geminiRewind = geminiTmp + "/rewind/chats/session-2026-11-27T04-45-55555555.jsonl"
-	geminiLoop   = geminiTmp + "/loop-detected/chats/session-2026-11-27T04-45-ffffffff.jsonl"
+	geminiTools  = geminiTmp + "/tools-thinking/chats/session-2026-11-27T04-42-9e111111.jsonl"
+	geminiRewind = geminiTmp + "/rewind/chats/session-2026-11-27T04-45-9e555555.jsonl"
+	geminiLoop   = geminiTmp + "/loop-detected/chats/session-2026-11-27T04-45-9effffff.jsonl"
 )
 
 // TestGeminiProbeConcurrent runs probes of one session at once, as the
