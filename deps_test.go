@@ -84,6 +84,7 @@ const depsRules = `
 	NONE < bench/floor, internal/testkit/testenv, internal/testkit/realclient;
 	ADAPTERS, inscribe/views, internal/testkit/testenv < internal/testkit/storetest;
 	exportcore < internal/testkit/crosstest;
+	SEAM, BASE < internal/testkit/sourcetest;
 	internal/testkit/testenv < ROOT;
 
 	# Forbidden: nothing on the store side knows a source format, and

@@ -47,10 +47,7 @@ func bookkeepingOnly(line []byte) bool {
 // notText reports whether the value at path is not text, by its key (or,
 // for an array element, its array's key).
 func notText(path []string) bool {
-	k := path[len(path)-1]
-	if isIndex(k) && len(path) > 1 {
-		k = path[len(path)-2]
-	}
+	k := jsonpatch.Key(path)
 	if len(path) >= 2 && k == "data" && path[len(path)-2] == "source" {
 		return true // an image's or a document's bytes
 	}
@@ -94,18 +91,6 @@ func nameLike(k string) bool {
 // client's own keys are a few hundred; keys that are data, file paths, are
 // longer). It is copied on write, so that reading it takes no lock.
 var keyKinds atomic.Pointer[map[string]bool]
-
-func isIndex(k string) bool {
-	if k == "" {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		if k[i] < '0' || k[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
 
 // identityKey reports whether a key names an identity, a time, a type, a
 // hash, a signature or encoded bytes: never text.
@@ -180,5 +165,5 @@ func isTextBlock(path string) bool {
 		return false
 	}
 	n, ok := strings.CutSuffix(rest, ".text")
-	return ok && isIndex(n)
+	return ok && jsonpatch.IsIndex(n)
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/scribe-archive/scribe/internal/jsonpatch"
+	"github.com/scribe-archive/scribe/internal/testkit/sourcetest"
 	"github.com/scribe-archive/scribe/session"
 	"github.com/scribe-archive/scribe/session/source"
 )
@@ -23,69 +23,29 @@ func TestTextFields(t *testing.T) {
 		t.Fatal("no sample transcripts")
 	}
 	a := New()
+	notText := func(path string) bool {
+		return identityKey(path[strings.LastIndexByte(path, '.')+1:]) || strings.HasSuffix(path, "source.data")
+	}
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		lines := bytes.Split(data, []byte("\n"))
-		fields := map[int]map[string]string{}
-		for i, l := range lines {
-			fields[i+1] = map[string]string{}
-			for _, tf := range a.TextFields(l) {
-				if got := jsonpatch.DecodeString(l[tf.Start:tf.End]); got != tf.Text {
-					t.Errorf("%s:%d: %s: span decodes to %q, not %q", f, i+1, tf.Path, got, tf.Text)
-				}
-				last := tf.Path[strings.LastIndexByte(tf.Path, '.')+1:]
-				if identityKey(last) || strings.HasSuffix(tf.Path, "source.data") {
-					t.Errorf("%s:%d: %s is a text field", f, i+1, tf.Path)
-				}
-				fields[i+1][tf.Path] = tf.Text
-			}
-		}
 		b := testBuilder(source.Config{File: f, DocBase: "x", Sidechain: strings.Contains(f, "subagents")})
 		lr := source.NewLineReader(bytes.NewReader(data), 1, 0)
-		var rounds []*session.Round
+		var items []session.Item
 		for {
 			l, err := lr.Next()
 			if err != nil {
 				break
 			}
 			if r := b.Add(l); r != nil {
-				rounds = append(rounds, r)
+				items = append(items, r.Items...)
 			}
 		}
 		if fin := b.Finish(); fin.Open != nil {
-			rounds = append(rounds, fin.Open)
+			items = append(items, fin.Open.Items...)
 		}
-		check := func(kind session.BlockKind, text string, o *session.Origin) {
-			if o == nil || text == "" || kind == session.KindRaw || kind == session.KindToolUse {
-				return
-			}
-			if got, ok := fields[o.Line][o.Path]; !ok || got != text {
-				t.Errorf("%s:%d: the %s block at %s is not a text field", f, o.Line, kind, o.Path)
-			}
-		}
-		for _, r := range rounds {
-			for _, it := range r.Items {
-				for _, blk := range it.Blocks {
-					check(blk.Kind, blk.Text, blk.Origin)
-					if blk.Kind == session.KindToolUse && blk.Origin != nil && strings.Contains(blk.Input, `"`) {
-						found := false
-						for p := range fields[blk.Origin.Line] {
-							found = found || p == blk.Origin.Path || strings.HasPrefix(p, blk.Origin.Path+".")
-						}
-						if !found {
-							t.Errorf("%s:%d: tool input %s has no text field", f, blk.Origin.Line, blk.Origin.Path)
-						}
-					}
-					if blk.Result != nil {
-						for _, p := range blk.Result.Parts {
-							check(p.Kind, p.Text, p.Origin)
-						}
-					}
-				}
-			}
-		}
+		sourcetest.TextFields(t, f, data, a, notText, items)
 	}
 }

@@ -27,10 +27,7 @@ func (a *Adapter) TextFields(line []byte) []source.TextField {
 // notText reports whether the value at path is not text, by its key (or,
 // for an array element, its array's key).
 func notText(path []string) bool {
-	k := path[len(path)-1]
-	if isIndex(k) && len(path) > 1 {
-		k = path[len(path)-2]
-	}
+	k := jsonpatch.Key(path)
 	switch k {
 	case "id", "ids", "type", "role", "timestamp", "model", "cwd", "cli_version", "revision", "status",
 		"model_provider", "model_provider_id", "originator", "effort", "summary_mode":
@@ -42,18 +39,6 @@ func notText(path []string) bool {
 		}
 	}
 	return strings.HasPrefix(k, "encrypted")
-}
-
-func isIndex(k string) bool {
-	if k == "" {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		if k[i] < '0' || k[i] > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // isDataURL reports whether s is a data: URL holding base64 bytes (an

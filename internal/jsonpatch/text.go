@@ -180,3 +180,27 @@ func FieldText[T TextValueLike](data []byte, f T) string {
 	}
 	return TextValue(f).Text
 }
+
+// IsIndex reports whether a key of a path is an array index.
+func IsIndex(k string) bool {
+	if k == "" {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if k[i] < '0' || k[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// Key is the key a value at path goes by, for a text finder telling text
+// from identities by it: its own key, or, for an element of an array, the
+// array's.
+func Key(path []string) string {
+	k := path[len(path)-1]
+	if IsIndex(k) && len(path) > 1 {
+		k = path[len(path)-2]
+	}
+	return k
+}
