@@ -48,8 +48,8 @@ const depsRules = `
 	session/source, session/source/lifecycle < SEAM;
 
 	# ADAPTERS: one package per client's format.
-	SEAM, BASE < adapters/claude, adapters/codex;
-	adapters/claude, adapters/codex < ADAPTERS;
+	SEAM, BASE < adapters/claude, adapters/codex, adapters/gemini;
+	adapters/claude, adapters/codex, adapters/gemini < ADAPTERS;
 
 	# STORE: the store (the only package that touches its files), its
 	# document format, its redaction, its SQLite indexes and the views
