@@ -509,7 +509,7 @@ func toolHint(name string, in *jnode) string {
 	if name == "apply_patch" {
 		return patchHint(in)
 	}
-	for _, k := range []string{"description", "command", "cmd", "file_path", "pattern", "url", "query", "prompt", "path"} {
+	for _, k := range []string{"description", "command", "cmd", "file_path", "pattern", "url", "query", "prompt", "path", "dir_path"} {
 		s, ok := in.strAt(k)
 		if !ok || strings.TrimSpace(s) == "" {
 			continue
@@ -551,7 +551,7 @@ func patchHint(in *jnode) string {
 // and it is not 0.
 func exitCode(tool string, r *session.Result) string {
 	switch tool {
-	case "Bash", "exec_command", "shell", "shell_command", "container.exec", "local_shell":
+	case "Bash", "exec_command", "shell", "shell_command", "container.exec", "local_shell", "run_shell_command":
 	default:
 		return ""
 	}
@@ -562,7 +562,7 @@ func exitCode(tool string, r *session.Result) string {
 	for i := 0; i < 5 && text != ""; i++ {
 		line, rest, _ := strings.Cut(text, "\n")
 		text = rest
-		for _, prefix := range []string{"Exit code: ", "Exit code ", "Process exited with code "} {
+		for _, prefix := range []string{"Exit code: ", "Exit code ", "Exit Code: ", "Process exited with code "} {
 			if n, ok := strings.CutPrefix(line, prefix); ok && n != "0" && n != "" && strings.Trim(n, "0123456789") == "" {
 				return n
 			}

@@ -208,7 +208,7 @@ func viewParts(name string, in *jnode) []viewPart {
 	text := func(p string) viewPart { return viewPart{kind: partText, path: p} }
 	has := func(p string) bool { _, ok := in.strAt(p); return ok }
 	switch name {
-	case "Bash", "shell_command":
+	case "Bash", "shell_command", "run_shell_command":
 		return []viewPart{fence("bash", "command")}
 	case "exec_command":
 		return []viewPart{fence("bash", "cmd")}
@@ -224,7 +224,7 @@ func viewParts(name string, in *jnode) []viewPart {
 			return []viewPart{fence("diff", rootPath)}
 		}
 		return []viewPart{fence("diff", "input")}
-	case "Edit":
+	case "Edit", "replace":
 		return []viewPart{{kind: partDiff, path: "old_string", to: "new_string"}}
 	case "MultiEdit":
 		edits := in.at("edits")
@@ -237,20 +237,21 @@ func viewParts(name string, in *jnode) []viewPart {
 			parts = append(parts, viewPart{kind: partDiff, path: e + "old_string", to: e + "new_string"})
 		}
 		return parts
-	case "Write":
+	case "Write", "write_file":
 		file, _ := in.strAt("file_path")
 		return []viewPart{fence(language(file), "content")}
-	case "Read", "Glob", "Grep", "LS", "WebSearch", "view_image":
+	case "Read", "Glob", "Grep", "LS", "WebSearch", "view_image",
+		"read_file", "list_directory", "glob", "grep_search", "search_file_content", "google_web_search":
 		// The path, pattern or query is the summary line's.
 		if toolHint(name, in) != "" {
 			return []viewPart{}
 		}
-	case "WebFetch":
+	case "WebFetch", "web_fetch":
 		if has("prompt") {
 			return []viewPart{text("prompt")}
 		}
 		return []viewPart{}
-	case "Agent", "Task":
+	case "Agent", "Task", "invoke_agent":
 		if has("prompt") {
 			return []viewPart{text("prompt")}
 		}
@@ -260,6 +261,8 @@ func viewParts(name string, in *jnode) []viewPart {
 		}
 	case "TodoWrite":
 		return []viewPart{checklist("todos", "content", in)}
+	case "write_todos":
+		return []viewPart{checklist("todos", "description", in)}
 	case "update_plan":
 		var parts []viewPart
 		if has("explanation") {
