@@ -66,7 +66,8 @@ const depsRules = `
 	SEAM, inscribe < exportcore;
 	exportcore, adapters/claude < exportclaude;
 	exportcore, adapters/codex < exportcodex;
-	exportcore, exportclaude, exportcodex < EXPORT;
+	exportcore, adapters/gemini < exportgemini;
+	exportcore, exportclaude, exportcodex, exportgemini < EXPORT;
 
 	# VERIFY: the round trip, findings as data.
 	exportcore < check;

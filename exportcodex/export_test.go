@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -42,18 +41,6 @@ var format = check.Format{
 		return err
 	},
 	Transcript: func(md string, w io.Writer) ([]error, error) { return exportcodex.Transcript(md, adapter, w) },
-}
-
-// withoutTorn returns data without a torn last line (unterminated, not
-// JSON), which is never inscribed.
-func withoutTorn(data []byte) []byte {
-	i := bytes.LastIndexByte(data, '\n')
-	if i+1 < len(data) {
-		if l := (source.Line{Raw: data[i+1:]}); l.Torn() {
-			return data[:i+1]
-		}
-	}
-	return data
 }
 
 // TestCorpus: every real rollout inscribes without error, exports byte for
@@ -95,7 +82,7 @@ func TestCorpus(t *testing.T) {
 			}
 			want, _ := os.ReadFile(p)
 			got, _ := os.ReadFile(files[0].Path)
-			if !bytes.Equal(got, withoutTorn(want)) {
+			if !bytes.Equal(got, storetest.WithoutTorn(want)) {
 				t.Errorf("the export differs from the rollout")
 			}
 			reports, err := check.Session(src, format)
@@ -111,86 +98,6 @@ func TestCorpus(t *testing.T) {
 	}
 }
 
-// live is a scratch sessions tree whose rollouts a test can grow, and the
-// store beside it.
-type live struct {
-	t          *testing.T
-	root, data string
-}
-
-func newLive(t *testing.T) *live {
-	d := t.TempDir()
-	return &live{t: t, root: filepath.Join(d, "sessions"), data: filepath.Join(d, "data")}
-}
-
-func (l *live) put(rel string, data []byte) {
-	p := filepath.Join(l.root, rel)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		l.t.Fatal(err)
-	}
-	if err := os.WriteFile(p, data, 0o644); err != nil {
-		l.t.Fatal(err)
-	}
-}
-
-func (l *live) update(verify bool) []inscribe.Result {
-	l.t.Helper()
-	s, err := inscribe.OpenStore(l.data)
-	if err != nil {
-		l.t.Fatal(err)
-	}
-	ss, err := adapter.Discover(l.root)
-	if err != nil {
-		l.t.Fatal(err)
-	}
-	var out []inscribe.Result
-	for _, src := range ss {
-		for _, r := range s.Update(src, inscribe.Options{Verify: verify}) {
-			if r.Err != nil {
-				l.t.Fatalf("%s: %v", r.Source, r.Err)
-			}
-			out = append(out, r)
-		}
-	}
-	if err := storetest.Views(s).RefreshIndexes(); err != nil {
-		l.t.Fatal(err)
-	}
-	return out
-}
-
-// snapshot reads every file of the store but locks, stamps and databases
-// (local or derived).
-func (l *live) snapshot() map[string][]byte {
-	out := map[string][]byte{}
-	filepath.WalkDir(l.data, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || strings.HasPrefix(d.Name(), ".") || strings.Contains(d.Name(), ".db") {
-			return err
-		}
-		rel, _ := filepath.Rel(l.data, p)
-		out[rel], _ = os.ReadFile(p)
-		return nil
-	})
-	return out
-}
-
-func diffSnapshots(got, want map[string][]byte) string {
-	var diffs []string
-	for n, w := range want {
-		if g, ok := got[n]; !ok {
-			diffs = append(diffs, "missing "+n)
-		} else if !bytes.Equal(g, w) {
-			diffs = append(diffs, "differs "+n)
-		}
-	}
-	for n := range got {
-		if _, ok := want[n]; !ok {
-			diffs = append(diffs, "extra "+n)
-		}
-	}
-	sort.Strings(diffs)
-	return strings.Join(diffs, "; ")
-}
-
 // TestPrefixThenAppend: a rollout inscribed in two pieces, cut at every
 // line boundary (and in the middle of some lines, as a writer caught
 // mid-line leaves it), gives the store the whole rollout gives.
@@ -204,34 +111,7 @@ func TestPrefixThenAppend(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ref := newLive(t)
-			ref.put(rel, whole)
-			ref.update(true)
-			want := ref.snapshot()
-			var cuts []int
-			for i, c := range whole {
-				if c == '\n' {
-					cuts = append(cuts, i+1)
-					if len(cuts)%5 == 2 {
-						cuts = append(cuts, i+1+(bytes.IndexByte(whole[i+1:], '\n')+1)/2)
-					}
-				}
-			}
-			for _, cut := range cuts {
-				l := newLive(t)
-				l.put(rel, whole[:cut])
-				l.update(false)
-				l.put(rel, whole)
-				l.update(false)
-				if d := diffSnapshots(l.snapshot(), want); d != "" {
-					t.Fatalf("cut at byte %d: the store differs from the whole inscription: %s", cut, d)
-				}
-				for _, r := range l.update(false) {
-					if r.Outcome != inscribe.Unchanged {
-						t.Fatalf("cut at byte %d: a second append gave %s", cut, r.Outcome)
-					}
-				}
-			}
+			storetest.PrefixThenAppend(t, adapter, rel, whole, nil)
 		})
 	}
 }
@@ -254,13 +134,13 @@ func sample(t *testing.T, id string) ([]byte, string) {
 
 // inscribeOne inscribes a rollout written at rel under a fresh sessions
 // root and returns its document and warnings.
-func inscribeOne(t *testing.T, rel string, data []byte) (string, []error, *live) {
+func inscribeOne(t *testing.T, rel string, data []byte) (string, []error, *storetest.Live) {
 	t.Helper()
-	l := newLive(t)
-	l.put(rel, data)
+	l := storetest.NewLive(t, adapter)
+	l.Put(rel, data)
 	var md string
 	var warnings []error
-	for _, r := range l.update(true) {
+	for _, r := range l.Update(true) {
 		md = r.Doc
 		warnings = append(warnings, r.Warnings...)
 	}
@@ -320,7 +200,7 @@ func TestBadInput(t *testing.T) {
 	if ws, err := exportcodex.Transcript(md, adapter, &buf); err != nil || len(ws) > 0 {
 		t.Fatalf("export: %v %v", err, ws)
 	}
-	if !bytes.Equal(buf.Bytes(), withoutTorn([]byte(src))) {
+	if !bytes.Equal(buf.Bytes(), storetest.WithoutTorn([]byte(src))) {
 		t.Errorf("the export does not give the complete lines back")
 	}
 }

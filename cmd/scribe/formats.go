@@ -10,9 +10,11 @@ import (
 
 	"github.com/scribe-archive/scribe/adapters/claude"
 	"github.com/scribe-archive/scribe/adapters/codex"
+	"github.com/scribe-archive/scribe/adapters/gemini"
 	"github.com/scribe-archive/scribe/check"
 	"github.com/scribe-archive/scribe/exportclaude"
 	"github.com/scribe-archive/scribe/exportcodex"
+	"github.com/scribe-archive/scribe/exportgemini"
 	"github.com/scribe-archive/scribe/session"
 	"github.com/scribe-archive/scribe/session/source"
 )
@@ -42,7 +44,7 @@ type format struct {
 
 // formats are the source formats, in the order their default folders are
 // read.
-var formats = []*format{claudeFormat(), codexFormat()}
+var formats = []*format{claudeFormat(), codexFormat(), geminiFormat()}
 
 func claudeFormat() *format {
 	a := claude.New()
@@ -87,6 +89,28 @@ func codexFormat() *format {
 			return exportcodex.Session(md, a, dir, exportcodex.Options{Force: force})
 		},
 		exportDir: func(*session.Meta) (string, error) { return exportcodex.DefaultDir() },
+	}
+}
+
+func geminiFormat() *format {
+	a := gemini.New()
+	return &format{
+		adapter: a,
+		client:  "Gemini CLI",
+		command: "export-gemini",
+		transcript: func(md string, w io.Writer) ([]error, error) {
+			return exportgemini.Transcript(md, a, w)
+		},
+		exportSession: func(md, dir string, force bool) ([]exportclaude.File, []error, error) {
+			return exportgemini.Session(md, a, dir, exportgemini.Options{Force: force})
+		},
+		exportDir: func(m *session.Meta) (string, error) {
+			tmp, err := exportgemini.DefaultDir()
+			if err != nil {
+				return "", err
+			}
+			return exportgemini.Dir(tmp, m)
+		},
 	}
 }
 

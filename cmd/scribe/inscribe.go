@@ -23,7 +23,7 @@ import (
 // bundledSamples is where the repository keeps its sample sessions (one
 // folder per client), used when a person runs scribe from a checkout and
 // has no sessions of their own.
-var bundledSamples = []string{"testdata/claude/projects", "testdata/codex/sessions"}
+var bundledSamples = []string{"testdata/claude/projects", "testdata/codex/sessions", "testdata/gemini/tmp"}
 
 type updateOptions struct {
 	sources []string

@@ -216,7 +216,7 @@ JSON object on stderr: {"error": "...", "hints": [...]}.`,
 	root.SetVersionTemplate("scribe {{.Version}}\n")
 	root.PersistentFlags().StringVar(&e.root, "root", "", "the store's root (default $SCRIBE_ROOT, else "+defaultRootHelp()+")")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &flagError{err} })
-	root.AddCommand(newInscribeCmd(e), newAppendCmd(e), newExportCmd(e), newExportCodexCmd(e), newCheckCmd(e),
+	root.AddCommand(newInscribeCmd(e), newAppendCmd(e), newExportCmd(e), newExportCodexCmd(e), newExportGeminiCmd(e), newCheckCmd(e),
 		newSearchCmd(e), newListCmd(e), newShowCmd(e), newTagCmd(e, false), newTagCmd(e, true), newContextCmd(e), newReindexCmd(e),
 		newServeCmd(e), newHTMLCmd(e), newMCPCmd(e), newRepairCmd(e), newScanCmd(e), newForgetCmd(e))
 	return root

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/scribe-archive/scribe/adapters/codex"
+	"github.com/scribe-archive/scribe/adapters/gemini"
 	"github.com/scribe-archive/scribe/internal/testkit/testenv"
 	"github.com/scribe-archive/scribe/session"
 	"github.com/scribe-archive/scribe/session/source"
@@ -170,8 +171,18 @@ func TestViewParseErrors(t *testing.T) {
 
 // buildCodexDoc builds the document of a Codex rollout in memory.
 func buildCodexDoc(t testing.TB, path string) *session.Document {
+	return buildAdapterDoc(t, codex.New(), path)
+}
+
+// buildGeminiDoc builds the document of a Gemini CLI session in memory.
+func buildGeminiDoc(t testing.TB, path string) *session.Document {
+	return buildAdapterDoc(t, gemini.New(), path)
+}
+
+// buildAdapterDoc builds the document of a session file of src's format
+// in memory.
+func buildAdapterDoc(t testing.TB, src source.Adapter, path string) *session.Document {
 	t.Helper()
-	src := codex.New()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -193,12 +204,34 @@ func TestRoundTripCodexCorpus(t *testing.T) {
 	}
 }
 
+func TestRoundTripGeminiCorpus(t *testing.T) {
+	for _, p := range geminiSessions(t) {
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			t.Parallel()
+			checkRoundTrip(t, p, buildGeminiDoc(t, p))
+		})
+	}
+}
+
+// geminiSessions are the Gemini CLI samples' session files (startup files
+// too: they build, though no document is made of them).
+func geminiSessions(t testing.TB) []string {
+	var out []string
+	filepath.WalkDir(filepath.Join(testenv.RepoRoot(t), "testdata", "gemini", "tmp"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
+}
+
 func codexTranscripts(t testing.TB) []string {
 	ps := testenv.Transcripts(t, filepath.Join(testenv.RepoRoot(t), "testdata", "codex", "sessions"))
 	return append(ps, testenv.Transcripts(t, filepath.Join(testenv.Shared(t), "corpus", "codex-0.169.0", "sessions"))...)
 }
 
-// TestCorpusReads: over every session of the three corpora, the documents
+// TestCorpusReads: over every session of the corpora, the documents
 // read like the conversation: no thinking opens onto nothing, no client
 // bookkeeping has a heading of its own, and every call of a tool with a
 // view is shown through it (a shell command as bash, an edit as a diff).
@@ -210,6 +243,9 @@ func TestCorpusReads(t *testing.T) {
 	}
 	for _, p := range codexTranscripts(t) {
 		docs, names = append(docs, buildCodexDoc(t, p)), append(names, p)
+	}
+	for _, p := range geminiSessions(t) {
+		docs, names = append(docs, buildGeminiDoc(t, p)), append(names, p)
 	}
 	views, calls := 0, 0
 	for k, d := range docs {

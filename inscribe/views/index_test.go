@@ -227,17 +227,24 @@ func TestSearch(t *testing.T) {
 		q    index.Query
 		want int
 	}{
-		// Claude Code's multiturn sample asks five questions, Codex's four.
-		{index.Query{Text: "question"}, 9},
+		// Claude Code's multiturn sample asks five questions, Codex's
+		// four, Gemini CLI's four.
+		{index.Query{Text: "question"}, 13},
 		{index.Query{Text: "question", Agent: "claude"}, 5},
 		{index.Query{Text: "question", Agent: "codex"}, 4},
+		{index.Query{Text: "question", Agent: "gemini"}, 4},
 		{index.Query{Text: "question", Project: "multiturn", Agent: "claude"}, 5},
 		{index.Query{Text: "question", Project: "subagent"}, 0},
 		{index.Query{Text: "question", Agent: "claude", Since: time.Date(2026, 11, 22, 9, 26, 21, 0, time.UTC)}, 3},
 		{index.Query{Text: "question", Until: time.Date(2026, 11, 22, 9, 26, 21, 0, time.UTC)}, 2},
 		{index.Query{Text: "question", Limit: 2}, 2},
 		{index.Query{Text: `"fourth question" OR "fifth question"`, Raw: true, Agent: "claude"}, 2},
-		{index.Query{Text: `"fourth question" OR "fifth question"`, Raw: true}, 3},
+		{index.Query{Text: `"fourth question" OR "fifth question"`, Raw: true}, 4},
+		// What a Gemini session's history no longer holds is still
+		// found: the tail a /rewind dropped, the turns a compression
+		// summarised.
+		{index.Query{Text: `"Branch reply three (old)"`, Raw: true, Agent: "gemini"}, 1},
+		{index.Query{Text: `"Sentence 1.0 about topic 1"`, Raw: true, Agent: "gemini", Project: "compress"}, 1},
 	} {
 		hits, err := s.Search(c.q)
 		if err != nil || len(hits) != c.want {

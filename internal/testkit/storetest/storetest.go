@@ -9,6 +9,7 @@ import (
 
 	"github.com/scribe-archive/scribe/adapters/claude"
 	"github.com/scribe-archive/scribe/adapters/codex"
+	"github.com/scribe-archive/scribe/adapters/gemini"
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/inscribe/views"
 	"github.com/scribe-archive/scribe/internal/testkit/testenv"
@@ -76,8 +77,12 @@ func ClaudeAt(p, id, dir string) source.Session {
 // Codex is the Codex CLI adapter, for tests that read its rollouts.
 var Codex = codex.New()
 
+// Gemini is the Gemini CLI adapter, for tests that read its sessions.
+var Gemini = gemini.New()
+
 // Repository inscribes a copy of the repository's testdata (the samples of
-// every client: Claude Code's in claude/projects, Codex's in codex/sessions)
+// every client: Claude Code's in claude/projects, Codex's in codex/sessions,
+// Gemini CLI's in gemini/tmp)
 // into a fresh store at <dir>/data, laid out as the repository is, so that
 // recorded source paths match the repository's data/. It returns the store
 // and the copy of testdata.
@@ -94,6 +99,7 @@ func RepositoryRedacted(t testing.TB, red inscribe.Redactor) (*inscribe.Store, s
 	samples := filepath.Join(dir, "testdata")
 	testenv.CopyTree(t, testenv.Projects(t), filepath.Join(samples, "claude", "projects"))
 	testenv.CopyTree(t, filepath.Join(testenv.RepoRoot(t), "testdata", "codex", "sessions"), filepath.Join(samples, "codex", "sessions"))
+	testenv.CopyTree(t, filepath.Join(testenv.RepoRoot(t), "testdata", "gemini"), filepath.Join(samples, "gemini"))
 	s, err := inscribe.OpenStore(filepath.Join(dir, "data"))
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +109,8 @@ func RepositoryRedacted(t testing.TB, red inscribe.Redactor) (*inscribe.Store, s
 	for _, src := range []struct {
 		a   source.Adapter
 		dir string
-	}{{Claude, filepath.Join(samples, "claude", "projects")}, {Codex, filepath.Join(samples, "codex", "sessions")}} {
+	}{{Claude, filepath.Join(samples, "claude", "projects")}, {Codex, filepath.Join(samples, "codex", "sessions")},
+		{Gemini, filepath.Join(samples, "gemini", "tmp")}} {
 		ss, err := src.a.Discover(src.dir)
 		if err != nil {
 			t.Fatal(err)
