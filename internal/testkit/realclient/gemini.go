@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"time"
 )
 
 // GeminiInstall says how to get the Gemini CLI the Gemini probe runs.
@@ -504,4 +505,46 @@ func GeminiTurns(out []byte) ([]GeminiContent, error) {
 type GeminiContent struct {
 	Role  string           `json:"role"`
 	Parts []map[string]any `json:"parts"`
+}
+
+// Run runs the client headless in project, a folder of home (which holds
+// the client's .gemini folder: its settings, its sessions), against a
+// stand-in of the API that answers every conversation request with a
+// short text ("probe reply", then "done N"), with args after the model and
+// the approval mode. It returns what the client printed on stdout and on
+// stderr. A run is bounded by Timeout.
+func (p *GeminiProbe) Run(home, project string, args ...string) (stdout, stderr []byte, err error) {
+	tmp, err := os.MkdirTemp("", "gmrun-")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer os.RemoveAll(tmp)
+	clock := filepath.Join(tmp, "gemini_clock.cjs")
+	if err := os.WriteFile(clock, []byte(geminiClock), 0o644); err != nil {
+		return nil, nil, err
+	}
+	api := &geminiStandIn{}
+	srv := httptest.NewServer(api)
+	defer func() {
+		srv.CloseClientConnections()
+		srv.Close()
+	}()
+	model := p.Model
+	if model == "" {
+		model = GeminiModel
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, p.Launcher, append([]string{"-m", model, "--approval-mode", "yolo"}, args...)...)
+	cmd.Dir = project
+	// The clock runs from now: only the probe pins it.
+	cmd.Env = append(geminiEnv(home, srv.URL, clock), "GEMINI_GEN_CLOCK_START_MS=0")
+	var out, errw bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errw
+	cmd.WaitDelay = 5 * time.Second
+	err = cmd.Run()
+	if err != nil {
+		err = fmt.Errorf("%s %s: %v; requests: %s", p.Launcher, strings.Join(args, " "), err, api.summary())
+	}
+	return out.Bytes(), errw.Bytes(), err
 }
