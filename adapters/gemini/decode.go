@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -99,12 +100,27 @@ type message struct {
 	// function responses its tool calls add as a turn of their own.
 	hash, resp string
 	turns      int
+	// raw, for a light message, are its bytes: only its identity and
+	// version are read (what the replay needs of a message it shows
+	// already); full decodes the rest.
+	raw json.RawMessage
+}
+
+// full returns m decoded whole (m itself when it is).
+func (m *message) full(c *lifecycle.Context) *message {
+	if m.raw == nil {
+		return m
+	}
+	if d := decodeMessage(c, m.line, m.path, m.raw); d != nil {
+		return d
+	}
+	return m
 }
 
 // decode reads one line. Bad input is warned about and kept, never
 // refused: a line that is not a JSON object is no record, a record of no
 // kind the client reads is shown as recorded.
-func decode(c *lifecycle.Context, e session.Entry) entry {
+func (f *format) decode(c *lifecycle.Context, e session.Entry) entry {
 	d := entry{line: e.Line}
 	raw := bytes.TrimSpace(e.Raw)
 	if len(raw) == 0 {
@@ -132,19 +148,20 @@ func decode(c *lifecycle.Context, e session.Entry) entry {
 	case messageRecord:
 		d.msg = newMessage(c, e.Line, "", &l)
 		d.time = d.msg.Timestamp
+		f.remember(raw, d.msg)
 	case setRecord:
 		var s Set
 		if err := json.Unmarshal(l.Set, &s); err != nil && !isTypeError(err) {
 			c.Warnf(e.Line, "a $set scribe cannot read (%v): kept in the backing store", lifecycle.ShortErr(err))
 		}
 		d.set = &s
-		d.history, d.hasHistory = historyOf(c, e.Line, "$set.messages.", s.Messages)
+		d.history, d.hasHistory = f.historyOf(c, e.Line, "$set.messages.", s.Messages)
 	case metaRecord:
 		m := &Metadata{Kind: l.Kind, StartTime: l.StartTime, Directories: l.Directories, Summary: l.Summary}
 		json.Unmarshal(l.SessionID, &m.SessionID)
 		json.Unmarshal(l.ProjectHash, &m.ProjectHash)
 		d.meta, d.time = m, m.StartTime
-		d.history, d.hasHistory = historyOf(c, e.Line, "messages.", l.Messages)
+		d.history, d.hasHistory = f.historyOf(c, e.Line, "messages.", l.Messages)
 	case unknownRecord:
 		c.Warnf(e.Line, "a record of no kind the client reads (no $rewindTo, id, $set, or sessionId and projectHash): shown as recorded")
 		d.raw = lifecycle.ValidText(e.Raw)
@@ -172,8 +189,10 @@ func isObject(raw json.RawMessage) bool { return len(raw) > 0 && raw[0] == '{' }
 
 // historyOf decodes the messages a record sets the history to, when it
 // holds an array of them. An element that is no message (no id string) is
-// skipped, as the client skips it, with a warning.
-func historyOf(c *lifecycle.Context, ln int, prefix string, raw json.RawMessage) ([]*message, bool) {
+// skipped, as the client skips it, with a warning. An element whose bytes
+// the builder decoded before (the client sets the same history again at
+// every resume) is not decoded again until it is shown (a light message).
+func (f *format) historyOf(c *lifecycle.Context, ln int, prefix string, raw json.RawMessage) ([]*message, bool) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || raw[0] != '[' {
 		return nil, false
@@ -185,15 +204,47 @@ func historyOf(c *lifecycle.Context, ln int, prefix string, raw json.RawMessage)
 	}
 	out := make([]*message, 0, len(elems))
 	for i, el := range elems {
-		var l line
-		err := json.Unmarshal(el, &l)
-		if (err != nil && !isTypeError(err)) || !isString(l.ID) {
+		path := prefix + strconv.Itoa(i) + "."
+		if v, ok := f.memo[sha256.Sum256(el)]; ok {
+			out = append(out, &message{Message: Message{ID: v.id, Type: v.typ}, path: path, line: ln, class: v.class,
+				hash: v.hash, resp: v.resp, turns: v.turns, raw: el})
+			continue
+		}
+		m := decodeMessage(c, ln, path, el)
+		if m == nil {
 			c.Warnf(ln, "element %d of the messages set is not a message (no id): the client skips it; kept in the backing store", i)
 			continue
 		}
-		out = append(out, newMessage(c, ln, prefix+strconv.Itoa(i)+".", &l))
+		f.remember(el, m)
+		out = append(out, m)
 	}
 	return out, true
+}
+
+// decodeMessage reads a message record from its bytes; nil when it is not
+// one (no id string).
+func decodeMessage(c *lifecycle.Context, ln int, path string, raw json.RawMessage) *message {
+	var l line
+	if err := json.Unmarshal(raw, &l); (err != nil && !isTypeError(err)) || !isString(l.ID) {
+		return nil
+	}
+	return newMessage(c, ln, path, &l)
+}
+
+// version is what a message's bytes make of it in the replay: its
+// identity, what it is and its version.
+type version struct {
+	id, typ    string
+	class      class
+	hash, resp string
+	turns      int
+}
+
+// remember keeps a message's version by the SHA-256 of its bytes, for the
+// next time the same bytes come (the client writes the whole history again
+// at every resume).
+func (f *format) remember(raw []byte, m *message) {
+	f.memo[sha256.Sum256(raw)] = &version{id: m.ID, typ: m.Type, class: m.class, hash: m.hash, resp: m.resp, turns: m.turns}
 }
 
 // newMessage reads a message record.

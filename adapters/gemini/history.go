@@ -305,12 +305,12 @@ func (r *round) replace(msgs []*message) {
 		switch m.class {
 		case noteClass:
 			if !r.noted(m) {
-				r.show(m, tip)
+				r.show(m.full(r.c), tip)
 			}
 			r.append(Live{ID: m.ID, Item: "-", Hash: m.hash})
 			continue
 		case contextClass:
-			l := r.context(m)
+			l := r.context(m.full(r.c))
 			if it := l.item(); it != "" && (tip == "" || r.parentOf(it) == tip) {
 				tip = it
 			}
@@ -324,7 +324,7 @@ func (r *round) replace(msgs []*message) {
 			r.append(liveOf(m, item))
 			continue
 		}
-		l := r.show(m, tip)
+		l := r.show(m.full(r.c), tip)
 		if it := l.item(); it != "" && m.class != responseClass {
 			tip = it
 		}
