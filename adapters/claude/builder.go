@@ -179,6 +179,7 @@ func (it *itemizer) Add(p parsed) {
 
 // Close returns the round's items, the state after it and its graph nodes.
 func (it *itemizer) Close() lifecycle.Itemized[State] {
+	it.settle()
 	st := it.st
 	st.Recent = append([]string(nil), it.recentOrder...)
 	return lifecycle.Itemized[State]{Items: it.items, State: st, Nodes: it.nodes, Tokens: it.tokens.Total()}
@@ -204,6 +205,19 @@ type itemizer struct {
 	msgItem  map[string]int     // assistant message id -> item index
 	toolUse  map[string]toolRef // tool_use id -> block
 	boundary map[string]int     // compact_boundary uuid -> item index
+	// early holds the notes of bookkeeping entries that came before the
+	// round's first item (a file that opens with a bridge's status, or
+	// with the stop hooks of a turn in another file): they go at the top
+	// of that item, as the others go where they happened, rather than
+	// under a heading of their own.
+	early []earlyNote
+}
+
+// earlyNote is a note waiting for its round's first item.
+type earlyNote struct {
+	p     parsed
+	label string
+	blk   session.Block
 }
 
 // observe folds an entry's metadata into the state.
@@ -257,17 +271,37 @@ func (it *itemizer) record(n source.Node) {
 	}
 }
 
+// lineID names the item of an entry without an identity after its line.
+func lineID(p parsed) string { return fmt.Sprintf("line-%d", p.e.Line) }
+
 // last returns the index of the last item of the round, or -1.
 func (it *itemizer) last() int { return len(it.items) - 1 }
 
 // newItem starts an item for entry p and works out its parent.
 func (it *itemizer) newItem(p parsed, role, note string, blocks []session.Block) int {
 	env := p.env
+	if len(it.early) > 0 {
+		// The notes that came first are shown by this item: a parent
+		// among them is the item above, as for any note folded into one.
+		id := env.UUID
+		if id == "" {
+			id = lineID(p)
+		}
+		var first []session.Block
+		for _, n := range it.early {
+			first = append(first, n.blk)
+			if u := n.p.env.UUID; u != "" {
+				it.record(source.Node{UUID: u, Anchor: id})
+			}
+		}
+		blocks = append(first, blocks...)
+		it.early = nil
+	}
 	if env.UUID == "" {
 		// An entry without an identity still gets an item, named after its
 		// line; nothing can continue it, so it leaves the chain alone.
 		it.items = append(it.items, session.Item{Time: env.Timestamp, Role: role, Note: note,
-			IDs: []string{fmt.Sprintf("line-%d", p.e.Line)}, Blocks: blocks})
+			IDs: []string{lineID(p)}, Blocks: blocks})
 		return len(it.items) - 1
 	}
 	item := session.Item{Time: env.Timestamp, Role: role, Note: note, IDs: []string{env.UUID}, Blocks: blocks}
@@ -419,8 +453,8 @@ func (it *itemizer) user(p parsed) {
 	// A compaction summary continues its boundary.
 	if env.IsCompactSummary && env.ParentUUID != nil && p.str != nil {
 		if i, ok := it.boundary[*env.ParentUUID]; ok {
-			c := &it.items[i].Blocks[0]
-			if c.Text == "" && c.Entry == "" {
+			c := compactionBlock(it.items[i].Blocks)
+			if c != nil && c.Text == "" && c.Entry == "" {
 				c.Text, c.Entry, c.Time, c.Origin = *p.str, env.UUID, env.Timestamp, at(p, "message.content")
 				it.attach(i, p)
 				return
@@ -667,8 +701,9 @@ func (it *itemizer) system(p parsed) {
 }
 
 // note shows an entry of the client's bookkeeping as a one-line note in the
-// round's last item, or, when the round has none yet, as an item of its
-// own.
+// round's last item, or, when the round has none yet, at the top of its
+// first (see itemizer.early). Only a round that ends with notes alone
+// makes an item of them (finish).
 func (it *itemizer) note(p parsed, label, text string) {
 	env := p.env
 	blk := session.Block{Kind: session.KindNote, Label: label, Text: lifecycle.ValidText([]byte(text)), Entry: env.UUID, Time: env.Timestamp}
@@ -676,8 +711,34 @@ func (it *itemizer) note(p parsed, label, text string) {
 		it.fold(i, p, blk)
 		return
 	}
+	it.early = append(it.early, earlyNote{p: p, label: label, blk: blk})
+}
+
+// settle gives the notes of a round that has no item an item of their
+// own, the first note's, so that they are shown all the same.
+func (it *itemizer) settle() {
+	if len(it.early) == 0 {
+		return
+	}
+	first := it.early[0]
+	rest := it.early[1:]
+	it.early = nil
+	blk := first.blk
 	blk.Entry, blk.Time = "", ""
-	it.newItem(p, "system", label, []session.Block{blk})
+	i := it.newItem(first.p, "system", first.label, []session.Block{blk})
+	for _, n := range rest {
+		it.fold(i, n.p, n.blk)
+	}
+}
+
+// compactionBlock returns the compaction block of an item's blocks.
+func compactionBlock(bs []session.Block) *session.Block {
+	for i := range bs {
+		if bs[i].Kind == session.KindCompaction {
+			return &bs[i]
+		}
+	}
+	return nil
 }
 
 func (it *itemizer) attachment(p parsed) {

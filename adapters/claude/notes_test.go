@@ -1,9 +1,13 @@
 package claude
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/scribe-archive/scribe/internal/testkit/testenv"
 	"github.com/scribe-archive/scribe/session"
 	"github.com/scribe-archive/scribe/session/source"
 )
@@ -25,8 +29,8 @@ func build(t *testing.T, lines ...string) []session.Item {
 }
 
 // TestBookkeepingNotes: the client's bookkeeping is a one-line note in the
-// message where it happened, never a message of its own (but for a round
-// that has none yet).
+// message where it happened, never a message of its own; what comes before
+// the round's first message is at the top of it.
 func TestBookkeepingNotes(t *testing.T) {
 	items := build(t,
 		`{"type":"system","subtype":"informational","content":"Session started","uuid":"s0","timestamp":"T0"}`,
@@ -42,13 +46,14 @@ func TestBookkeepingNotes(t *testing.T) {
 		`{"type":"bridge-session","bridgeSessionId":"b-1","lastSequenceNum":3}`,
 		`{"type":"user","uuid":"u2","parentUuid":"s6","message":{"role":"user","content":"again"},"timestamp":"T9"}`,
 	)
-	if len(items) != 4 {
-		t.Fatalf("%d items, want 4 (the informational notice of an empty round, two prompts and a reply)", len(items))
+	if len(items) != 3 {
+		t.Fatalf("%d items, want 3 (two prompts and a reply)", len(items))
 	}
-	if it := items[0]; it.Role != "system" || it.Note != "informational" || len(it.Blocks) != 1 || it.Blocks[0].Text != "Session started" || it.Blocks[0].Entry != "" {
-		t.Errorf("first item: %+v", it)
+	if it := items[0]; it.Role != "user" || len(it.Blocks) != 2 || it.Blocks[0].Kind != session.KindNote || it.Blocks[0].Label != "informational" ||
+		it.Blocks[0].Text != "Session started" || it.Blocks[0].Entry != "s0" || it.Blocks[0].Time != "T0" || it.Parent != "" {
+		t.Errorf("first item: %+v, want the prompt, the informational notice at its top", it)
 	}
-	reply := items[2]
+	reply := items[1]
 	want := []struct{ label, text, entry string }{
 		{"api_error", "API error (status 529), retrying in 5.4 s (attempt 2 of 10)", "s1"},
 		{"stop_hook_summary", "2 stop hooks ran · 1 error · prevented continuation: tests fail", "s2"},
@@ -73,8 +78,61 @@ func TestBookkeepingNotes(t *testing.T) {
 	}
 	// The next prompt's parent is the last note's entry: it continues the
 	// reply, so it names no parent.
-	if items[3].Parent != "" {
-		t.Errorf("the second prompt names a parent: %q", items[3].Parent)
+	if items[2].Parent != "" {
+		t.Errorf("the second prompt names a parent: %q", items[2].Parent)
+	}
+}
+
+// TestEarlyBookkeeping: bookkeeping that opens a file (a bridge's session
+// and status, the stop hooks of a turn whose message is in another file)
+// has no heading of its own: it is at the top of the first message, and a
+// chain that starts in another file does not make that message a branch.
+// Only a file of bookkeeping alone shows it as a message, not to lose it.
+func TestEarlyBookkeeping(t *testing.T) {
+	items := build(t,
+		`{"type":"bridge-session","bridgeSessionId":"b-1","lastSequenceNum":3}`,
+		`{"type":"system","subtype":"bridge_status","content":"Remote Control connected","uuid":"s0","timestamp":"T0"}`,
+		`{"type":"system","subtype":"stop_hook_summary","hookCount":1,"hookInfos":[],"uuid":"s1","parentUuid":"elsewhere","timestamp":"T1"}`,
+		`{"type":"user","uuid":"u1","parentUuid":"s1","message":{"role":"user","content":"hi"},"timestamp":"T2"}`,
+		`{"type":"assistant","uuid":"a1","parentUuid":"u1","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"hello"}]},"timestamp":"T3"}`,
+	)
+	if len(items) != 2 {
+		t.Fatalf("%d items, want 2 (the prompt and the reply)", len(items))
+	}
+	p := items[0]
+	if p.Role != "user" || p.Note != "" || p.Parent != "" || p.ParentMissing || len(p.Blocks) != 4 {
+		t.Fatalf("first item: %+v, want the prompt, continuing nothing, with three notes on top", p)
+	}
+	for i, w := range []struct{ label, text, entry string }{
+		{"bridge-session", "bridge session b-1", ""},
+		{"bridge_status", "Remote Control connected", "s0"},
+		{"stop_hook_summary", "1 stop hook ran", "s1"},
+	} {
+		if b := p.Blocks[i]; b.Kind != session.KindNote || b.Label != w.label || b.Text != w.text || b.Entry != w.entry {
+			t.Errorf("block %d: %s %q %q %q, want a note %s %q %q", i, b.Kind, b.Label, b.Text, b.Entry, w.label, w.text, w.entry)
+		}
+	}
+	if b := p.Blocks[3]; b.Kind != session.KindText || b.Text != "hi" {
+		t.Errorf("the prompt's text is %+v", b)
+	}
+
+	// Notes before a compaction: its summary still finds it.
+	items = build(t,
+		`{"type":"system","subtype":"bridge_status","uuid":"s0","timestamp":"T0"}`,
+		`{"type":"system","subtype":"compact_boundary","uuid":"c1","parentUuid":null,"logicalParentUuid":"gone","compactMetadata":{"trigger":"manual","preTokens":10},"timestamp":"T1"}`,
+		`{"type":"user","uuid":"u0","parentUuid":"c1","isCompactSummary":true,"message":{"role":"user","content":"the summary"},"timestamp":"T2"}`,
+	)
+	if len(items) != 1 || len(items[0].Blocks) != 2 || items[0].Blocks[0].Kind != session.KindNote || items[0].Blocks[1].Text != "the summary" {
+		t.Errorf("a compaction after a note: %+v", items)
+	}
+
+	// A file of bookkeeping alone.
+	items = build(t,
+		`{"type":"bridge-session","bridgeSessionId":"b-1"}`,
+		`{"type":"system","subtype":"bridge_status","uuid":"s0","timestamp":"T0"}`,
+	)
+	if len(items) != 1 || items[0].Role != "system" || items[0].Note != "bridge-session" || len(items[0].Blocks) != 2 {
+		t.Errorf("a file of bookkeeping alone: %+v, want one item that shows both notes", items)
 	}
 }
 
@@ -88,4 +146,54 @@ func TestDuration(t *testing.T) {
 	if got := firstNoticeLine([]byte(`"` + strings.Repeat("x", 250) + `"`)); len([]rune(got)) != 202 {
 		t.Errorf("a long notice is %d characters", len([]rune(got)))
 	}
+}
+
+// TestNoBookkeepingHeadings: over the bundled sessions and the shared
+// corpora (the real client's and other people's), no item is made of notes
+// alone: every piece of the client's bookkeeping is a line in a message,
+// never a message with a heading of its own.
+func TestNoBookkeepingHeadings(t *testing.T) {
+	files := testenv.Transcripts(t, testenv.Projects(t))
+	shared := testenv.Shared(t)
+	files = append(files, testenv.Transcripts(t, filepath.Join(shared, "corpus", "claude-code-2.1.328", "projects"))...)
+	files = append(files, testenv.PublicTranscripts(t)...)
+	notes := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := testBuilder(source.Config{File: f, DocBase: "x", Sidechain: strings.Contains(filepath.Base(f), "agent-") || strings.Contains(f, "subagents")})
+		lr := source.NewLineReader(bytes.NewReader(data), 1, 0)
+		var items []session.Item
+		for {
+			l, err := lr.Next()
+			if err != nil {
+				break
+			}
+			if r := b.Add(l); r != nil {
+				items = append(items, r.Items...)
+			}
+		}
+		if fin := b.Finish(); fin.Open != nil {
+			items = append(items, fin.Open.Items...)
+		}
+		for _, it := range items {
+			only := len(it.Blocks) > 0
+			for _, blk := range it.Blocks {
+				if blk.Kind == session.KindNote {
+					notes++
+				} else {
+					only = false
+				}
+			}
+			if only {
+				t.Errorf("%s: %s · %s · %s is a message of bookkeeping alone: %q", f, it.Time, it.Role, it.Note, it.Blocks[0].Text)
+			}
+		}
+	}
+	if notes == 0 {
+		t.Error("no note in the corpora: the test checks nothing")
+	}
+	t.Logf("%d transcripts, %d notes", len(files), notes)
 }
