@@ -61,3 +61,12 @@ func utcDay(t time.Time) time.Time {
 	y, m, d := t.UTC().Date()
 	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 }
+
+// zone is the time zone times are shown in: the person's own (TZ chooses
+// it), or UTC.
+func zone(utc bool) *time.Location {
+	if utc {
+		return time.UTC
+	}
+	return time.Local
+}
