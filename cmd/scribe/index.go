@@ -296,8 +296,8 @@ func newContextCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "context SESSION",
 		Short: "Write a view of a session for a successor: chosen rounds in full, others as references",
-		Long: `context writes to stdout a markdown view of a session (Method 53, Layer 3):
-rounds chosen with --full (or tagged with --engagement) at full fidelity,
+		Long: `context writes to stdout a markdown view of a session for a successor (an
+agent, or a person, picking up the work): rounds chosen with --full (or tagged with --engagement) at full fidelity,
 rounds chosen with --ref as one-line references to the index, rounds chosen
 with --omit left out. When --full or --engagement is given, the other
 rounds are references; otherwise every round is in full. --omit wins over

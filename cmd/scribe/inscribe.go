@@ -44,17 +44,27 @@ func newInscribeCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "inscribe [SOURCE...]",
 		Short: "Inscribe sessions into the store (or add what is new to those already there)",
-		Long: `Inscribe parses Claude Code transcripts into the store: a document
-(sessions/<agent>/<session>.md), its round files and the index files.
+		Long: `inscribe reads Claude Code transcripts and Codex rollouts into the store:
+a document for each session (sessions/<agent>/<session>.md), its round
+files and the index files.
 
-SOURCE is a transcript (<session>.jsonl), a subagent transcript, a project
-directory (~/.claude/projects/<project>) or a directory of projects. With no
-SOURCE, scribe reads $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects.
+SOURCE is a session file (a Claude Code <session>.jsonl, a subagent's
+transcript, a Codex rollout-….jsonl), a folder of them (a Claude Code
+project, ~/.claude/projects/<project>; a day of Codex sessions) or a folder
+of folders (~/.claude/projects, ~/.codex/sessions). With no SOURCE, scribe
+reads every folder where a client keeps sessions on this machine:
+  Claude Code  $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects
+  Codex        $CODEX_HOME/sessions, else ~/.codex/sessions
+and, when there is none, the sample sessions bundled with a checkout.
 
 A session already in the store is checked against its source from the start
 and brought up to date: inscribing twice changes nothing. A source nothing
 wrote to since it was inscribed (its status change time says so) is not
-read again.` + updateJSONHelp,
+read again.
+
+Ctrl-C stops it starting sessions: those in flight are finished, one line
+says how many were done, and the next run does the rest (status 130).
+` + updateJSONHelp,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.sources = args
 			o.verify = true
@@ -74,11 +84,14 @@ func newAppendCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "append [SOURCE...]",
 		Short: "Add what is new in sessions to the store; safe on live sessions",
-		Long: `Append adds to the store only what is new in each source since the last
+		Long: `append adds to the store only what is new in each source since the last
 run: it reads the source from where it stopped (checking that the part it
 read before is unchanged) and leaves the existing document alone except for
 its last, still open round and its frontmatter. Running it twice changes
 nothing the second time. Sessions not yet in the store are inscribed.
+SOURCE is what inscribe takes, and so is no SOURCE: the folders where
+Claude Code and Codex keep their sessions (a folder that is there but
+empty is nothing to do, as from cron).
 
 With --hook, the source is read from a Claude Code hook's input on stdin
 (its transcript_path), so a Stop or SessionEnd hook can run it directly.
@@ -94,7 +107,8 @@ It never blocks the session:
     left for the next append, which catches up; stderr says so. That is
     not a failure: the status is 0 unless something else failed. So are
     an index or the catalogs another process is writing: the document is
-    written, and they are brought up to date by the next append.` + updateJSONHelp,
+    written, and they are brought up to date by the next append.
+` + updateJSONHelp,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.sources = args
 			o.emptyOK = true
@@ -201,8 +215,9 @@ func runUpdate(ctx context.Context, e *env, o updateOptions) error {
 			fmt.Fprintf(e.stderr, "scribe: hint: sessions are in %s: run scribe %s %s\n", strings.Join(below, " and "), verb, strings.Join(below, " "))
 		}
 	}
-	results := updateAll(ctx, e, store, transcripts, opts)
+	results, left := updateAll(ctx, e, store, transcripts, opts)
 	results = append(found, results...)
+	interrupted := ctx.Err() != nil
 
 	var busy *inscribe.LockError
 	if err := store.RefreshAfter(results); o.hook && errors.As(err, &busy) {
@@ -213,12 +228,40 @@ func runUpdate(ctx context.Context, e *env, o updateOptions) error {
 	if err := store.CloseIndex(); err != nil {
 		results = append(results, inscribe.Result{Doc: store.SessionsDir(), Outcome: inscribe.Failed, Err: fmt.Errorf("close the index: %w", err)})
 	}
-	nfailed := report(e, results, o.verbose)
+	nfailed := report(e, results, o.verbose, interrupted)
+	if interrupted {
+		// One line: what was done, and that the rest is the next run's.
+		// The documents in flight were finished; those not started are
+		// untouched, as if this run had not looked at them.
+		verb := "inscribe"
+		if o.emptyOK {
+			verb = "append"
+		}
+		done := 0
+		for _, r := range results {
+			if !errors.Is(r.Err, errInterrupted) && r.Outcome != inscribe.Skipped {
+				done++
+			}
+		}
+		failed := ""
+		if nfailed > 0 {
+			failed = fmt.Sprintf(" (%d failed, above)", nfailed)
+		}
+		if !e.json {
+			fmt.Fprintf(e.stderr, "scribe: interrupted: %d of %d %s done%s; the next scribe %s does the other %d\n",
+				done, done+left, plural(done+left, "document", "documents"), failed, verb, left)
+		}
+		return &statusError{exitInterrupted}
+	}
 	if nfailed > 0 {
 		return &statusError{exitError} // exitHookFailed in hook mode
 	}
 	return nil
 }
+
+// errInterrupted is the outcome of a session an interrupted run did not
+// start: left as it was, for the next run.
+var errInterrupted = errors.New("interrupted before it started: left for the next run")
 
 // anyOutcome reports whether any of results has outcome o.
 func anyOutcome(results []inscribe.Result, o inscribe.Outcome) bool {
@@ -284,7 +327,11 @@ func describeOpenError(src string, err error) error {
 
 // updateAll updates transcripts in parallel, reporting progress on a
 // terminal. Results come back in the transcripts' order.
-func updateAll(ctx context.Context, e *env, store *views.Views, ts []source.Session, opts inscribe.Options) []inscribe.Result {
+//
+// An interrupt (ctx done) stops it starting sessions; those in flight are
+// finished. Each session not started is one result whose error is
+// errInterrupted, and left is how many documents they hold.
+func updateAll(ctx context.Context, e *env, store *views.Views, ts []source.Session, opts inscribe.Options) (results []inscribe.Result, left int) {
 	out := make([][]inscribe.Result, len(ts))
 	planned := 0
 	for _, t := range ts {
@@ -319,11 +366,12 @@ feed:
 	var flat []inscribe.Result
 	for i, rs := range out {
 		if rs == nil && ctx.Err() != nil {
-			flat = append(flat, inscribe.Result{Source: ts[i].Path, Outcome: inscribe.Failed, Err: ctx.Err()})
+			flat = append(flat, inscribe.Result{Source: ts[i].Path, Outcome: inscribe.Failed, Err: errInterrupted})
+			left += docsOf(ts[i])
 		}
 		flat = append(flat, rs...)
 	}
-	return flat
+	return flat, left
 }
 
 // largestFirst returns the indexes of ts, the largest sessions (their
@@ -375,8 +423,10 @@ func updateOne(src string, update func() []inscribe.Result) (rs []inscribe.Resul
 
 // report prints the outcome of a run and returns how many documents failed.
 // In hook mode a document another scribe is writing is not a failure: it is
-// left for the next append, which catches up.
-func report(e *env, results []inscribe.Result, verbose bool) int {
+// left for the next append, which catches up; nor is a session an
+// interrupted run did not start. An interrupted run prints its failures
+// alone (runUpdate says the rest in one line).
+func report(e *env, results []inscribe.Result, verbose, interrupted bool) int {
 	sum := updateJSON{Documents: []docJSON{}}
 	counts := map[inscribe.Outcome]int{}
 	for _, r := range results {
@@ -392,12 +442,16 @@ func report(e *env, results []inscribe.Result, verbose bool) int {
 		for _, w := range r.Warnings {
 			sum.Warnings++
 			d.Warnings = append(d.Warnings, w.Error())
-			if !e.json {
+			if !e.json && !interrupted {
 				fmt.Fprintf(e.stderr, "scribe: warning: %v\n", w)
 			}
 		}
 		var busy *inscribe.LockError
 		switch {
+		case errors.Is(r.Err, errInterrupted):
+			d.Outcome = "left"
+			d.Error = r.Err.Error()
+			sum.Left++
 		case e.hook && errors.As(r.Err, &busy):
 			doc := r.Doc
 			if doc == "" {
@@ -420,7 +474,7 @@ func report(e *env, results []inscribe.Result, verbose bool) int {
 			}
 		case r.Outcome == inscribe.Skipped:
 			sum.Skipped++
-			if !e.json && verbose {
+			if !e.json && verbose && !interrupted {
 				why := "" // a warning said why
 				if len(r.Warnings) == 0 {
 					why = " (" + skippedWhy + ")"
@@ -429,7 +483,7 @@ func report(e *env, results []inscribe.Result, verbose bool) int {
 			}
 		default:
 			counts[r.Outcome]++
-			if !e.json && (verbose || r.Outcome != inscribe.Unchanged) {
+			if !e.json && !interrupted && (verbose || r.Outcome != inscribe.Unchanged) {
 				fmt.Fprintf(e.stdout, "%-10s %s\n", r.Outcome, r.Doc)
 			}
 		}
@@ -439,6 +493,9 @@ func report(e *env, results []inscribe.Result, verbose bool) int {
 	sum.Upgraded, sum.Failed = counts[inscribe.Upgraded], counts[inscribe.Failed]
 	if e.json {
 		writeJSON(e.stdout, sum)
+		return sum.Failed
+	}
+	if interrupted {
 		return sum.Failed
 	}
 	upgraded := ""

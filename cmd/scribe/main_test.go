@@ -17,13 +17,24 @@ import (
 
 	"github.com/scribe-archive/scribe/index"
 	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/inscribe/views"
 	"github.com/scribe-archive/scribe/internal/testkit/testenv"
+	"github.com/scribe-archive/scribe/session/source"
 )
 
 func TestMain(m *testing.M) {
 	// A test can run scribe as a process of its own: the test binary, with
 	// SCRIBE_TEST_MAIN set, is scribe.
 	if os.Getenv("SCRIBE_TEST_MAIN") != "" {
+		// It may take its time over each session, for a test to
+		// interrupt it in the middle.
+		if ms, _ := strconv.Atoi(os.Getenv("SCRIBE_TEST_SLOW_UPDATE")); ms > 0 {
+			update := storeUpdate
+			storeUpdate = func(v *views.Views, s source.Session, o inscribe.Options) []inscribe.Result {
+				time.Sleep(time.Duration(ms) * time.Millisecond)
+				return update(v, s, o)
+			}
+		}
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	// Or another scribe holding indexes in a transaction (holdIndexes).

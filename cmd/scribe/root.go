@@ -24,6 +24,9 @@ const (
 	// Claude Code reports it without blocking the session, where 2 would
 	// block a Stop hook (its stderr is fed back to the model, which goes on).
 	exitHookFailed = 1
+	// exitInterrupted is a run stopped by Ctrl-C (SIGINT) after it
+	// finished what it had started: 128 + SIGINT, as a shell reports it.
+	exitInterrupted = 130
 )
 
 // env is what every command reads and writes through.
@@ -83,11 +86,31 @@ func execute(e *env, root *cobra.Command, args []string) (code int) {
 	root.SetIn(e.stdin)
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)
+	// The first Ctrl-C asks the command to stop where it safely can; a
+	// second is the signal's own: it ends scribe at once, which the store
+	// survives (its writes are atomic, and the next run finishes them).
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	err := root.ExecuteContext(ctx)
+	context.AfterFunc(ctx, stop)
+	cmd, err := root.ExecuteContextC(ctx)
+	var fe *flagError
+	if err != nil && cmd != nil && (errors.As(err, &fe) || isCobraUsage(err)) {
+		// A usage mistake points to the help of the command it was
+		// made in.
+		err = &usageError{err: err, help: cmd.CommandPath() + " --help"}
+	}
 	return exitCode(e, err)
 }
+
+// usageError is a usage mistake made in a command whose help is help
+// (scribe list --help).
+type usageError struct {
+	err  error
+	help string
+}
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
 
 // hookArgs reports whether a command line asks for hook mode (--hook),
 // before it is parsed. It stops at "--", after which --hook is an argument.
@@ -162,8 +185,12 @@ func errorCode(stderr io.Writer, asJSON bool, err error) int {
 		report.Hints = append(report.Hints, he.hints...)
 	}
 	report.Hints = append(report.Hints, repairHints(err)...)
+	var ue *usageError
 	var fe *flagError
-	if errors.As(err, &fe) || isCobraUsage(err) {
+	switch {
+	case errors.As(err, &ue):
+		report.Hints = append(report.Hints, "see '"+ue.help+"'")
+	case errors.As(err, &fe) || isCobraUsage(err):
 		report.Hints = append(report.Hints, "see 'scribe --help'")
 	}
 	if asJSON {
@@ -190,34 +217,50 @@ func newRootCmd(e *env) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "scribe",
 		Short: "Turn agent sessions into a durable, readable, searchable archive, and back again",
-		Long: `scribe turns Claude Code sessions into documents: markdown with YAML
-frontmatter, backed by append-only round files, in a store. It can turn
-them back into a transcript that claude --resume accepts, and check that
-nothing was lost on the way.
+		Long: `scribe turns AI-agent sessions (Claude Code's and Codex's) into a
+durable, readable, searchable archive, and back again. Each session becomes
+a document of its own: markdown with YAML frontmatter that reads in any
+editor, backed by append-only round files that keep every source line byte
+for byte. scribe turns a document back into the transcript claude --resume
+or the rollout codex resume accepts (a session of one client converted for
+the other), and checks that nothing was lost on the way.
+
+WHERE SESSIONS ARE READ (inscribe and append without a SOURCE)
+  Claude Code  $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects
+  Codex        $CODEX_HOME/sessions, else ~/.codex/sessions
 
 THE STORE
-  --root DIR, else $SCRIBE_ROOT, else ` + defaultRootHelp() + `.
+  --root DIR, else $SCRIBE_ROOT, else your data directory:
+    Linux, Unix  $XDG_DATA_HOME/scribe, else ~/.local/share/scribe
+    macOS        ~/Library/Application Support/scribe
+    Windows      %LocalAppData%\scribe
   A store is a directory holding sessions/. inscribe and append create
   it; the other commands need one and never create it. The bundled
   sample sessions, inscribed from a checkout with neither --root nor
   $SCRIBE_ROOT, go to the checkout's ./data.
 
 EXIT STATUS
-  0  success
-  1  check found differences; with append --hook, any failure (never 2)
-  2  error
+  0    success
+  1    check found differences; with append --hook, any failure (never 2)
+  2    error
+  130  interrupted (Ctrl-C): what was started is finished; the next run
+       does the rest
 
 With --json, a command's report is JSON on stdout, and an error is one
-JSON object on stderr: {"error": "...", "hints": [...]}.`,
+JSON object on stderr: {"error": "...", "hints": [...]}.
+
+Each command has its own help: scribe help COMMAND, or scribe COMMAND
+--help. The README says more, and man scribe once the man pages in
+docs/man are installed.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Version:       version(),
 	}
 	root.SetVersionTemplate("scribe {{.Version}}\n")
-	root.PersistentFlags().StringVar(&e.root, "root", "", "the store's root (default $SCRIBE_ROOT, else "+defaultRootHelp()+")")
+	root.PersistentFlags().StringVar(&e.root, "root", "", "the store's root (default $SCRIBE_ROOT, else your data directory: see scribe --help)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &flagError{err} })
 	root.AddCommand(newInscribeCmd(e), newAppendCmd(e), newExportCmd(e), newExportCodexCmd(e), newExportGeminiCmd(e), newCheckCmd(e),
 		newSearchCmd(e), newListCmd(e), newShowCmd(e), newTagCmd(e, false), newTagCmd(e, true), newContextCmd(e), newReindexCmd(e),
-		newServeCmd(e), newHTMLCmd(e), newMCPCmd(e), newRepairCmd(e), newScanCmd(e), newForgetCmd(e))
+		newServeCmd(e), newHTMLCmd(e), newMCPCmd(e), newRepairCmd(e), newScanCmd(e), newForgetCmd(e), newVersionCmd(e))
 	return root
 }

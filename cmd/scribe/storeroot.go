@@ -55,17 +55,6 @@ func userDataDir(goos string, getenv func(string) string, home string) (string, 
 	return filepath.Join(home, ".local", "share", "scribe"), nil
 }
 
-// defaultRootHelp says where the default store is, on this system.
-func defaultRootHelp() string {
-	switch runtime.GOOS {
-	case "windows":
-		return `%LocalAppData%\scribe`
-	case "darwin", "ios":
-		return "~/Library/Application Support/scribe"
-	}
-	return "$XDG_DATA_HOME/scribe, else ~/.local/share/scribe"
-}
-
 // defaultRoot is the store root when neither --root nor $SCRIBE_ROOT names
 // one.
 func defaultRoot() (string, error) {
