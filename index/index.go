@@ -392,6 +392,9 @@ type Session struct {
 	Ended     string
 	Doc       string
 	Seen      int64
+	// Tokens is the sum of the token counts of the session's rounds
+	// (List and Neighbours fill it; Put ignores it).
+	Tokens int64
 }
 
 // Put writes a session and some of its rounds, in one transaction. Rounds

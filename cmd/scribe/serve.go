@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,6 +27,7 @@ import (
 type serveOptions struct {
 	addr string
 	open bool
+	utc  bool
 }
 
 func newServeCmd(e *env) *cobra.Command {
@@ -35,13 +37,19 @@ func newServeCmd(e *env) *cobra.Command {
 		Short: "Browse the archive in a web browser",
 		Long: `serve starts a web server over the store: every agent's sessions, newest
 first, each session's document rendered (tool calls and thinking collapsed,
-images inline, long sessions in pages), search over every round, and the
-document and its exported transcript to download. It reads the store as it
-is at each request, so a session appended meanwhile shows on reload.
+images inline, long sessions in pages with an outline of their rounds, each
+round's time and tokens, a way to the prompts before and after it, and to
+the sessions before and after), search over every round, and the document
+and its exported transcript to download. Times are in this machine's time
+zone (TZ chooses it), named beside them, or in UTC with --utc. It reads the
+store as it is at each request, so a session appended meanwhile shows on
+reload.
 
 It listens on 127.0.0.1:7420, reachable from this machine only. Another
 --addr is allowed; one that is not a loopback address lets anyone who can
-reach it read every session, and serve says so. Message text is shown as
+reach it read every session, and serve says so. An address of every
+interface (0.0.0.0:7420, [::]:7420, :7420) is served at the addresses
+serve prints, which a terminal lets you click. Message text is shown as
 text, never run, and pages allow no script at all.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -50,6 +58,7 @@ text, never run, and pages allow no script at all.`,
 	}
 	cmd.Flags().StringVar(&o.addr, "addr", "127.0.0.1:7420", "listen on this address")
 	cmd.Flags().BoolVar(&o.open, "open", false, "open the archive in the default browser")
+	cmd.Flags().BoolVar(&o.utc, "utc", false, "show times in UTC, not in this machine's time zone")
 	return cmd
 }
 
@@ -67,8 +76,11 @@ func runServe(ctx context.Context, e *env, o serveOptions) error {
 	if err != nil {
 		return withHint(err, "choose another address with --addr, such as 127.0.0.1:0 for any free port")
 	}
-	url := "http://" + ln.Addr().String() + "/"
+	url, others := serveURLs(ln.Addr(), net.InterfaceAddrs)
 	fmt.Fprintf(e.stdout, "serving %s at %s\n", store.SessionsDir(), url)
+	if len(others) > 0 {
+		fmt.Fprintf(e.stdout, "and from other machines at %s\n", strings.Join(others, " "))
+	}
 	if a, ok := ln.Addr().(*net.TCPAddr); ok && a.IP.IsLoopback() {
 		fmt.Fprintf(e.stdout, "listening on a loopback address: only this machine can connect; stop with Ctrl-C\n")
 	} else {
@@ -76,7 +88,7 @@ func runServe(ctx context.Context, e *env, o serveOptions) error {
 	}
 	logger := log.New(e.stderr, "scribe: ", 0)
 	srv := &http.Server{
-		Handler:           web.New(ws, web.Options{Logf: logger.Printf}),
+		Handler:           web.New(ws, web.Options{Logf: logger.Printf, Zone: zone(o.utc)}),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          logger,
 	}
@@ -112,6 +124,31 @@ func serveHTTP(ctx context.Context, srv *http.Server, ln net.Listener, started f
 	return nil
 }
 
+// serveURLs says where a server listening at addr is reached: the URL
+// to open on this machine, and, for an address of every interface
+// (0.0.0.0, ::), the URLs other machines reach it at (this machine's
+// addresses, as addrs gives them, but loopback and link-local ones).
+// http://[::]:7420/ is no place a browser goes: this machine's own is
+// 127.0.0.1 (a listener of every interface takes IPv4 too).
+func serveURLs(addr net.Addr, addrs func() ([]net.Addr, error)) (string, []string) {
+	a, ok := addr.(*net.TCPAddr)
+	if !ok || !a.IP.IsUnspecified() {
+		return "http://" + addr.String() + "/", nil
+	}
+	port := strconv.Itoa(a.Port)
+	var others []string
+	if ifs, err := addrs(); err == nil {
+		for _, ia := range ifs {
+			ipn, ok := ia.(*net.IPNet)
+			if !ok || ipn.IP.IsLoopback() || ipn.IP.IsLinkLocalUnicast() || ipn.IP.IsLinkLocalMulticast() {
+				continue
+			}
+			others = append(others, "http://"+net.JoinHostPort(ipn.IP.String(), port)+"/")
+		}
+	}
+	return "http://" + net.JoinHostPort("127.0.0.1", port) + "/", others
+}
+
 // openBrowser asks the desktop to open url.
 func openBrowser(url string) error {
 	var cmd *exec.Cmd
@@ -132,6 +169,7 @@ func openBrowser(url string) error {
 
 func newHTMLCmd(e *env) *cobra.Command {
 	var out string
+	var noTranscripts, utc bool
 	cmd := &cobra.Command{
 		Use:   "html --out DIR",
 		Short: "Write the archive as a static web site",
@@ -141,7 +179,14 @@ the files they showed, and each document and its exported transcript to
 download. Every link is relative, so DIR can be published anywhere (GitHub
 Pages) or opened from disk. There is no search page: search needs the
 server (scribe serve, or scribe search). Files already in DIR are
-overwritten; files of sessions no longer in the store are not removed.`,
+overwritten; files of sessions no longer in the store are not removed.
+Times are in this machine's time zone, named beside them, or in UTC with
+--utc.
+
+The downloads are most of a site's size (a transcript is about the size of
+the session's source): --no-transcripts leaves them out, the exported
+transcripts and the markdown documents both, and the pages do not offer
+them. html ends by saying what it wrote, kind by kind, and its size.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
@@ -158,16 +203,51 @@ overwritten; files of sessions no longer in the store are not removed.`,
 			defer closeStore()
 			ws.Search = nil
 			start := time.Now()
-			n, err := web.New(ws, web.Options{Logf: log.New(e.stderr, "scribe: ", 0).Printf}).WriteSite(cmd.Context(), out)
+			opts := web.Options{Logf: log.New(e.stderr, "scribe: ", 0).Printf, Zone: zone(utc), NoTranscripts: noTranscripts}
+			rep, err := web.New(ws, opts).WriteSite(cmd.Context(), out)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(e.stdout, "wrote %d pages to %s in %s\n", n, out, time.Since(start).Round(time.Millisecond))
+			fmt.Fprintf(e.stdout, "wrote %s to %s in %s\n", siteReport(rep), out, time.Since(start).Round(time.Millisecond))
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "write the site into this directory")
+	cmd.Flags().BoolVar(&noTranscripts, "no-transcripts", false, "leave out the downloads (exported transcripts and markdown documents): a far smaller site")
+	cmd.Flags().BoolVar(&utc, "utc", false, "show times in UTC, not in this machine's time zone")
 	return cmd
+}
+
+// siteReport says what html wrote: each kind of file, how many and how
+// large, then the whole.
+func siteReport(r web.SiteReport) string {
+	var parts []string
+	for _, k := range []struct {
+		what string
+		t    web.Tally
+	}{{"page", r.Pages}, {"document", r.Documents}, {"transcript", r.Transcripts}, {"file", r.Files}} {
+		if k.t.N > 0 || k.what == "page" {
+			parts = append(parts, fmt.Sprintf("%d %s (%s)", k.t.N, plural(k.t.N, k.what, k.what+"s"), byteSize(k.t.Bytes)))
+		}
+	}
+	return strings.Join(parts, ", ") + ", " + byteSize(r.Total().Bytes) + " in all"
+}
+
+// byteSize says a size in bytes the way a person reads it: 812 B, 3.4 kB,
+// 67.5 MB, 1.2 GB (powers of 1000, as du -h --si and file browsers say).
+func byteSize(n int64) string {
+	const k = 1000
+	if n < k {
+		return fmt.Sprintf("%d B", n)
+	}
+	f := float64(n)
+	for _, unit := range []string{"kB", "MB", "GB"} {
+		f /= k
+		if f < k || unit == "GB" {
+			return fmt.Sprintf("%.1f %s", f, unit)
+		}
+	}
+	return ""
 }
 
 // webStore gives the web server its view of the store: the sessions list

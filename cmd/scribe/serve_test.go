@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -54,7 +56,12 @@ func TestServe(t *testing.T) {
 			var base string
 			for deadline := time.Now().Add(30 * time.Second); base == ""; time.Sleep(20 * time.Millisecond) {
 				if m := re.FindStringSubmatch(stdout.String()); m != nil {
-					base = strings.Replace(m[1], "0.0.0.0", "127.0.0.1", 1)
+					// The address a browser goes to, even for a server
+					// of every interface (issue 31).
+					base = m[1]
+					if !strings.HasPrefix(base, "http://127.0.0.1:") {
+						t.Errorf("serve says it is at %s", base)
+					}
 				} else if time.Now().After(deadline) {
 					t.Fatalf("serve said nothing of where it listens: %q %q", stdout.String(), stderr.String())
 				}
@@ -101,5 +108,36 @@ func TestServe(t *testing.T) {
 				t.Fatal("serve did not stop")
 			}
 		})
+	}
+}
+
+// TestServeURLs: a server of every interface is at 127.0.0.1 for this
+// machine, and at this machine's other addresses for the others (neither
+// loopback nor link-local); a server of one address is at that one.
+func TestServeURLs(t *testing.T) {
+	ifaces := func() ([]net.Addr, error) {
+		return []net.Addr{
+			&net.IPNet{IP: net.ParseIP("127.0.0.1"), Mask: net.CIDRMask(8, 32)},
+			&net.IPNet{IP: net.ParseIP("192.168.1.20"), Mask: net.CIDRMask(24, 32)},
+			&net.IPNet{IP: net.ParseIP("::1"), Mask: net.CIDRMask(128, 128)},
+			&net.IPNet{IP: net.ParseIP("fe80::1"), Mask: net.CIDRMask(64, 128)},
+			&net.IPNet{IP: net.ParseIP("2001:db8::5"), Mask: net.CIDRMask(64, 128)},
+		}, nil
+	}
+	for _, c := range []struct {
+		addr   *net.TCPAddr
+		local  string
+		others []string
+	}{
+		{&net.TCPAddr{IP: net.IPv6unspecified, Port: 7436}, "http://127.0.0.1:7436/", []string{"http://192.168.1.20:7436/", "http://[2001:db8::5]:7436/"}},
+		{&net.TCPAddr{IP: net.IPv4zero, Port: 7436}, "http://127.0.0.1:7436/", []string{"http://192.168.1.20:7436/", "http://[2001:db8::5]:7436/"}},
+		{&net.TCPAddr{IP: net.ParseIP("127.0.0.1"), Port: 7420}, "http://127.0.0.1:7420/", nil},
+		{&net.TCPAddr{IP: net.ParseIP("192.168.1.20"), Port: 80}, "http://192.168.1.20:80/", nil},
+		{&net.TCPAddr{IP: net.ParseIP("::1"), Port: 7420}, "http://[::1]:7420/", nil},
+	} {
+		local, others := serveURLs(c.addr, ifaces)
+		if local != c.local || !slices.Equal(others, c.others) {
+			t.Errorf("serveURLs(%s) = %s, %v; want %s, %v", c.addr, local, others, c.local, c.others)
+		}
 	}
 }

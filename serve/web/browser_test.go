@@ -226,7 +226,7 @@ func TestBrowser(t *testing.T) {
 			Details, Open int
 			Hidden        bool
 		}
-		eval(t, `({Details: document.querySelectorAll("details").length, Open: document.querySelectorAll("details[open]").length,
+		eval(t, `({Details: document.querySelectorAll("details:not(.outline)").length, Open: document.querySelectorAll("details[open]:not(.outline)").length,
 			Hidden: !document.querySelector("details.tool .input pre").checkVisibility()})`, &state)
 		if state.Details < 5 || state.Open != 0 || !state.Hidden {
 			t.Fatalf("before the click: %+v, want every details block closed, its input hidden", state)
@@ -234,7 +234,7 @@ func TestBrowser(t *testing.T) {
 		if err := c.click("details.tool > summary"); err != nil {
 			t.Fatal(err)
 		}
-		eval(t, `({Details: document.querySelectorAll("details").length, Open: document.querySelectorAll("details[open]").length,
+		eval(t, `({Details: document.querySelectorAll("details:not(.outline)").length, Open: document.querySelectorAll("details[open]:not(.outline)").length,
 			Hidden: !document.querySelector("details.tool .input pre").checkVisibility()})`, &state)
 		if state.Open != 1 || state.Hidden {
 			t.Errorf("after a click on the tool call: %+v, want it open and its input shown", state)
@@ -277,6 +277,141 @@ func TestBrowser(t *testing.T) {
 			t.Error("no highlighted word")
 		}
 	})
+
+	// A session of more than one page has an outline of its rounds on
+	// every page, each round linked where it is, and each round's heading
+	// leads to the prompts before and after it, on this page or another.
+	t.Run("outline and jumps between prompts", func(t *testing.T) {
+		small := serve(t, wire(t, s), web.Options{PageItems: 4})
+		loadAt := func(path, shot string) {
+			t.Helper()
+			m := c.mark()
+			if err := c.navigate(small.URL + path); err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range c.problems(m) {
+				t.Errorf("%s: %s", path, p)
+			}
+			if shot != "" {
+				png, _ := c.screenshot()
+				os.WriteFile(filepath.Join(shots, shot), png, 0o644)
+			}
+		}
+		loadAt("/s/"+multiSession+"/page-2.html", "outline.png")
+		var o struct {
+			Rounds, Here, Pages int
+			Open                bool
+			First               string
+		}
+		eval(t, `({Rounds: document.querySelectorAll("details.outline li").length, Here: document.querySelectorAll("details.outline li.here").length,
+			Pages: document.querySelectorAll("nav.pager a, nav.pager .current").length - 2, Open: document.querySelector("details.outline").open,
+			First: document.querySelector("details.outline li a").textContent})`, &o)
+		if o.Rounds != 5 || o.Here == 0 || o.Pages < 2 || o.Open || o.First != "first question" {
+			t.Errorf("page 2 of a session of 5 rounds on several pages: outline %+v", o)
+		}
+		// The outline leads to round 5, on another page.
+		m := c.mark()
+		eval(t, `document.querySelector("details.outline").open = true`, nil)
+		if err := c.click(`details.outline li:last-child a`); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.waitFor("Page.loadEventFired", m, 10*time.Second); err != nil {
+			t.Fatal(err)
+		}
+		var at struct{ Path, Hash, Target string }
+		eval(t, `({Path: location.pathname, Hash: location.hash, Target: (document.querySelector(":target") || {}).id || ""})`, &at)
+		if at.Hash != "#round-5" || at.Target != "round-5" || !strings.HasPrefix(at.Path, "/s/"+multiSession+"/page-") {
+			t.Errorf("the outline's round 5 led to %+v", at)
+		}
+		// From round 5, the prompt before it is on the page before.
+		m = c.mark()
+		if err := c.click(`#round-5 a[rel=prev]`); err != nil {
+			t.Fatal(err)
+		}
+		c.waitFor("Page.loadEventFired", m, 10*time.Second)
+		eval(t, `({Path: location.pathname, Hash: location.hash, Target: (document.querySelector(":target") || {}).id || ""})`, &at)
+		if at.Hash != "#round-4" || at.Target != "round-4" {
+			t.Errorf("round 5's previous prompt led to %+v", at)
+		}
+		var head string
+		eval(t, `document.querySelector("#round-4").textContent`, &head)
+		if !regexp.MustCompile(`Round 4 2026-11-22 \d\d:\d\d \S+ \d+ tokens`).MatchString(head) {
+			t.Errorf("round 4's heading: %q, want its time with the zone and its tokens", head)
+		}
+	})
+
+	// The sessions before and after this one in the list.
+	t.Run("newer and older sessions", func(t *testing.T) {
+		load(t, "/s/"+multiSession+"/", "")
+		var nav struct{ Newer, Older string }
+		eval(t, `({Newer: (document.querySelector("nav.sessions a[rel=prev]") || {}).href || "", Older: (document.querySelector("nav.sessions a[rel=next]") || {}).href || ""})`, &nav)
+		if nav.Newer == "" || nav.Older == "" {
+			t.Fatalf("a session in the middle of the list links %+v", nav)
+		}
+		load(t, strings.TrimPrefix(nav.Older, srv.URL), "")
+		var back string
+		eval(t, `(document.querySelector("nav.sessions a[rel=prev]") || {}).href || ""`, &back)
+		if back != srv.URL+"/s/"+multiSession+"/" {
+			t.Errorf("the older session's newer one is %q", back)
+		}
+	})
+
+	// At a desktop's size and at a phone's (390 CSS pixels, as an iPhone's),
+	// no page is wider than the screen: the list, a session, the long one,
+	// the search. Screenshots of each are in the artefacts.
+	for _, size := range []struct {
+		name          string
+		width, height int
+		mobile        bool
+	}{{"desktop", 1280, 900, false}, {"phone", 390, 844, true}} {
+		t.Run("fits a "+size.name, func(t *testing.T) {
+			if err := c.viewport(size.width, size.height, size.mobile); err != nil {
+				t.Fatal(err)
+			}
+			defer c.call("Emulation.clearDeviceMetricsOverride", nil, nil)
+			var links []string
+			load(t, "/", "list-"+size.name+".png")
+			eval(t, `[...document.querySelectorAll("table.sessions a")].map(a => a.href)`, &links)
+			pages := []string{"/", "/search?q=question", "/s/" + toolsSession + "/", "/s/" + longSession + "/page-2.html", "/s/" + subSession + "/agent-" + subAgent + "/"}
+			for _, l := range links {
+				pages = append(pages, strings.TrimPrefix(l, srv.URL))
+			}
+			for i, p := range pages {
+				shot := ""
+				switch i {
+				case 1:
+					shot = "search-" + size.name + ".png"
+				case 2:
+					shot = "session-" + size.name + ".png"
+				case 3:
+					shot = "long-" + size.name + ".png"
+				}
+				load(t, p, shot)
+				o, err := c.overflow()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if o.Scroll > o.Width || len(o.Over) > 0 {
+					t.Errorf("%s at %d px: %d px wide, past the edge: %v", p, size.width, o.Scroll, o.Over)
+				}
+			}
+			// The list's titles read as lines, not a letter a line, and the
+			// search box and its button are whole.
+			load(t, "/", "")
+			var list struct {
+				Narrowest, Button, Left, Width float64
+			}
+			eval(t, `(() => { const ws = [...document.querySelectorAll("table.sessions td.title")].map(e => e.getBoundingClientRect().width);
+				const b = document.querySelector("form.search button").getBoundingClientRect();
+				return {Narrowest: Math.min(...ws), Button: b.right, Left: b.left, Width: document.documentElement.clientWidth}; })()`, &list)
+			if list.Narrowest < float64(size.width)/2 && size.mobile || list.Narrowest < 200 {
+				t.Errorf("at %d px a title is %.0f px wide", size.width, list.Narrowest)
+			}
+			if list.Button > list.Width || list.Left < 0 {
+				t.Errorf("at %d px the search button spans %.0f to %.0f px", size.width, list.Left, list.Button)
+			}
+		})
+	}
 
 	for _, id := range []string{hostileID, sampleHostile} {
 		t.Run("hostile "+id, func(t *testing.T) {

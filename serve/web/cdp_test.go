@@ -379,3 +379,52 @@ func (c *cdp) screenshot() ([]byte, error) {
 	}
 	return base64.StdEncoding.DecodeString(res.Data)
 }
+
+// viewport sets the size of the page's window in CSS pixels; mobile
+// emulates a phone (its viewport meta tag honoured, touch, a scale of 3).
+func (c *cdp) viewport(width, height int, mobile bool) error {
+	scale := 1
+	if mobile {
+		scale = 3
+	}
+	return c.call("Emulation.setDeviceMetricsOverride", map[string]any{"width": width, "height": height, "deviceScaleFactor": scale, "mobile": mobile}, nil)
+}
+
+// overflow is what of a page is wider than its window: the width a page
+// scrolls to, the window's, and the elements and the text that reach past
+// its right edge (but those inside a box that scrolls or clips, such as a
+// code block, which scroll within it).
+type overflow struct {
+	Scroll, Width int
+	Over          []string
+}
+
+func (c *cdp) overflow() (overflow, error) {
+	var o overflow
+	err := c.eval(`(() => {
+		const w = document.documentElement.clientWidth, out = [];
+		for (const e of document.querySelectorAll("body *")) {
+			const r = e.getBoundingClientRect();
+			if (r.width === 0 || r.right <= w + 0.5) continue;
+			let inside = false;
+			for (let p = e.parentElement; p && p !== document.body; p = p.parentElement) {
+				if (getComputedStyle(p).overflowX !== "visible") { inside = true; break; }
+			}
+			if (!inside) out.push(e.tagName.toLowerCase() + (e.className ? "." + e.className : "") + " to " + Math.round(r.right) + "px");
+		}
+		// Text that runs past its box (a word too long to break).
+		const tw = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+		for (let n = tw.nextNode(); n; n = tw.nextNode()) {
+			const r = document.createRange(); r.selectNodeContents(n);
+			const b = r.getBoundingClientRect();
+			if (b.width === 0 || b.right <= w + 0.5) continue;
+			let inside = false;
+			for (let p = n.parentElement; p && p !== document.body; p = p.parentElement) {
+				if (getComputedStyle(p).overflowX !== "visible") { inside = true; break; }
+			}
+			if (!inside) out.push("text " + JSON.stringify(n.textContent.slice(0, 40)) + " in " + n.parentElement.tagName.toLowerCase() + " to " + Math.round(b.right) + "px");
+		}
+		return {Scroll: document.documentElement.scrollWidth, Width: w, Over: out.slice(0, 8)};
+	})()`, &o)
+	return o, err
+}

@@ -8,6 +8,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/scribe-archive/scribe/index"
 	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/session"
 )
@@ -16,7 +17,17 @@ import (
 // document and of the page they are on.
 type docView struct {
 	ref docRef
+	c   chrome // the page's frame: its links and its zone
 	l   linker
+	// rounds are the document's rounds as the index has them (their time
+	// and tokens), last the highest; roundURL links a round, on this page
+	// or another ("" when it cannot).
+	rounds   map[int]index.Row
+	last     int
+	roundURL func(n int) string
+	// day is the date of the last time shown: a message's time shows its
+	// date and zone when the day changes, and on a page's first message.
+	day string
 	// onPage holds the ids of the messages of this page.
 	onPage map[string]bool
 	// elsewhere links a message on another page ("" when it cannot).
@@ -26,8 +37,8 @@ type docView struct {
 	branchChild map[string]*session.Branch
 }
 
-func newDocView(ref docRef, l linker, m *session.Meta) *docView {
-	v := &docView{ref: ref, l: l, onPage: map[string]bool{}, branchAt: map[string]*session.Branch{}, branchChild: map[string]*session.Branch{}}
+func newDocView(ref docRef, c chrome, m *session.Meta) *docView {
+	v := &docView{ref: ref, c: c, l: c.L, onPage: map[string]bool{}, branchAt: map[string]*session.Branch{}, branchChild: map[string]*session.Branch{}}
 	for i := range m.Branches {
 		b := &m.Branches[i]
 		v.branchAt[b.At] = b
@@ -64,8 +75,7 @@ func (v *docView) renderItems(w *bytes.Buffer, items []*session.Item) {
 
 func (v *docView) renderItem(w *bytes.Buffer, it *session.Item) {
 	if it.Round > 0 {
-		a := document.RoundAnchor(it.Round)
-		fmt.Fprintf(w, "<h2 class=\"round\" id=\"%s\"><a href=\"#%s\">Round %d</a></h2>\n", a, a, it.Round)
+		v.renderRound(w, it)
 	}
 	class := "item role-" + classWord(it.Role)
 	if it.Note != "" {
@@ -80,14 +90,11 @@ func (v *docView) renderItem(w *bytes.Buffer, it *session.Item) {
 		fmt.Fprintf(w, " id=\"%s\"", esc(id))
 	}
 	w.WriteString(">\n<h3>")
-	t := it.Time
-	if t == "" {
-		t = "undated"
-	}
+	t := v.itemTime(it.Time)
 	if id != "" {
-		fmt.Fprintf(w, "<a class=\"time\" href=\"#%s\">%s</a>", esc(fragment(id)), esc(t))
+		fmt.Fprintf(w, "<a class=\"time\" href=\"#%s\">%s</a>", esc(fragment(id)), t)
 	} else {
-		fmt.Fprintf(w, "<span class=\"time\">%s</span>", esc(t))
+		fmt.Fprintf(w, "<span class=\"time\">%s</span>", t)
 	}
 	fmt.Fprintf(w, " · <span class=\"role\">%s</span>", esc(it.Role))
 	if it.Note != "" {
@@ -131,6 +138,65 @@ func (v *docView) renderItem(w *bytes.Buffer, it *session.Item) {
 		i = j - 1
 	}
 	w.WriteString("</article>\n")
+}
+
+// renderRound writes the heading of a round: its number, when it started
+// and its tokens, and the way to the rounds (the prompts) before and after
+// it and to the outline.
+func (v *docView) renderRound(w *bytes.Buffer, it *session.Item) {
+	n := it.Round
+	a := document.RoundAnchor(n)
+	fmt.Fprintf(w, "<h2 class=\"round\" id=\"%s\"><a href=\"#%s\">Round %d</a>", a, a, n)
+	r, known := v.rounds[n]
+	started := it.Time
+	if known && r.Started != "" {
+		started = r.Started
+	}
+	if started != "" {
+		fmt.Fprintf(w, " <time class=\"when\" datetime=\"%s\">%s</time>", esc(started), esc(v.c.When(started)))
+		v.day = v.c.Date(started)
+	}
+	if known {
+		fmt.Fprintf(w, " <span class=\"tokens\">%s tokens</span>", tokens(r.TokenCount))
+	}
+	w.WriteString(" <span class=\"jump\">")
+	if u := v.roundLink(n - 1); u != "" {
+		fmt.Fprintf(w, "<a rel=\"prev\" href=\"%s\">↑ %d</a> ", esc(u), n-1)
+	}
+	if u := v.roundLink(n + 1); u != "" {
+		fmt.Fprintf(w, "<a rel=\"next\" href=\"%s\">↓ %d</a> ", esc(u), n+1)
+	}
+	if len(v.rounds) > 0 {
+		w.WriteString("<a href=\"#outline\">outline</a>")
+	}
+	w.WriteString("</span></h2>\n")
+}
+
+// roundLink links round n when the document has it.
+func (v *docView) roundLink(n int) string {
+	if n < 1 || v.roundURL == nil {
+		return ""
+	}
+	if _, ok := v.rounds[n]; !ok {
+		return ""
+	}
+	return v.roundURL(n)
+}
+
+// itemTime is a message's time as its heading shows it, as HTML: the time
+// of day in the page's zone, with the date and the zone when the day is
+// not the last one shown. (No <time> element: a page holds hundreds, and
+// a static site thousands of pages.)
+func (v *docView) itemTime(ts string) string {
+	if ts == "" {
+		return "undated"
+	}
+	layout := "15:04:05"
+	if d := v.c.Date(ts); d != v.day {
+		layout = "2006-01-02 15:04:05 MST"
+		v.day = d
+	}
+	return esc(v.c.Time(ts, layout))
 }
 
 // writeItemRef writes a message's short id, linked when it can be.

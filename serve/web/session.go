@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"html/template"
@@ -13,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/scribe-archive/scribe/index"
 	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/session"
 )
@@ -133,18 +135,37 @@ type docPage struct {
 	Parent     *navLink // the session a sidechain belongs to
 	Forked     *navLink // the session this one was forked from
 	Sidechains []navLink
-	Markdown   string
+	Markdown   string // "" when the site does not offer the document
 	Transcript string // "" when there is no export
+	// Newer and Older are the sessions beside this one in the sessions
+	// list (nil for a sidechain, or at either end).
+	Newer, Older *navLink
+	// Outline is the session's rounds, each with its prompt's first
+	// line, its time and its tokens; Tokens their sum.
+	Outline []outlineRow
+	Tokens  int64
+	// Span is when the session began and ended, in the pages' zone.
+	Span string
 }
 
 type navLink struct {
 	Label, URL, Note string
 }
 
+// outlineRow is a round in a document's outline.
+type outlineRow struct {
+	N      int
+	URL    string // the round, on this page or another
+	Shown  string // the time as the outline shows it: 10:26, with the date when it is not the session's first day
+	Prompt string // the first characters of the round's prompt
+	Tokens int64
+	Here   bool // the round starts on this page
+}
+
 func (s *Server) serveDocPage(w http.ResponseWriter, r *http.Request, ref docRef, page int) {
 	c := s.chrome(r, "")
 	v := &pageSet{}
-	p, err := s.docPage(c, ref, page, v)
+	p, err := s.docPage(r.Context(), c, ref, page, v)
 	if errors.Is(err, errNoPage) {
 		s.notFound(w, r, "The document has no such page.")
 		return
@@ -159,16 +180,18 @@ func (s *Server) serveDocPage(w http.ResponseWriter, r *http.Request, ref docRef
 // errNoPage is a page past a document's last.
 var errNoPage = errors.New("no such page")
 
-// pageSet says on which page of a document each message is, for links to
-// messages on other pages. The server leaves it empty and links through
-// its redirects (m/<id>); the static site fills it first.
+// pageSet says on which page of a document each message and each round
+// is, for links to messages on other pages. The server leaves it empty and
+// links through its redirects (m/<id>, round/<n>); the static site fills
+// it first.
 type pageSet struct {
-	page map[string]int // first id -> page
+	page  map[string]int // first id -> page
+	round map[int]int    // round -> the page it starts on
 }
 
 // docPage reads and renders one page of a document: it reads the
 // messages before the page only to skip them, and none after it but one.
-func (s *Server) docPage(c chrome, ref docRef, page int, ps *pageSet) (*docPage, error) {
+func (s *Server) docPage(ctx context.Context, c chrome, ref docRef, page int, ps *pageSet) (*docPage, error) {
 	rd, err := document.OpenItems(ref.md)
 	if err != nil {
 		return nil, err
@@ -178,7 +201,7 @@ func (s *Server) docPage(c chrome, ref docRef, page int, ps *pageSet) (*docPage,
 	if err := src.skip((page - 1) * s.opts.PageItems); err != nil {
 		return nil, err
 	}
-	return s.renderDocPage(c, ref, page, ps, src)
+	return s.renderDocPage(ctx, c, ref, page, ps, src)
 }
 
 // itemSource reads a document's messages, with one read ahead: a page
@@ -229,7 +252,7 @@ func (src *itemSource) take(n int) ([]*session.Item, bool, error) {
 
 // renderDocPage renders the page of a document whose messages src reads
 // next.
-func (s *Server) renderDocPage(c chrome, ref docRef, page int, ps *pageSet, src *itemSource) (*docPage, error) {
+func (s *Server) renderDocPage(ctx context.Context, c chrome, ref docRef, page int, ps *pageSet, src *itemSource) (*docPage, error) {
 	n := s.opts.PageItems
 	items, more, err := src.take(n)
 	if err != nil {
@@ -268,7 +291,7 @@ func (s *Server) renderDocPage(c chrome, ref docRef, page int, ps *pageSet, src 
 	if m.ForkedFrom != nil && validID(*m.ForkedFrom) {
 		p.Forked = &navLink{Label: *m.ForkedFrom, URL: c.L.Doc(*m.ForkedFrom, 1)}
 	}
-	v := newDocView(ref, c.L, m)
+	v := newDocView(ref, c, m)
 	for _, sc := range m.Sidechains {
 		nl := navLink{Label: sc.Path, Note: sc.Description}
 		if key, ok := v.sidechainKey(sc.Path); ok {
@@ -291,10 +314,71 @@ func (s *Server) renderDocPage(c chrome, ref docRef, page int, ps *pageSet, src 
 			return c.L.DocFile(ref.key, "m/"+url.PathEscape(id))
 		}
 	}
+	// The rounds, from the index: what the outline and the rounds'
+	// headings show. A document the index lacks has no outline.
+	rows, err := s.store.Index.Rounds(ctx, ref.key, 1)
+	if err != nil {
+		return nil, err
+	}
+	here := map[int]bool{}
+	for _, it := range items {
+		if it.Round > 0 {
+			here[it.Round] = true
+		}
+	}
+	v.roundURL = func(n int) string {
+		switch {
+		case here[n]:
+			return "#" + document.RoundAnchor(n)
+		case ps.round != nil:
+			if pg, ok := ps.round[n]; ok {
+				return c.L.Doc(ref.key, pg) + "#" + document.RoundAnchor(n)
+			}
+			return ""
+		}
+		return c.L.DocFile(ref.key, "round/"+strconv.Itoa(n))
+	}
+	p.Span = c.Between(session.Str(m.Started), session.Str(m.Ended))
+	v.rounds = map[int]index.Row{}
+	firstDay := c.Date(session.Str(m.Started))
+	for _, r := range rows {
+		v.rounds[r.Round] = r
+		v.last = max(v.last, r.Round)
+		p.Tokens += r.TokenCount
+		shown := c.Time(r.Started, "15:04")
+		if c.Date(r.Started) != firstDay {
+			shown = c.Time(r.Started, "2006-01-02 15:04")
+		}
+		p.Outline = append(p.Outline, outlineRow{N: r.Round, URL: v.roundURL(r.Round), Shown: shown,
+			Prompt: r.UserPreview, Tokens: r.TokenCount, Here: here[r.Round]})
+	}
+	if m.SidechainOf == nil && ref.aid == "" {
+		newer, older, _, err := s.store.Index.Neighbours(ctx, ref.sid)
+		if err != nil {
+			return nil, err
+		}
+		p.Newer, p.Older = s.neighbour(c, newer), s.neighbour(c, older)
+	}
 	var buf bytes.Buffer
 	v.renderItems(&buf, items)
 	p.Items = template.HTML(buf.String())
 	return p, nil
+}
+
+// neighbour links a session beside this one in the list.
+func (s *Server) neighbour(c chrome, n *index.Session) *navLink {
+	if n == nil {
+		return nil
+	}
+	key, ok := docKey(n.Doc)
+	if !ok || strings.Contains(key, "/") {
+		return nil
+	}
+	title := n.Title
+	if strings.TrimSpace(title) == "" {
+		title = n.SessionID
+	}
+	return &navLink{Label: title, URL: c.L.Doc(key, 1), Note: c.When(n.Started)}
 }
 
 // displayTitle is what lists show for a session (inscribe.DisplayTitle):

@@ -18,38 +18,39 @@ import (
 // WriteSite writes the archive into dir as a static site: the pages the
 // server shows, with the same URLs but for the sessions list (index.html
 // and page-N.html for every agent, agents/<agent>/… for each), and
-// without the search page. It returns how many pages it wrote.
+// without the search page. It reports what it wrote (Options.NoTranscripts
+// leaves out the downloads, which are most of a site's size).
 //
 // Each document is read twice, once to learn on which page each message
 // is (links to a message on another page go straight to it, where the
 // server redirects) and once to write its pages.
-func (s *Server) WriteSite(ctx context.Context, dir string) (int, error) {
+func (s *Server) WriteSite(ctx context.Context, dir string) (SiteReport, error) {
 	w := &siteWriter{s: s, dir: dir}
 	if err := w.assets(); err != nil {
-		return w.pages, err
+		return w.report, err
 	}
 	agents, _, err := s.store.counts(ctx)
 	if err != nil {
-		return w.pages, err
+		return w.report, err
 	}
 	if err := w.lists(ctx, ""); err != nil {
-		return w.pages, err
+		return w.report, err
 	}
 	for _, a := range agents {
 		if !validID(a.Value) {
 			continue
 		}
 		if err := w.lists(ctx, a.Value); err != nil {
-			return w.pages, err
+			return w.report, err
 		}
 	}
 	rows, _, err := s.store.sessions(ctx, index.ListQuery{})
 	if err != nil {
-		return w.pages, err
+		return w.report, err
 	}
 	for _, row := range rows {
 		if err := ctx.Err(); err != nil {
-			return w.pages, err
+			return w.report, err
 		}
 		key, ok := docKey(row.Doc)
 		var ref docRef
@@ -60,11 +61,11 @@ func (s *Server) WriteSite(ctx context.Context, dir string) (int, error) {
 			s.opts.Logf("web: %s: no document in the store; left out", row.Doc)
 			continue
 		}
-		m, err := w.doc(ref)
+		m, err := w.doc(ctx, ref)
 		if err != nil {
-			return w.pages, err
+			return w.report, err
 		}
-		v := newDocView(ref, linker{}, m)
+		v := newDocView(ref, chrome{}, m)
 		for _, sc := range m.Sidechains {
 			key, ok := v.sidechainKey(sc.Path)
 			if !ok {
@@ -74,32 +75,87 @@ func (s *Server) WriteSite(ctx context.Context, dir string) (int, error) {
 			if !ok {
 				continue
 			}
-			if _, err := w.doc(sref); err != nil {
-				return w.pages, err
+			if _, err := w.doc(ctx, sref); err != nil {
+				return w.report, err
 			}
 		}
 	}
-	return w.pages, nil
+	return w.report, nil
 }
 
 type siteWriter struct {
-	s     *Server
-	dir   string
-	pages int
+	s      *Server
+	dir    string
+	report SiteReport
+}
+
+// SiteReport says what WriteSite wrote: how many files of each kind, and
+// their bytes.
+type SiteReport struct {
+	Pages, Documents, Transcripts, Files, Assets Tally
+}
+
+// Tally is how many files of a kind, and their bytes.
+type Tally struct {
+	N     int
+	Bytes int64
+}
+
+func (t *Tally) add(n int64) { t.N++; t.Bytes += n }
+
+// Total is every file of the site.
+func (r SiteReport) Total() Tally {
+	var t Tally
+	for _, k := range []Tally{r.Pages, r.Documents, r.Transcripts, r.Files, r.Assets} {
+		t.N += k.N
+		t.Bytes += k.Bytes
+	}
+	return t
 }
 
 // chrome is the frame of a static page at rel (slash separated, below
 // the site's root).
 func (w *siteWriter) chrome(rel, title string) chrome {
-	return chrome{Title: title, CSP: metaCSP, L: linker{static: true, base: strings.Repeat("../", strings.Count(rel, "/"))}}
+	return chrome{Title: title, CSP: metaCSP, L: linker{static: true, base: strings.Repeat("../", strings.Count(rel, "/"))}, zone: w.s.opts.Zone}
 }
 
-func (w *siteWriter) write(rel string, data []byte) error {
+// write writes a file of the site, and counts it in t.
+func (w *siteWriter) write(t *Tally, rel string, data []byte) error {
 	p := filepath.Join(w.dir, filepath.FromSlash(rel))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(p, data, 0o644)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		return err
+	}
+	t.add(int64(len(data)))
+	return nil
+}
+
+// copy copies a file into the site as it streams, and counts it in t.
+func (w *siteWriter) copy(t *Tally, rel, from string) error {
+	p := filepath.Join(w.dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(p)
+	if err != nil {
+		return err
+	}
+	n, err := io.Copy(out, in)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	t.add(n)
+	return nil
 }
 
 func (w *siteWriter) page(rel, name string, data any) error {
@@ -107,8 +163,7 @@ func (w *siteWriter) page(rel, name string, data any) error {
 	if err := pages().ExecuteTemplate(&sb, name, data); err != nil {
 		return fmt.Errorf("%s: %w", rel, err)
 	}
-	w.pages++
-	return w.write(rel, []byte(sb.String()))
+	return w.write(&w.report.Pages, rel, []byte(sb.String()))
 }
 
 func (w *siteWriter) assets() error {
@@ -120,7 +175,7 @@ func (w *siteWriter) assets() error {
 		if err != nil {
 			return err
 		}
-		return w.write(p, data)
+		return w.write(&w.report.Assets, p, data)
 	})
 }
 
@@ -147,9 +202,9 @@ func (w *siteWriter) lists(ctx context.Context, agent string) error {
 
 // doc writes a document's pages, files and downloads, and returns its
 // frontmatter.
-func (w *siteWriter) doc(ref docRef) (*session.Meta, error) {
+func (w *siteWriter) doc(ctx context.Context, ref docRef) (*session.Meta, error) {
 	n := w.s.opts.PageItems
-	ps := &pageSet{page: map[string]int{}}
+	ps := &pageSet{page: map[string]int{}, round: map[int]int{}}
 	rd, err := document.OpenItems(ref.md)
 	if err != nil {
 		return nil, err
@@ -168,6 +223,9 @@ func (w *siteWriter) doc(ref docRef) (*session.Meta, error) {
 				ps.page[it.IDs[0]] = i/n + 1
 			}
 		}
+		if it.Round > 0 {
+			ps.round[it.Round] = i/n + 1
+		}
 	}
 	rd.Close()
 
@@ -178,14 +236,14 @@ func (w *siteWriter) doc(ref docRef) (*session.Meta, error) {
 	src := &itemSource{rd: rd}
 	folder := "s/" + ref.key + "/"
 	exported := false
-	if w.s.store.Transcript != nil {
+	if w.s.store.Transcript != nil && !w.s.opts.NoTranscripts {
 		if exported, err = w.transcript(ref, folder+"transcript.jsonl"); err != nil {
 			return nil, err
 		}
 	}
 	for page := 1; ; page++ {
 		rel := folder + pageFile(page)
-		p, err := w.s.renderDocPage(w.chrome(rel, ""), ref, page, ps, src)
+		p, err := w.s.renderDocPage(ctx, w.chrome(rel, ""), ref, page, ps, src)
 		if errors.Is(err, errNoPage) {
 			break
 		}
@@ -194,6 +252,9 @@ func (w *siteWriter) doc(ref docRef) (*session.Meta, error) {
 		}
 		if !exported {
 			p.Transcript = ""
+		}
+		if w.s.opts.NoTranscripts {
+			p.Markdown = ""
 		}
 		if err := w.page(rel, "doc.html", p); err != nil {
 			return nil, err
@@ -205,12 +266,10 @@ func (w *siteWriter) doc(ref docRef) (*session.Meta, error) {
 	if err := w.files(ref, folder+"files/"); err != nil {
 		return nil, err
 	}
-	md, err := os.ReadFile(ref.md)
-	if err != nil {
-		return nil, err
-	}
-	if err := w.write(folder+"document.md", md); err != nil {
-		return nil, err
+	if !w.s.opts.NoTranscripts {
+		if err := w.copy(&w.report.Documents, folder+"document.md", ref.md); err != nil {
+			return nil, err
+		}
 	}
 	return rd.Meta, nil
 }
@@ -228,11 +287,7 @@ func (w *siteWriter) files(ref docRef, rel string) error {
 		if !e.Type().IsRegular() || !validName(e.Name()) {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(ref.folder(), "files", e.Name()))
-		if err != nil {
-			return err
-		}
-		if err := w.write(rel+e.Name(), data); err != nil {
+		if err := w.copy(&w.report.Files, rel+e.Name(), filepath.Join(ref.folder(), "files", e.Name())); err != nil {
 			return err
 		}
 	}
@@ -251,7 +306,8 @@ func (w *siteWriter) transcript(ref docRef, rel string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	warnings, err := w.s.store.Transcript(ref.md, f)
+	cw := &countingWriter{w: f}
+	warnings, err := w.s.store.Transcript(ref.md, cw)
 	for _, wn := range warnings {
 		w.s.opts.Logf("web: export %s: %v", ref.md, wn)
 	}
@@ -263,5 +319,6 @@ func (w *siteWriter) transcript(ref docRef, rel string) (bool, error) {
 		os.Remove(p)
 		return false, nil
 	}
+	w.report.Transcripts.add(cw.n)
 	return true, nil
 }

@@ -43,8 +43,10 @@ import (
 	"io/fs"
 	"log"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/scribe-archive/scribe/index"
 )
@@ -79,9 +81,13 @@ func (s Store) sessions(ctx context.Context, q index.ListQuery) ([]Session, int,
 	rows, total, err := s.Index.List(ctx, q)
 	out := make([]Session, len(rows))
 	for i, r := range rows {
-		out[i] = Session{Key: r.SessionID, Agent: r.AgentID, Title: r.Title, Project: r.Project, Started: r.Started, Ended: r.Ended, Doc: r.Doc}
+		out[i] = sessionOf(r)
 	}
 	return out, total, err
+}
+
+func sessionOf(r index.Session) Session {
+	return Session{Key: r.SessionID, Agent: r.AgentID, Title: r.Title, Project: r.Project, Started: r.Started, Ended: r.Ended, Doc: r.Doc, Tokens: r.Tokens}
 }
 
 // counts returns how many sessions each agent and each project has.
@@ -106,6 +112,7 @@ type Session struct {
 	Started string
 	Ended   string
 	Doc     string // the document, relative to Dir, with slashes: <agent>/<name>.md
+	Tokens  int64  // the sum of its rounds' token counts
 }
 
 // Count is how many sessions have one agent or one project.
@@ -158,6 +165,15 @@ type Options struct {
 	// Logf reports what a visitor is not told: server errors, export
 	// warnings (default: the log package).
 	Logf func(format string, args ...any)
+	// Zone is the time zone pages show times in, named beside them
+	// (default: the machine's, time.Local). Pages run no script, so they
+	// cannot ask the visitor's browser for its own.
+	Zone *time.Location
+	// NoTranscripts leaves the downloads out of the static site (WriteSite):
+	// neither the exported transcript nor the markdown document is
+	// written, and the pages do not offer them. The server offers them
+	// all the same.
+	NoTranscripts bool
 }
 
 func (o Options) withDefaults() Options {
@@ -169,6 +185,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Logf == nil {
 		o.Logf = log.Printf
+	}
+	if o.Zone == nil {
+		o.Zone = time.Local
 	}
 	return o
 }
@@ -295,13 +314,49 @@ type chrome struct {
 	CSP    string
 	Search bool   // the server has a search page
 	Query  string // the search box's text
+	zone   *time.Location
 }
 
 // chrome returns the frame of a page whose URL path (below the root)
 // is rel.
 func (s *Server) chrome(r *http.Request, title string) chrome {
-	return chrome{Title: title, L: linker{base: baseOf(r.URL.Path)}, CSP: metaCSP, Search: s.store.Search != nil}
+	return chrome{Title: title, L: linker{base: baseOf(r.URL.Path)}, CSP: metaCSP, Search: s.store.Search != nil, zone: s.opts.Zone}
 }
+
+// Time shows an RFC 3339 time in the pages' zone, with layout (a
+// reference time's layout, MST for the zone's name); a time that does not
+// parse is shown as it is, and none as "—".
+func (c chrome) Time(ts, layout string) string {
+	if ts == "" {
+		return "—"
+	}
+	t, err := time.Parse(time.RFC3339Nano, ts)
+	if err != nil {
+		return ts
+	}
+	return t.In(c.zone).Format(layout)
+}
+
+// When is a time to the minute, with its zone: 2026-11-22 10:26 CET.
+func (c chrome) When(ts string) string { return c.Time(ts, "2006-01-02 15:04 MST") }
+
+// Between is when something began and ended, the end's date left out when
+// it is the same day: 2026-11-22 10:26 CET to 11:02.
+func (c chrome) Between(start, end string) string {
+	if end == "" || end == start {
+		return c.When(start)
+	}
+	if c.Date(start) == c.Date(end) {
+		return c.When(start) + " to " + c.Time(end, "15:04")
+	}
+	return c.When(start) + " to " + c.When(end)
+}
+
+// Date is a time's day in the pages' zone: 2026-11-22.
+func (c chrome) Date(ts string) string { return c.Time(ts, "2006-01-02") }
+
+// Zone names the pages' zone as it is now (CET, UTC).
+func (c chrome) Zone() string { return time.Now().In(c.zone).Format("MST") }
 
 // baseOf is the way from a page's URL path back to the root: "" for
 // /search, "../../" for /s/<id>/page-2.html.
@@ -311,19 +366,26 @@ func baseOf(p string) string {
 }
 
 var funcs = template.FuncMap{
-	"add": func(a, b int) int { return a + b },
-	"day": day,
+	"add":    func(a, b int) int { return a + b },
+	"tokens": tokens,
 }
 
-// day is the date of an ISO 8601 time.
-func day(ts string) string {
-	if len(ts) >= 10 {
-		return ts[:10]
+// tokens writes a count of tokens with thousands separated: 12,345.
+func tokens(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
 	}
-	if ts == "" {
-		return "—"
+	if neg {
+		return "-" + b.String()
 	}
-	return ts
+	return b.String()
 }
 
 func contentType(name string) string {

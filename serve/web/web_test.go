@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/internal/testkit/storetest"
@@ -100,7 +101,7 @@ func TestServer(t *testing.T) {
 			`rel="next" href="?page=2"`, `<a href="?page=3">3</a>`)
 		p.mustNot(t, "<script", `href="s/`+toolsSession+`/"`) // the oldest are on the last page
 		p = get(t, u+"/?page=3")
-		p.must(t, 200, "first question", "create hello.py please", `href="s/`+toolsSession+`/"`, "/home/dev/src/tools-thinking", `<td class="num">10</td>`)
+		p.must(t, 200, "first question", "create hello.py please", `href="s/`+toolsSession+`/"`, "/home/dev/src/tools-thinking", `<td class="num">10<span class="unit"> messages</span></td>`)
 		get(t, u+"/?page=4").must(t, 404)
 		p = get(t, u+"/?agent=codex")
 		p.must(t, 200, "8 sessions of codex", "/home/codex-dev/src/multiturn")
@@ -355,7 +356,7 @@ func TestSite(t *testing.T) {
 		return export(md, w)
 	}
 	out := t.TempDir()
-	n, err := web.New(ws, web.Options{PageItems: 50, PageSessions: 10, Logf: t.Logf}).WriteSite(t.Context(), out)
+	rep, err := web.New(ws, web.Options{PageItems: 50, PageSessions: 10, Logf: t.Logf}).WriteSite(t.Context(), out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,8 +373,8 @@ func TestSite(t *testing.T) {
 		"s/" + imageSession + "/files/" + imageFile} {
 		read(rel)
 	}
-	if n < 20 {
-		t.Errorf("%d pages", n)
+	if rep.Pages.N < 20 || rep.Documents.N != 24 || rep.Transcripts.N != 23 || rep.Files.N == 0 || rep.Assets.N != 2 {
+		t.Errorf("the site's report: %+v", rep)
 	}
 	if _, err := os.Stat(filepath.Join(out, "s", longSession, "page-5.html")); err == nil {
 		t.Error("a page past the last")
@@ -433,5 +434,81 @@ func TestSite(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, "s", hostileID, "transcript.jsonl")); err == nil {
 		t.Error("a transcript that failed is on the site")
+	}
+}
+
+// TestTimesTokensOutline: times are shown in the server's zone, named;
+// each session and each round has its tokens; a session's page has the
+// outline of its rounds and the sessions beside it (issue 31).
+func TestTimesTokensOutline(t *testing.T) {
+	s, _ := sampleStore(t)
+	srv := serve(t, wire(t, s), web.Options{PageItems: 4, Zone: time.FixedZone("JST", 9*3600)})
+	list := get(t, srv.URL+"/")
+	list.must(t, 200, `<time datetime="2026-11-22T09:26:19.379Z">2026-11-22 18:26 JST</time>`,
+		`<td class="num tokens">580<span class="unit"> tokens</span></td>`)
+	list.mustNot(t, ">2026-11-22T09:26")
+
+	p := get(t, srv.URL+"/s/"+multiSession+"/")
+	p.must(t, 200, "<dt>tokens</dt><dd>580 in 5 rounds</dd>", "2026-11-22 18:26 JST to 18:26",
+		`<details class="outline" id="outline" open>`, "<summary>Outline: 5 rounds, 580 tokens, 3 pages</summary>",
+		`<li value="1" class="here"><a href="#round-1">first question</a> <span class="at">18:26 · 112 tokens</span></li>`,
+		`<li value="5"><a href="../../s/`+multiSession+`/round/5">fifth question</a>`,
+		`<h2 class="round" id="round-2"><a href="#round-2">Round 2</a> <time class="when" datetime="2026-11-22T09:26:20.299Z">2026-11-22 18:26 JST</time> <span class="tokens">114 tokens</span>`,
+		`<a rel="prev" href="#round-1">↑ 1</a> <a rel="next" href="../../s/`+multiSession+`/round/3">↓ 3</a>`,
+		`<a class="time" href="#m-`, `">18:26:19</a>`, // under its round's heading, which says the date and the zone
+		`rel="prev" href="../../s/`+subSession+`/"`, `rel="next" href="../../s/`+toolsSession+`/"`)
+	// A later page: the outline is closed, and marks its rounds.
+	p = get(t, srv.URL+"/s/"+multiSession+"/page-2.html")
+	p.must(t, 200, `<details class="outline" id="outline">`, `<li value="3" class="here">`)
+	// A page that starts in the middle of a round: its first message says
+	// the date and the zone.
+	p = get(t, srv.URL+"/s/"+longSession+"/page-2.html")
+	p.must(t, 200, `">2026-11-22 18:26:43 JST</a> · <span class="role">assistant</span>`)
+	// A sidechain has no neighbours in the list.
+	p = get(t, srv.URL+"/s/"+subSession+"/agent-"+subAgent+"/")
+	p.must(t, 200)
+	p.mustNot(t, `<nav class="sessions"`)
+	// The oldest session has a newer one and no older.
+	p = get(t, srv.URL+"/s/"+toolsSession+"/")
+	p.must(t, 200, `<nav class="sessions"`, `rel="prev" href="../../s/`+multiSession+`/"`)
+	p.mustNot(t, `older session`)
+}
+
+// TestSiteNoTranscripts: html --no-transcripts writes the pages and the
+// files sessions showed, not the downloads, and its pages do not offer
+// them.
+func TestSiteNoTranscripts(t *testing.T) {
+	s, _ := sampleStore(t)
+	ws := wire(t, s)
+	ws.Search = nil
+	out := t.TempDir()
+	rep, err := web.New(ws, web.Options{PageItems: 50, Logf: t.Logf, NoTranscripts: true}).WriteSite(t.Context(), out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Documents.N != 0 || rep.Transcripts.N != 0 || rep.Pages.N < 24 || rep.Files.N == 0 {
+		t.Errorf("report %+v", rep)
+	}
+	var total int64
+	filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if name := d.Name(); name == "transcript.jsonl" || name == "document.md" {
+			t.Errorf("%s is on a site without transcripts", p)
+		}
+		if strings.HasSuffix(p, ".html") {
+			b, _ := os.ReadFile(p)
+			if strings.Contains(string(b), "transcript.jsonl") || strings.Contains(string(b), "document.md") {
+				t.Errorf("%s offers a download", p)
+			}
+		}
+		if fi, err := d.Info(); err == nil && !d.IsDir() {
+			total += fi.Size()
+		}
+		return nil
+	})
+	if total != rep.Total().Bytes {
+		t.Errorf("the site holds %d bytes, its report says %d", total, rep.Total().Bytes)
 	}
 }
