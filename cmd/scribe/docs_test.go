@@ -159,14 +159,31 @@ func TestHelpMatchesREADME(t *testing.T) {
 		}
 	}
 
-	// What the root help and the README both say.
+	// What the root help and the README both say: every client scribe
+	// reads, where it keeps its sessions, the data directory on each
+	// system.
 	rootHelp := help(root)
-	for _, s := range []string{
-		"Claude Code", "Codex", "claude --resume", "codex resume",
-		"$CLAUDE_CONFIG_DIR/projects", "~/.claude/projects", "$CODEX_HOME/sessions", "~/.codex/sessions",
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	for _, v := range []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME"} {
+		t.Setenv(v, "")
+	}
+	var clientDirs []string // ~/.claude/projects, …
+	for _, f := range formats {
+		dir, err := f.adapter.DefaultDir()
+		if err != nil {
+			t.Fatal(err)
+		}
+		clientDirs = append(clientDirs, "~/"+filepath.ToSlash(strings.TrimPrefix(dir, home+string(filepath.Separator))))
+	}
+	says := []string{"claude --resume", "codex resume",
 		"$XDG_DATA_HOME/scribe", "~/.local/share/scribe", "~/Library/Application Support/scribe", `%LocalAppData%\scribe`,
-		"$SCRIBE_ROOT", "130",
-	} {
+		"$SCRIBE_ROOT", "130"}
+	says = append(says, clientDirs...)
+	for _, f := range formats {
+		says = append(says, f.client)
+	}
+	for _, s := range says {
 		if !strings.Contains(rootHelp, s) {
 			t.Errorf("scribe --help does not say %q", s)
 		}
@@ -177,14 +194,17 @@ func TestHelpMatchesREADME(t *testing.T) {
 	for _, name := range []string{"inscribe", "append"} {
 		c, _, _ := root.Find([]string{name})
 		h := help(c)
-		for _, s := range []string{"Claude Code", "Codex"} {
-			if !strings.Contains(h, s) {
-				t.Errorf("scribe %s --help does not name %s", name, s)
+		for _, f := range formats {
+			if !strings.Contains(h, f.client) {
+				t.Errorf("scribe %s --help does not name %s", name, f.client)
 			}
 		}
 	}
-	if c, _, _ := root.Find([]string{"inscribe"}); !strings.Contains(help(c), "~/.codex/sessions") {
-		t.Error("scribe inscribe --help does not say where Codex's sessions are read")
+	inscribe, _, _ := root.Find([]string{"inscribe"})
+	for _, dir := range clientDirs {
+		if !strings.Contains(help(inscribe), dir) {
+			t.Errorf("scribe inscribe --help does not say %s, where a client keeps its sessions", dir)
+		}
 	}
 
 	// A usage mistake points to its command's help.

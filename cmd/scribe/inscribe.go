@@ -44,17 +44,19 @@ func newInscribeCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "inscribe [SOURCE...]",
 		Short: "Inscribe sessions into the store (or add what is new to those already there)",
-		Long: `inscribe reads Claude Code transcripts and Codex rollouts into the store:
-a document for each session (sessions/<agent>/<session>.md), its round
-files and the index files.
+		Long: `inscribe reads Claude Code transcripts, Codex rollouts and Gemini CLI
+session files into the store: a document for each session
+(sessions/<agent>/<session>.md), its round files and the index files.
 
 SOURCE is a session file (a Claude Code <session>.jsonl, a subagent's
-transcript, a Codex rollout-….jsonl), a folder of them (a Claude Code
-project, ~/.claude/projects/<project>; a day of Codex sessions) or a folder
-of folders (~/.claude/projects, ~/.codex/sessions). With no SOURCE, scribe
-reads every folder where a client keeps sessions on this machine:
+transcript, a Codex rollout-….jsonl, a Gemini CLI session-….jsonl), a
+folder of them (a Claude Code project, ~/.claude/projects/<project>; a day
+of Codex sessions; a Gemini CLI project's chats) or a folder of folders
+(~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp). With no SOURCE,
+scribe reads every folder where a client keeps sessions on this machine:
   Claude Code  $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects
   Codex        $CODEX_HOME/sessions, else ~/.codex/sessions
+  Gemini CLI   $GEMINI_CLI_HOME/.gemini/tmp, else ~/.gemini/tmp
 and, when there is none, the sample sessions bundled with a checkout.
 
 A session already in the store is checked against its source from the start
@@ -90,8 +92,8 @@ read before is unchanged) and leaves the existing document alone except for
 its last, still open round and its frontmatter. Running it twice changes
 nothing the second time. Sessions not yet in the store are inscribed.
 SOURCE is what inscribe takes, and so is no SOURCE: the folders where
-Claude Code and Codex keep their sessions (a folder that is there but
-empty is nothing to do, as from cron).
+Claude Code, Codex and Gemini CLI keep their sessions (a folder that is
+there but empty is nothing to do, as from cron).
 
 With --hook, the source is read from a Claude Code hook's input on stdin
 (its transcript_path), so a Stop or SessionEnd hook can run it directly.

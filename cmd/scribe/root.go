@@ -217,17 +217,19 @@ func newRootCmd(e *env) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "scribe",
 		Short: "Turn agent sessions into a durable, readable, searchable archive, and back again",
-		Long: `scribe turns AI-agent sessions (Claude Code's and Codex's) into a
-durable, readable, searchable archive, and back again. Each session becomes
-a document of its own: markdown with YAML frontmatter that reads in any
-editor, backed by append-only round files that keep every source line byte
-for byte. scribe turns a document back into the transcript claude --resume
-or the rollout codex resume accepts (a session of one client converted for
-the other), and checks that nothing was lost on the way.
+		Long: `scribe turns AI-agent sessions (Claude Code's, Codex's and Gemini CLI's)
+into a durable, readable, searchable archive, and back again. Each session
+becomes a document of its own: markdown with YAML frontmatter that reads in
+any editor, backed by append-only round files that keep every source line
+byte for byte. scribe turns a document back into the file its client
+resumes (claude --resume, codex resume, gemini --resume; a Claude Code or
+Codex session converted for the other), and checks that nothing was lost on
+the way.
 
 WHERE SESSIONS ARE READ (inscribe and append without a SOURCE)
   Claude Code  $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects
   Codex        $CODEX_HOME/sessions, else ~/.codex/sessions
+  Gemini CLI   $GEMINI_CLI_HOME/.gemini/tmp, else ~/.gemini/tmp
 
 THE STORE
   --root DIR, else $SCRIBE_ROOT, else your data directory:
