@@ -44,6 +44,9 @@
 // notes; records of a kind the client does not read are shown as
 // recorded.
 //
+// Resume (source.Resumer) rebuilds what the client sends its model when it
+// resumes a session: the history it would load, as its turns.
+//
 // # Identities
 //
 // An item is named by its message's id; a second item of the same message
