@@ -73,7 +73,7 @@ const depsRules = `
 	exportcore < check;
 
 	# SERVE: what reads the archive for people and agents.
-	inscribe/document, index < serve/web;
+	inscribe, index < serve/web;
 	# The MCP server reads and writes the store through the Store and
 	# Writer interfaces it declares, which the command implements.
 	inscribe/document < serve/mcp;

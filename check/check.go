@@ -113,10 +113,10 @@ type Format struct {
 	// Export writes a session's document and its sidechains' into dir, each
 	// file at the path its source had under the session's folder
 	// (source.Session.Rel, source.Sidechain.Rel).
-	Export func(md, dir string) error
+	Export func(d *inscribe.Doc, dir string) error
 	// Transcript writes one document's file (a session's or a sidechain's)
 	// to w.
-	Transcript func(md string, w io.Writer) ([]error, error)
+	Transcript func(d *inscribe.Doc, w io.Writer) ([]error, error)
 	// Redact is the redactor of the stores check inscribes into (nil: no
 	// redaction), as the store checked against redacts.
 	Redact inscribe.Redactor
@@ -160,26 +160,32 @@ func Session(t source.Session, f Format) ([]*Report, error) {
 		// Only the session's sidechains have documents (its file is gone,
 		// or holds no entry yet, which has nothing to lose): they export
 		// from its folder all the same.
-		t.Path, md = "", sessionOf(results)
+		t.Path, md = "", sessionOf(store, results)
 	}
 	if main.Err != nil || md == "" {
 		return reports, nil
 	}
+	d, err := store.Doc(md)
+	if err != nil {
+		return nil, err
+	}
 	out := filepath.Join(tmp, "export")
-	if err := f.Export(md, out); err != nil {
+	if err := f.Export(d, out); err != nil {
 		reports[len(reports)-1].add(Finding{Kind: Error, File: md, Msg: "export: " + err.Error()})
 		return reports, nil
 	}
-	return reports, compareAll(t, f, out, filepath.Join(tmp, "second"), reports)
+	return reports, compareAll(store, t, f, out, filepath.Join(tmp, "second"), reports)
 }
 
 // sessionOf returns the path of the session document whose sidechains the
 // results inscribed ("" when they inscribed none): a sidechain's document
 // lies in its session's folder.
-func sessionOf(results []inscribe.Result) string {
+func sessionOf(store *inscribe.Store, results []inscribe.Result) string {
 	for _, r := range results {
 		if r.Err == nil && r.Doc != "" && r.Outcome != inscribe.Skipped {
-			return filepath.Dir(r.Doc) + ".md"
+			if d, err := store.Doc(r.Doc); err == nil && d.Parent() != nil {
+				return d.Parent().Path()
+			}
 		}
 	}
 	return ""
@@ -187,7 +193,7 @@ func sessionOf(results []inscribe.Result) string {
 
 // compareAll compares each source of t with its export in out, then
 // inscribes the export and compares the documents.
-func compareAll(t source.Session, f Format, out, secondRoot string, reports []*Report) error {
+func compareAll(first *inscribe.Store, t source.Session, f Format, out, secondRoot string, reports []*Report) error {
 	exported := map[string]string{} // source path -> exported path
 	if t.Path != "" {
 		exported[t.Path] = filepath.Join(out, t.Rel)
@@ -229,7 +235,15 @@ func compareAll(t source.Session, f Format, out, secondRoot string, reports []*R
 				rep.add(Finding{Kind: Error, File: res.Source, Msg: "inscribe the export: " + res.Err.Error()})
 				continue
 			}
-			compareDocs(rep, rep.Doc, res.Doc)
+			a, err := first.Doc(rep.Doc)
+			if err != nil {
+				return err
+			}
+			b, err := second.Doc(res.Doc)
+			if err != nil {
+				return err
+			}
+			compareDocs(rep, a, b)
 		}
 	}
 	return nil
@@ -546,28 +560,28 @@ func textDiff(a, b string) string {
 // inscribed from the export. Only the recorded source path may differ (and
 // a fork's origin, found among the source's sibling files, which the export
 // lacks).
-func compareDocs(rep *Report, first, second string) {
+func compareDocs(rep *Report, first, second *inscribe.Doc) {
 	diff, err := diffDocs(first, second, func(d *session.Document) {
 		d.Meta.Source, d.Meta.ForkedFrom = "", nil
 	})
 	switch {
 	case err != nil:
-		rep.add(Finding{Kind: Error, File: first, Msg: fmt.Sprintf("read the documents: %v", err)})
+		rep.add(Finding{Kind: Error, File: first.Path(), Msg: fmt.Sprintf("read the documents: %v", err)})
 	case diff != "":
-		rep.add(Finding{Kind: Document, File: first, Msg: "inscribing the export gives another document", Diff: diff})
+		rep.add(Finding{Kind: Document, File: first.Path(), Msg: "inscribing the export gives another document", Diff: diff})
 	}
 }
 
 // diffDocs compares two documents a message at a time, after normalize has
 // cleared in each head what may differ. It returns "" when they agree, else
 // a diff of the first part that differs: the heads, or a message.
-func diffDocs(first, second string, normalize func(*session.Document)) (string, error) {
-	a, err := document.OpenItems(first)
+func diffDocs(first, second *inscribe.Doc, normalize func(*session.Document)) (string, error) {
+	a, err := first.Items()
 	if err != nil {
 		return "", err
 	}
 	defer a.Close()
-	b, err := document.OpenItems(second)
+	b, err := second.Items()
 	if err != nil {
 		return "", err
 	}
@@ -614,16 +628,17 @@ func ignoreEOF(err error) error {
 // must give the stored document back (its summary and engagements, which a
 // person owns, aside). A document whose source is gone is reported as such:
 // the archive now holds the only copy.
-func Stored(store *inscribe.Store, md string, f Format) (*Report, error) {
-	m, err := document.ReadMeta(md)
+func Stored(d *inscribe.Doc, f Format) (*Report, error) {
+	md := d.Path()
+	m, err := d.Meta()
 	if err != nil {
 		return &Report{Doc: md, Findings: []Finding{{Kind: Error, File: md, Msg: err.Error()}}}, nil
 	}
-	rep := &Report{Doc: md, Source: store.ResolveSource(m.Source)}
+	rep := &Report{Doc: md, Source: d.Source()}
 	// What scribe wrote is checked against what it recorded: damage is
 	// reported as such, with what mends it, and then what it does to the
 	// export.
-	for _, err := range inscribe.VerifyDoc(md, f.Source, rep.Source) {
+	for _, err := range d.Verify(f.Source, rep.Source) {
 		rep.add(DamageFinding(err))
 	}
 	if _, err := os.Stat(rep.Source); errors.Is(err, fs.ErrNotExist) {
@@ -641,7 +656,7 @@ func Stored(store *inscribe.Store, md string, f Format) (*Report, error) {
 		return nil, err
 	}
 	bw := bufio.NewWriter(out)
-	_, xerr := f.Transcript(md, bw)
+	_, xerr := f.Transcript(d, bw)
 	bw.Flush()
 	out.Close()
 	if xerr != nil {
@@ -656,7 +671,7 @@ func Stored(store *inscribe.Store, md string, f Format) (*Report, error) {
 	if err := compareFiles(rep, rep.Source, exp); err != nil {
 		return nil, err
 	}
-	return rep, compareStoredDoc(rep, md, exp, m, f.Source, f.Redact, filepath.Join(tmp, "second"))
+	return rep, compareStoredDoc(rep, d, exp, m, f.Source, f.Redact, filepath.Join(tmp, "second"))
 }
 
 // tornTail reports whether a file ends in an unterminated line that is not
@@ -675,7 +690,8 @@ func tornTail(p string) (int, bool) {
 
 // compareStoredDoc inscribes an export and compares the result with the
 // stored document.
-func compareStoredDoc(rep *Report, md, exp string, m *session.Meta, a source.Adapter, red inscribe.Redactor, root string) error {
+func compareStoredDoc(rep *Report, d *inscribe.Doc, exp string, m *session.Meta, a source.Adapter, red inscribe.Redactor, root string) error {
+	md := d.Path()
 	second, err := inscribe.OpenStore(root)
 	if err != nil {
 		return err
@@ -710,7 +726,11 @@ func compareStoredDoc(rep *Report, md, exp string, m *session.Meta, a source.Ada
 		}
 		// What a person owns, where the source was, and what lay beside it
 		// (sibling sessions, a sidechain's meta file) may differ.
-		diff, err := diffDocs(md, r.Doc, func(d *session.Document) {
+		back, err := second.Doc(r.Doc)
+		if err != nil {
+			return err
+		}
+		diff, err := diffDocs(d, back, func(d *session.Document) {
 			d.Meta.Source, d.Summary, d.Meta.Engagements = "", "", nil
 			d.Meta.Sidechains, d.Meta.ForkedFrom = nil, nil
 			if of := d.Meta.SidechainOf; of != nil {
@@ -764,7 +784,7 @@ type CrossFormat struct {
 	// Convert writes the conversion of session document md into dir,
 	// laid out as the client lays out its sessions, and returns what it
 	// could not carry.
-	Convert func(md, dir string) (*exportcore.Losses, error)
+	Convert func(d *inscribe.Doc, dir string) (*exportcore.Losses, error)
 }
 
 // Cross checks the conversion of a session document to another client: it
@@ -775,9 +795,10 @@ type CrossFormat struct {
 // (dropped or transformed, with counts: known losses, not failures), and
 // as a failure (document) every difference the losses do not account for.
 // It writes nothing to the store md is in.
-func Cross(md string, to CrossFormat) (*Report, error) {
+func Cross(d *inscribe.Doc, to CrossFormat) (*Report, error) {
+	md := d.Path()
 	rep := &Report{Source: md, Doc: md}
-	orig, err := exportcore.Live(md)
+	orig, err := exportcore.Live(d)
 	if err != nil {
 		rep.add(Finding{Kind: Error, File: md, Msg: err.Error()})
 		return rep, nil
@@ -788,7 +809,7 @@ func Cross(md string, to CrossFormat) (*Report, error) {
 	}
 	defer os.RemoveAll(tmp)
 	out := filepath.Join(tmp, "export")
-	losses, err := to.Convert(md, out)
+	losses, err := to.Convert(d, out)
 	if err != nil {
 		rep.add(Finding{Kind: Error, File: md, Msg: "convert: " + err.Error()})
 		return rep, nil
@@ -817,7 +838,11 @@ func Cross(md string, to CrossFormat) (*Report, error) {
 		}
 		back = r.Doc
 	}
-	bc, err := exportcore.Live(back)
+	bd, err := store.Doc(back)
+	if err != nil {
+		return nil, err
+	}
+	bc, err := exportcore.Live(bd)
 	if err != nil {
 		rep.add(Finding{Kind: Error, File: back, Msg: "read the conversion back: " + err.Error()})
 		return rep, nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/scribe-archive/scribe/check"
 	"github.com/scribe-archive/scribe/exportclaude"
+	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/internal/testkit/storetest"
 	"github.com/scribe-archive/scribe/internal/testkit/testenv"
 )
@@ -90,7 +91,7 @@ func TestDamagedStore(t *testing.T) {
 		if filepath.Base(md) == "index.md" {
 			continue
 		}
-		rep, err := check.Stored(s, md, claudeFormat)
+		rep, err := check.Stored(storetest.Doc(t, md), claudeFormat)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,11 +154,11 @@ func damage(t *testing.T, p, old, new string) {
 // claudeFormat is Claude Code's format as cmd/scribe registers it.
 var claudeFormat = check.Format{
 	Source: storetest.Claude,
-	Export: func(md, dir string) error {
-		_, _, err := exportclaude.Session(md, storetest.Claude, dir, exportclaude.Options{})
+	Export: func(d *inscribe.Doc, dir string) error {
+		_, _, err := exportclaude.Session(d, storetest.Claude, dir, exportclaude.Options{})
 		return err
 	},
-	Transcript: func(md string, w io.Writer) ([]error, error) {
-		return exportclaude.Transcript(md, storetest.Claude, w)
+	Transcript: func(d *inscribe.Doc, w io.Writer) ([]error, error) {
+		return exportclaude.Transcript(d, storetest.Claude, w)
 	},
 }

@@ -86,7 +86,7 @@ func TestPublicTreeIsCheckedWhole(t *testing.T) {
 	subs, _ := filepath.Glob(filepath.Join(s.SessionsDir(), "*", "*", "agent-*.md"))
 	stored := 0
 	for _, md := range append(docs, subs...) {
-		rep, err := check.Stored(s, md, claudeFormat)
+		rep, err := check.Stored(storetest.Doc(t, md), claudeFormat)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -96,7 +96,7 @@ func TestCheckManySessionsFewDescriptors(t *testing.T) {
 		ok("check", reps...)
 	}
 	for _, md := range docs {
-		rep, err := check.Stored(s, md, claudeFormat)
+		rep, err := check.Stored(storetest.Doc(t, md), claudeFormat)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -128,15 +128,15 @@ func TestCheckRemovesItsScratchFolders(t *testing.T) {
 	boom := errors.New("boom")
 	for name, f := range map[string]check.Format{
 		"an export that fails": {Source: storetest.Claude,
-			Export:     func(string, string) error { return boom },
-			Transcript: func(string, io.Writer) ([]error, error) { return nil, boom }},
+			Export:     func(*inscribe.Doc, string) error { return boom },
+			Transcript: func(*inscribe.Doc, io.Writer) ([]error, error) { return nil, boom }},
 		"an export that panics": {Source: storetest.Claude,
-			Export:     func(string, string) error { panic(boom) },
-			Transcript: func(string, io.Writer) ([]error, error) { panic(boom) }},
+			Export:     func(*inscribe.Doc, string) error { panic(boom) },
+			Transcript: func(*inscribe.Doc, io.Writer) ([]error, error) { panic(boom) }},
 	} {
 		for _, run := range []func(){
 			func() { check.Session(ts[0], f) },
-			func() { check.Stored(s, md, f) },
+			func() { check.Stored(storetest.Doc(t, md), f) },
 		} {
 			func() {
 				defer func() { recover() }()

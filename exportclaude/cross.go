@@ -12,7 +12,7 @@ import (
 
 	"github.com/scribe-archive/scribe/adapters/claude"
 	"github.com/scribe-archive/scribe/exportcore"
-	"github.com/scribe-archive/scribe/inscribe/document"
+	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/session"
 )
 
@@ -32,12 +32,12 @@ const ClientVersion = "2.1.328"
 // under the session's id; the working directory and the title. Every
 // identity it mints is derived from the session id and a position, so two
 // conversions of a document are identical.
-func Convert(md string, w io.Writer) (*Losses, error) {
-	c, err := exportcore.Live(md)
+func Convert(d *inscribe.Doc, w io.Writer) (*Losses, error) {
+	c, err := exportcore.Live(d)
 	if err != nil {
 		return nil, err
 	}
-	x := &converter{md: md, c: c, bw: bufio.NewWriterSize(w, 1<<16), sid: c.Meta.SessionID,
+	x := &converter{c: c, bw: bufio.NewWriterSize(w, 1<<16), sid: c.Meta.SessionID,
 		ids: map[string]string{}, consumed: map[string]bool{}, later: map[string]*session.Result{}}
 	x.losses.Merge(&c.Losses)
 	if err := x.run(); err != nil {
@@ -53,18 +53,18 @@ func Convert(md string, w io.Writer) (*Losses, error) {
 // directory dir, as <session id>.jsonl, where claude --resume finds it. An
 // existing identical file is left alone; a different one is an error
 // unless opts.Force.
-func ConvertSession(md, dir string, opts Options) ([]File, *Losses, error) {
-	meta, err := document.ReadMeta(md)
+func ConvertSession(d *inscribe.Doc, dir string, opts Options) ([]File, *Losses, error) {
+	meta, err := d.Meta()
 	if err != nil {
 		return nil, nil, err
 	}
 	if meta.SidechainOf != nil {
-		return nil, nil, fmt.Errorf("%s is a sidechain: export its session, %s", md, meta.SidechainOf.SessionID)
+		return nil, nil, fmt.Errorf("%s is a sidechain: export its session, %s", d.Path(), meta.SidechainOf.SessionID)
 	}
 	var losses *Losses
 	f, _, err := exportcore.WriteFile(filepath.Join(dir, meta.SessionID+".jsonl"), opts, func(w io.Writer) ([]error, error) {
 		var err error
-		losses, err = Convert(md, w)
+		losses, err = Convert(d, w)
 		return nil, err
 	})
 	if err != nil {
@@ -93,7 +93,6 @@ type message struct {
 }
 
 type converter struct {
-	md     string
 	c      *exportcore.Conversation
 	bw     *bufio.Writer
 	sid    string
@@ -407,7 +406,7 @@ func (x *converter) file(f *session.File) (claude.Block, bool, error) {
 	default:
 		return claude.Block{}, false, nil
 	}
-	data, err := exportcore.FileBytes(x.md, f)
+	data, err := x.c.Doc.ReadFile(f.Path)
 	if err != nil {
 		return claude.Block{}, false, err
 	}

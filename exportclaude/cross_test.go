@@ -16,8 +16,10 @@ import (
 	"github.com/scribe-archive/scribe/check"
 	"github.com/scribe-archive/scribe/exportclaude"
 	"github.com/scribe-archive/scribe/exportcore"
+	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/internal/testkit/crosstest"
 	"github.com/scribe-archive/scribe/internal/testkit/realclient"
+	"github.com/scribe-archive/scribe/internal/testkit/storetest"
 	"github.com/scribe-archive/scribe/internal/testkit/testenv"
 )
 
@@ -40,7 +42,7 @@ func sortedIDs(docs map[string]string) []string {
 // convert writes the conversion of md into dir as <id>.jsonl.
 func convert(t *testing.T, md, dir string) string {
 	t.Helper()
-	files, _, err := exportclaude.ConvertSession(md, dir, exportclaude.Options{})
+	files, _, err := exportclaude.ConvertSession(storetest.Doc(t, md), dir, exportclaude.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +77,7 @@ func TestCrossResumeInClaude(t *testing.T) {
 				t.Errorf("%s: %v", id, err)
 				return
 			}
-			want := crosstest.Expect(t, md, []string{"aborted"})
+			want := crosstest.Expect(t, storetest.Doc(t, md), []string{"aborted"})
 			if len(want) == 0 {
 				t.Errorf("%s: nothing to expect", id)
 			}
@@ -83,7 +85,7 @@ func TestCrossResumeInClaude(t *testing.T) {
 				t.Errorf("%s: %v\nwant:\n%sgot:\n%s", id, err, crosstest.Dump(want), crosstest.Dump(got))
 				return
 			}
-			if err := crosstest.None(crosstest.Abandoned(t, md), got); err != nil {
+			if err := crosstest.None(crosstest.Abandoned(t, storetest.Doc(t, md)), got); err != nil {
 				t.Errorf("%s: %v", id, err)
 			}
 			t.Logf("%s: the model receives all %d units of the conversation, in order", id, len(want))
@@ -166,8 +168,8 @@ func TestConvertIsDeterministic(t *testing.T) {
 }
 
 // toClaude is the Claude Code client as a cross-agent check takes it.
-var toClaude = check.CrossFormat{Name: "claude", Target: claude.New(), Convert: func(md, dir string) (*exportclaude.Losses, error) {
-	_, losses, err := exportclaude.ConvertSession(md, dir, exportclaude.Options{})
+var toClaude = check.CrossFormat{Name: "claude", Target: claude.New(), Convert: func(d *inscribe.Doc, dir string) (*exportclaude.Losses, error) {
+	_, losses, err := exportclaude.ConvertSession(d, dir, exportclaude.Options{})
 	return losses, err
 }}
 
@@ -177,7 +179,7 @@ var toClaude = check.CrossFormat{Name: "claude", Target: claude.New(), Convert: 
 func TestCrossRoundTrip(t *testing.T) {
 	docs := codexDocs(t)
 	for _, id := range sortedIDs(docs) {
-		rep, err := check.Cross(docs[id], toClaude)
+		rep, err := check.Cross(storetest.Doc(t, docs[id]), toClaude)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -215,7 +217,7 @@ func TestConvertMovesLateResult(t *testing.T) {
 	}
 	docs := crosstest.Inscribe(t, codex.New(), filepath.Dir(filepath.Dir(filepath.Dir(dir))))
 	md := docs["01a20952-0000-7000-8000-000000000001"]
-	rep, err := check.Cross(md, toClaude)
+	rep, err := check.Cross(storetest.Doc(t, md), toClaude)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +234,7 @@ func TestConvertMovesLateResult(t *testing.T) {
 		t.Errorf("the moved result is not reported: %+v", rep.Findings)
 	}
 	var buf bytes.Buffer
-	if _, err := exportclaude.Convert(md, &buf); err != nil {
+	if _, err := exportclaude.Convert(storetest.Doc(t, md), &buf); err != nil {
 		t.Fatal(err)
 	}
 	call := strings.Index(buf.String(), `"tool_use","id":"call_x"`)

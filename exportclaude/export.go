@@ -13,18 +13,14 @@ package exportclaude
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/scribe-archive/scribe/adapters/claude"
 	"github.com/scribe-archive/scribe/exportcore"
 	"github.com/scribe-archive/scribe/inscribe"
-	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/session"
 	"github.com/scribe-archive/scribe/session/source"
 )
@@ -39,8 +35,8 @@ type Warning = exportcore.Warning
 //
 // The document is read a message at a time, alongside the round files, so
 // neither is ever whole in memory.
-func Transcript(md string, src source.Adapter, w io.Writer) ([]error, error) {
-	return exportcore.Transcript(md, src, w, encodeInput)
+func Transcript(d *inscribe.Doc, src source.Adapter, w io.Writer) ([]error, error) {
+	return exportcore.Transcript(d, src, w, encodeInput)
 }
 
 // encodeInput writes an edited tool input as it is in a transcript: the
@@ -76,45 +72,46 @@ func ProjectDir(projects string, m *session.Meta) (string, error) {
 // .meta.json), <id>/tool-results/... An existing identical file is left
 // alone; a different one is an error unless opts.Force. A session that has
 // no document, only sidechain documents in its folder (its own transcript
-// was never found), exports those; so does one of them given as md.
-func Session(md string, src source.Adapter, dir string, opts Options) ([]File, []error, error) {
-	meta, err := document.ReadMeta(md)
-	if errors.Is(err, fs.ErrNotExist) && len(inscribe.FiledSidechains(md)) > 0 {
-		return lone(md, src, dir, opts)
+// was never found), exports those; so does one of them given as d.
+func Session(d *inscribe.Doc, src source.Adapter, dir string, opts Options) ([]File, []error, error) {
+	if p := d.Parent(); p != nil && !p.Exists() {
+		d = p
 	}
+	if !d.Exists() {
+		if subs, _ := d.Sidechains(); len(subs) > 0 {
+			return lone(d, subs, src, dir, opts)
+		}
+	}
+	meta, err := d.Meta()
 	if err != nil {
 		return nil, nil, err
 	}
 	if meta.SidechainOf != nil {
-		parent := filepath.Dir(inscribe.Folder(md)) + ".md"
-		if _, err := os.Stat(parent); errors.Is(err, fs.ErrNotExist) {
-			return lone(parent, src, dir, opts)
-		}
-		return nil, nil, fmt.Errorf("%s is a sidechain: export its session, %s", md, meta.SidechainOf.SessionID)
+		return nil, nil, fmt.Errorf("%s is a sidechain: export its session, %s", d.Path(), meta.SidechainOf.SessionID)
 	}
 	w := &sessionWriter{dir: dir, opts: opts}
-	if err := w.put(meta.SessionID+".jsonl", func(out io.Writer) ([]error, error) { return Transcript(md, src, out) }); err != nil {
+	if err := w.put(meta.SessionID+".jsonl", func(out io.Writer) ([]error, error) { return Transcript(d, src, out) }); err != nil {
 		return w.files, w.warnings, err
 	}
-	folder := inscribe.Folder(md)
-	sidechains, _ := filepath.Glob(filepath.Join(folder, "agent-*.md"))
+	sidechains, err := d.Sidechains()
+	if err != nil {
+		return w.files, w.warnings, err
+	}
 	for _, sc := range sidechains {
 		if err := w.sidechain(sc, meta.SessionID, src); err != nil {
 			return w.files, w.warnings, err
 		}
 	}
-	kept := filepath.Join(folder, inscribe.SourceFilesDir)
-	err = filepath.WalkDir(kept, func(p string, d fs.DirEntry, err error) error {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
+	kept, err := d.SourceFiles()
+	if err != nil {
+		return w.files, w.warnings, err
+	}
+	for _, rel := range kept {
+		if err := w.put(filepath.Join(meta.SessionID, filepath.FromSlash(rel)), copySourceFile(d, rel)); err != nil {
+			return w.files, w.warnings, err
 		}
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(kept, p)
-		return w.put(filepath.Join(meta.SessionID, rel), copyFrom(p))
-	})
-	return w.files, w.warnings, err
+	}
+	return w.files, w.warnings, nil
 }
 
 // sessionWriter writes the files of a session's export into dir.
@@ -138,8 +135,8 @@ func (w *sessionWriter) put(rel string, gen func(io.Writer) ([]error, error)) er
 
 // sidechain writes the transcript of the sidechain document sc of session
 // sessionID where the client kept it, with its .meta.json.
-func (w *sessionWriter) sidechain(sc, sessionID string, src source.Adapter) error {
-	sm, err := document.ReadMeta(sc)
+func (w *sessionWriter) sidechain(sc *inscribe.Doc, sessionID string, src source.Adapter) error {
+	sm, err := sc.Meta()
 	if err != nil {
 		return err
 	}
@@ -153,8 +150,14 @@ func (w *sessionWriter) sidechain(sc, sessionID string, src source.Adapter) erro
 	if err := w.put(rel, func(out io.Writer) ([]error, error) { return Transcript(sc, src, out) }); err != nil {
 		return err
 	}
-	if m := filepath.Join(inscribe.Folder(sc), inscribe.SidechainMetaFile); fileExists(m) {
-		return w.put(strings.TrimSuffix(rel, ".jsonl")+".meta.json", copyFrom(m))
+	if m, ok, err := sc.SidechainMeta(); err != nil || ok {
+		if err != nil {
+			return err
+		}
+		return w.put(strings.TrimSuffix(rel, ".jsonl")+".meta.json", func(out io.Writer) ([]error, error) {
+			_, err := out.Write(m)
+			return nil, err
+		})
 	}
 	return nil
 }
@@ -164,14 +167,10 @@ func local(rel string) bool {
 	return filepath.IsLocal(filepath.FromSlash(rel))
 }
 
-func fileExists(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular()
-}
-
-func copyFrom(p string) func(io.Writer) ([]error, error) {
+// copySourceFile copies one of the files the client kept beside session d.
+func copySourceFile(d *inscribe.Doc, rel string) func(io.Writer) ([]error, error) {
 	return func(w io.Writer) ([]error, error) {
-		f, err := os.Open(p)
+		f, err := d.OpenSourceFile(rel)
 		if err != nil {
 			return nil, err
 		}

@@ -47,7 +47,7 @@ func TestExportIsLossless(t *testing.T) {
 				t.Fatal("not in the store")
 			}
 			out := t.TempDir()
-			files, warnings, err := exportclaude.Session(md, storetest.Claude, out, exportclaude.Options{})
+			files, warnings, err := exportclaude.Session(storetest.Doc(t, md), storetest.Claude, out, exportclaude.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -97,7 +97,7 @@ func TestExportPublicCorpus(t *testing.T) {
 		}
 		var buf bytes.Buffer
 		md, _ := s.FindDoc(tr.ID)
-		if _, err := exportclaude.Transcript(md, storetest.Claude, &buf); err != nil {
+		if _, err := exportclaude.Transcript(storetest.Doc(t, md), storetest.Claude, &buf); err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
 		if !bytes.Equal(buf.Bytes(), sourceBytes(t, p)) {
@@ -131,7 +131,7 @@ func TestExportCarriesEdits(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	warnings, err := exportclaude.Transcript(md, storetest.Claude, &buf)
+	warnings, err := exportclaude.Transcript(storetest.Doc(t, md), storetest.Claude, &buf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func TestExportWarnsOnStructuralEdits(t *testing.T) {
 	}
 	os.WriteFile(md, []byte(edited), 0o644)
 	var buf bytes.Buffer
-	warnings, err := exportclaude.Transcript(md, storetest.Claude, &buf)
+	warnings, err := exportclaude.Transcript(storetest.Doc(t, md), storetest.Claude, &buf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,18 +215,18 @@ func TestExportRefusesToOverwrite(t *testing.T) {
 	out := t.TempDir()
 	target := filepath.Join(out, "22222222-2222-4222-8222-222222222222.jsonl")
 	os.WriteFile(target, []byte("someone else's\n"), 0o644)
-	if _, _, err := exportclaude.Session(md, storetest.Claude, out, exportclaude.Options{}); err == nil {
+	if _, _, err := exportclaude.Session(storetest.Doc(t, md), storetest.Claude, out, exportclaude.Options{}); err == nil {
 		t.Fatal("overwrote a different file")
 	}
 	if b, _ := os.ReadFile(target); string(b) != "someone else's\n" {
 		t.Fatal("the existing file changed")
 	}
-	files, _, err := exportclaude.Session(md, storetest.Claude, out, exportclaude.Options{Force: true})
+	files, _, err := exportclaude.Session(storetest.Doc(t, md), storetest.Claude, out, exportclaude.Options{Force: true})
 	if err != nil || !files[0].Written {
 		t.Fatalf("forced export: %v %v", files, err)
 	}
 	fi, _ := os.Stat(target)
-	files, _, err = exportclaude.Session(md, storetest.Claude, out, exportclaude.Options{})
+	files, _, err = exportclaude.Session(storetest.Doc(t, md), storetest.Claude, out, exportclaude.Options{})
 	if err != nil || files[0].Written {
 		t.Fatalf("identical export: written=%v err=%v", files[0].Written, err)
 	}
@@ -251,7 +251,7 @@ func TestExportWarnsOnAddedMessages(t *testing.T) {
 	} {
 		os.WriteFile(md, []byte(string(doc)+strings.Repeat(last, c.copies)), 0o644)
 		var buf bytes.Buffer
-		warnings, err := exportclaude.Transcript(md, storetest.Claude, &buf)
+		warnings, err := exportclaude.Transcript(storetest.Doc(t, md), storetest.Claude, &buf)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -331,7 +331,7 @@ func TestExportDocumentBeforeNotes(t *testing.T) {
 	os.WriteFile(md, []byte(old), 0o644)
 
 	var buf bytes.Buffer
-	warnings, err := exportclaude.Transcript(md, storetest.Claude, &buf)
+	warnings, err := exportclaude.Transcript(storetest.Doc(t, md), storetest.Claude, &buf)
 	if err != nil {
 		t.Fatal(err)
 	}

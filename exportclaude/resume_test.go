@@ -94,7 +94,7 @@ func judge(t *testing.T, bin string, cases []resumeCase) {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			out := t.TempDir()
-			if _, _, err := exportclaude.Session(c.doc, storetest.Claude, out, exportclaude.Options{}); err != nil {
+			if _, _, err := exportclaude.Session(storetest.Doc(t, c.doc), storetest.Claude, out, exportclaude.Options{}); err != nil {
 				t.Errorf("%s: export: %v", c.name, err)
 				return
 			}
@@ -150,7 +150,7 @@ func TestResumeSeesEdits(t *testing.T) {
 	}
 	os.WriteFile(md, []byte(edited), 0o644)
 	out := t.TempDir()
-	if _, _, err := exportclaude.Session(md, storetest.Claude, out, exportclaude.Options{}); err != nil {
+	if _, _, err := exportclaude.Session(storetest.Doc(t, md), storetest.Claude, out, exportclaude.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	want, err := realclient.Probe(context.Background(), bin, filepath.Join(projects, "-home-dev-src-multiturn", id+".jsonl"), "")

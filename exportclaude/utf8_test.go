@@ -52,7 +52,7 @@ func TestInvalidUTF8RoundTrips(t *testing.T) {
 	}
 	md, _ := s.FindDoc(id)
 	var out bytes.Buffer
-	warnings, err := exportclaude.Transcript(md, storetest.Claude, &out)
+	warnings, err := exportclaude.Transcript(storetest.Doc(t, md), storetest.Claude, &out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ func BenchmarkBuild(b *testing.B) {
 	data, _ := bigRollout(b, 16<<20)
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		bl, err := adapter.NewBuilder(source.Config{File: "big.jsonl", DocBase: "x", RawInSource: true}, nil, nil)
+		bl, err := adapter.NewBuilder(source.Config{File: "big.jsonl", RawInSource: true}, nil, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

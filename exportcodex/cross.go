@@ -11,7 +11,7 @@ import (
 
 	"github.com/scribe-archive/scribe/adapters/codex"
 	"github.com/scribe-archive/scribe/exportcore"
-	"github.com/scribe-archive/scribe/inscribe/document"
+	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/session"
 )
 
@@ -35,12 +35,12 @@ const Originator = "scribe"
 // directory, the model and the title. Every identity it mints is derived
 // from the session id and a position, so two conversions of a document are
 // identical.
-func Convert(md string, w io.Writer) (*Losses, error) {
-	c, err := exportcore.Live(md)
+func Convert(d *inscribe.Doc, w io.Writer) (*Losses, error) {
+	c, err := exportcore.Live(d)
 	if err != nil {
 		return nil, err
 	}
-	x := &converter{md: md, c: c, bw: bufio.NewWriterSize(w, 1<<16), sid: c.Meta.SessionID}
+	x := &converter{c: c, bw: bufio.NewWriterSize(w, 1<<16), sid: c.Meta.SessionID}
 	x.losses.Merge(&c.Losses)
 	if err := x.run(); err != nil {
 		return nil, err
@@ -54,18 +54,18 @@ func Convert(md string, w io.Writer) (*Losses, error) {
 // ConvertSession writes the rollout of Convert into sessions folder dir, at
 // [Rel]: where codex resume finds it. An existing identical file is left
 // alone; a different one is an error unless opts.Force.
-func ConvertSession(md, dir string, opts Options) ([]File, *Losses, error) {
-	meta, err := document.ReadMeta(md)
+func ConvertSession(d *inscribe.Doc, dir string, opts Options) ([]File, *Losses, error) {
+	meta, err := d.Meta()
 	if err != nil {
 		return nil, nil, err
 	}
 	if meta.SidechainOf != nil {
-		return nil, nil, fmt.Errorf("%s is a sidechain: export its session, %s", md, meta.SidechainOf.SessionID)
+		return nil, nil, fmt.Errorf("%s is a sidechain: export its session, %s", d.Path(), meta.SidechainOf.SessionID)
 	}
 	var losses *Losses
 	f, _, err := exportcore.WriteFile(filepath.Join(dir, Rel(meta)), opts, func(w io.Writer) ([]error, error) {
 		var err error
-		losses, err = Convert(md, w)
+		losses, err = Convert(d, w)
 		return nil, err
 	})
 	if err != nil {
@@ -75,7 +75,6 @@ func ConvertSession(md, dir string, opts Options) ([]File, *Losses, error) {
 }
 
 type converter struct {
-	md     string
 	c      *exportcore.Conversation
 	bw     *bufio.Writer
 	sid    string
@@ -342,7 +341,7 @@ func isImage(mediaType string) bool { return strings.HasPrefix(mediaType, "image
 
 // dataURL is a file as Codex holds an image: a data URL.
 func (x *converter) dataURL(f *session.File) (string, error) {
-	data, err := exportcore.FileBytes(x.md, f)
+	data, err := x.c.Doc.ReadFile(f.Path)
 	if err != nil {
 		return "", err
 	}

@@ -14,7 +14,9 @@ import (
 	"github.com/scribe-archive/scribe/adapters/codex"
 	"github.com/scribe-archive/scribe/check"
 	"github.com/scribe-archive/scribe/exportcodex"
+	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/internal/testkit/crosstest"
+	"github.com/scribe-archive/scribe/internal/testkit/storetest"
 	"github.com/scribe-archive/scribe/internal/testkit/testenv"
 )
 
@@ -36,7 +38,7 @@ func sortedIDs(docs map[string]string) []string {
 
 func convert(t *testing.T, md, dir string) string {
 	t.Helper()
-	files, _, err := exportcodex.ConvertSession(md, dir, exportcodex.Options{})
+	files, _, err := exportcodex.ConvertSession(storetest.Doc(t, md), dir, exportcodex.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +73,7 @@ func TestCrossResumeInCodex(t *testing.T) {
 				t.Errorf("%s: %v", id, err)
 				return
 			}
-			want := crosstest.Expect(t, md, []string{"aborted"})
+			want := crosstest.Expect(t, storetest.Doc(t, md), []string{"aborted"})
 			if len(want) == 0 {
 				t.Errorf("%s: nothing to expect", id)
 			}
@@ -79,7 +81,7 @@ func TestCrossResumeInCodex(t *testing.T) {
 				t.Errorf("%s: %v\nwant:\n%sgot:\n%s", id, err, crosstest.Dump(want), crosstest.Dump(got))
 				return
 			}
-			if err := crosstest.None(crosstest.Abandoned(t, md), got); err != nil {
+			if err := crosstest.None(crosstest.Abandoned(t, storetest.Doc(t, md)), got); err != nil {
 				t.Errorf("%s: %v", id, err)
 			}
 			t.Logf("%s: the model receives all %d units of the conversation, in order", id, len(want))
@@ -116,7 +118,7 @@ func TestCrossResumeInCodexPublic(t *testing.T) {
 	sem := make(chan struct{}, 2)
 	for _, id := range sortedIDs(docs) {
 		md := docs[id]
-		want := crosstest.Expect(t, md, []string{"aborted"})
+		want := crosstest.Expect(t, storetest.Doc(t, md), []string{"aborted"})
 		if len(want) == 0 {
 			continue // nothing the model would receive (a file of summaries)
 		}
@@ -206,8 +208,8 @@ func TestConvertIsDeterministic(t *testing.T) {
 }
 
 // toCodex is the Codex client as a cross-agent check takes it.
-var toCodex = check.CrossFormat{Name: "codex", Target: codex.New(), Convert: func(md, dir string) (*exportcodex.Losses, error) {
-	_, losses, err := exportcodex.ConvertSession(md, dir, exportcodex.Options{})
+var toCodex = check.CrossFormat{Name: "codex", Target: codex.New(), Convert: func(d *inscribe.Doc, dir string) (*exportcodex.Losses, error) {
+	_, losses, err := exportcodex.ConvertSession(d, dir, exportcodex.Options{})
 	return losses, err
 }}
 
@@ -217,7 +219,7 @@ var toCodex = check.CrossFormat{Name: "codex", Target: codex.New(), Convert: fun
 func TestCrossRoundTrip(t *testing.T) {
 	docs := claudeDocs(t)
 	for _, id := range sortedIDs(docs) {
-		rep, err := check.Cross(docs[id], toCodex)
+		rep, err := check.Cross(storetest.Doc(t, docs[id]), toCodex)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -22,7 +22,7 @@ import (
 
 	"github.com/scribe-archive/scribe/adapters/codex"
 	"github.com/scribe-archive/scribe/exportcore"
-	"github.com/scribe-archive/scribe/inscribe/document"
+	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/internal/jsonpatch"
 	"github.com/scribe-archive/scribe/session"
 	"github.com/scribe-archive/scribe/session/source"
@@ -38,8 +38,8 @@ type Warning = exportcore.Warning
 //
 // The document is read a message at a time, alongside the round files, so
 // neither is ever whole in memory.
-func Transcript(md string, src source.Adapter, w io.Writer) ([]error, error) {
-	return exportcore.Transcript(md, src, w, encodeInput)
+func Transcript(d *inscribe.Doc, src source.Adapter, w io.Writer) ([]error, error) {
+	return exportcore.Transcript(d, src, w, encodeInput)
 }
 
 // encodeInput writes an edited tool input back where it lies in the
@@ -101,16 +101,16 @@ func DefaultDir() (string, error) { return codex.DefaultSessionsDir() }
 // Session exports a session document into sessions folder dir, at
 // [Rel]. An existing identical file is left alone; a different one is an
 // error unless opts.Force.
-func Session(md string, src source.Adapter, dir string, opts Options) ([]File, []error, error) {
-	meta, err := document.ReadMeta(md)
+func Session(d *inscribe.Doc, src source.Adapter, dir string, opts Options) ([]File, []error, error) {
+	meta, err := d.Meta()
 	if err != nil {
 		return nil, nil, err
 	}
 	if meta.SidechainOf != nil {
-		return nil, nil, fmt.Errorf("%s is a sidechain: export its session, %s", md, meta.SidechainOf.SessionID)
+		return nil, nil, fmt.Errorf("%s is a sidechain: export its session, %s", d.Path(), meta.SidechainOf.SessionID)
 	}
 	target := filepath.Join(dir, Rel(meta))
-	f, warnings, err := exportcore.WriteFile(target, opts, func(w io.Writer) ([]error, error) { return Transcript(md, src, w) })
+	f, warnings, err := exportcore.WriteFile(target, opts, func(w io.Writer) ([]error, error) { return Transcript(d, src, w) })
 	if err != nil {
 		return nil, warnings, err
 	}

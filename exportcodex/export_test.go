@@ -36,11 +36,13 @@ func corpus(t *testing.T) (string, []string) {
 // format is the Codex format as package check takes it.
 var format = check.Format{
 	Source: adapter,
-	Export: func(md, dir string) error {
-		_, _, err := exportcodex.Session(md, adapter, dir, exportcodex.Options{})
+	Export: func(d *inscribe.Doc, dir string) error {
+		_, _, err := exportcodex.Session(d, adapter, dir, exportcodex.Options{})
 		return err
 	},
-	Transcript: func(md string, w io.Writer) ([]error, error) { return exportcodex.Transcript(md, adapter, w) },
+	Transcript: func(d *inscribe.Doc, w io.Writer) ([]error, error) {
+		return exportcodex.Transcript(d, adapter, w)
+	},
 }
 
 // TestCorpus: every real rollout inscribes without error, exports byte for
@@ -72,7 +74,7 @@ func TestCorpus(t *testing.T) {
 				md = r.Doc
 			}
 			out := t.TempDir()
-			files, warnings, err := exportcodex.Session(md, adapter, out, exportcodex.Options{})
+			files, warnings, err := exportcodex.Session(storetest.Doc(t, md), adapter, out, exportcodex.Options{})
 			if err != nil || len(warnings) > 0 {
 				t.Fatalf("export: %v %v", err, warnings)
 			}
@@ -197,7 +199,7 @@ func TestBadInput(t *testing.T) {
 		t.Errorf("the document does not record the fork's origin")
 	}
 	var buf bytes.Buffer
-	if ws, err := exportcodex.Transcript(md, adapter, &buf); err != nil || len(ws) > 0 {
+	if ws, err := exportcodex.Transcript(storetest.Doc(t, md), adapter, &buf); err != nil || len(ws) > 0 {
 		t.Fatalf("export: %v %v", err, ws)
 	}
 	if !bytes.Equal(buf.Bytes(), storetest.WithoutTorn([]byte(src))) {
@@ -233,7 +235,7 @@ func TestEditCarried(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	warnings, err := exportcodex.Transcript(md, adapter, &buf)
+	warnings, err := exportcodex.Transcript(storetest.Doc(t, md), adapter, &buf)
 	if err != nil || len(warnings) > 0 {
 		t.Fatalf("export: %v %v", err, warnings)
 	}

@@ -10,8 +10,8 @@ import (
 	"github.com/scribe-archive/scribe/adapters/codex"
 	"github.com/scribe-archive/scribe/exportcodex"
 	"github.com/scribe-archive/scribe/inscribe"
-	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/testkit/realclient"
+	"github.com/scribe-archive/scribe/internal/testkit/storetest"
 )
 
 // probeTool returns the real Codex client's probe (realclient.FindCodex).
@@ -57,13 +57,13 @@ func TestResumeLikeSource(t *testing.T) {
 			}
 			docs[r.Source] = r.Doc
 		}
-		if _, ws, err := exportcodex.Session(docs[src.Path], adapter, out, exportcodex.Options{}); err != nil || len(ws) > 0 {
+		if _, ws, err := exportcodex.Session(storetest.Doc(t, docs[src.Path]), adapter, out, exportcodex.Options{}); err != nil || len(ws) > 0 {
 			t.Fatalf("export %s: %v %v", src.Path, err, ws)
 		}
 	}
 	for _, p := range files {
 		t.Run(filepath.Base(p), func(t *testing.T) {
-			m, err := document.ReadMeta(docs[p])
+			m, err := storetest.Doc(t, docs[p]).Meta()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -104,7 +104,7 @@ func TestResumeCarriesEdit(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	files, ws, err := exportcodex.Session(md, adapter, out, exportcodex.Options{})
+	files, ws, err := exportcodex.Session(storetest.Doc(t, md), adapter, out, exportcodex.Options{})
 	if err != nil || len(ws) > 0 {
 		t.Fatalf("export: %v %v", err, ws)
 	}

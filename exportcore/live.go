@@ -1,17 +1,11 @@
 package exportcore
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/scribe-archive/scribe/inscribe"
-	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/session"
 )
 
@@ -20,7 +14,7 @@ import (
 // is the authority for content: a person's edits are in them), with what
 // the document holds beyond them.
 type Conversation struct {
-	Doc  string // the document
+	Doc  *inscribe.Doc // the document
 	Meta *session.Meta
 	// Items are the live branch, root first: from the leaf (frontmatter
 	// leaf) back through each item's parent (the item above it, unless it
@@ -39,24 +33,24 @@ type Conversation struct {
 // origin (its first item is not in the origin) inherits it: the origin's
 // live items from before the fork's first one come first, read from the
 // origin's document beside it in the store.
-func Live(md string) (*Conversation, error) {
-	c, err := live(md, 0)
+func Live(d *inscribe.Doc) (*Conversation, error) {
+	c, err := live(d, 0)
 	if err != nil {
 		return nil, err
 	}
 	if c.Meta.SidechainOf != nil {
-		return nil, fmt.Errorf("%s is a sidechain: export its session, %s", md, c.Meta.SidechainOf.SessionID)
+		return nil, fmt.Errorf("%s is a sidechain: export its session, %s", d.Path(), c.Meta.SidechainOf.SessionID)
 	}
 	return c, nil
 }
 
-func live(md string, depth int) (*Conversation, error) {
-	r, err := document.OpenItems(md)
+func live(d *inscribe.Doc, depth int) (*Conversation, error) {
+	r, err := d.Items()
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	c := &Conversation{Doc: md, Meta: r.Meta}
+	c := &Conversation{Doc: d, Meta: r.Meta}
 	var all []session.Item
 	for {
 		it, err := r.Next()
@@ -139,10 +133,12 @@ func liveBranch(m *session.Meta, all []session.Item, losses *Losses) []session.I
 // outside counts what the document's folder holds that no export carries:
 // subagent transcripts and the files the client kept beside the session.
 func (c *Conversation) outside() error {
-	folder := inscribe.Folder(c.Doc)
-	subs, _ := filepath.Glob(filepath.Join(folder, "agent-*.md"))
+	subs, err := c.Doc.Sidechains()
+	if err != nil {
+		return err
+	}
 	for _, sc := range subs {
-		m, err := document.ReadMeta(sc)
+		m, err := sc.Meta()
 		if err != nil {
 			return err
 		}
@@ -152,27 +148,17 @@ func (c *Conversation) outside() error {
 		c.Losses.AddDetail(Dropped, WhatSubagent, fmt.Sprintf("agent-%s: %d messages", m.SidechainOf.AgentID, m.Messages), "",
 			"a subagent's transcript is a conversation of its own, which the target cannot attach to a call; its call and final report are carried, and the transcript stays in the store")
 	}
-	kept := filepath.Join(folder, inscribe.SourceFilesDir)
-	err := filepath.WalkDir(kept, func(p string, d fs.DirEntry, err error) error {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(kept, p)
-		c.Losses.AddDetail(Dropped, WhatSideFiles, filepath.ToSlash(rel), "files",
-			"files the source client kept beside the session (a large tool output in full); the results carried refer to them by their path, and the store keeps them")
-		return nil
-	})
+	kept, err := c.Doc.SourceFiles()
 	if err != nil {
 		return err
 	}
+	for _, rel := range kept {
+		c.Losses.AddDetail(Dropped, WhatSideFiles, rel, "files",
+			"files the source client kept beside the session (a large tool output in full); the results carried refer to them by their path, and the store keeps them")
+	}
 	lines := 0
-	rounds, _ := inscribe.RoundNumbers(inscribe.RoundsDir(folder))
-	if len(rounds) > 0 {
-		last, err := inscribe.ReadRoundHeader(filepath.Join(inscribe.RoundsDir(folder), fmt.Sprintf("%03d.json", rounds[len(rounds)-1])))
-		if err == nil {
+	if n, _ := c.Doc.RoundCount(); n > 0 {
+		if last, err := c.Doc.RoundHeader(n); err == nil {
 			lines = last.Lines[1]
 		}
 	}
@@ -190,16 +176,13 @@ func (c *Conversation) inherit(depth int) error {
 		return nil
 	}
 	origin := *c.Meta.ForkedFrom
-	p := filepath.Join(filepath.Dir(c.Doc), origin+".md")
-	if strings.ContainsAny(origin, `/\`) {
-		p = ""
-	}
-	if _, err := os.Stat(p); p == "" || err != nil {
+	od, ok := c.Doc.Sibling(origin)
+	if !ok {
 		c.Losses.Note(Dropped, WhatForkHistory, "forked from "+origin,
 			"the document of the session it was forked from is not beside this one: when the fork does not hold the history it shares with it, that history is not carried")
 		return nil
 	}
-	oc, err := live(p, depth+1)
+	oc, err := live(od, depth+1)
 	if err != nil {
 		return err
 	}

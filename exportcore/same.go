@@ -12,9 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/inscribe/document"
@@ -53,14 +51,15 @@ type InputEncoder func(d *session.Block, edited string) (value []byte, warning s
 //
 // The document is read a message at a time, alongside the round files, so
 // neither is ever whole in memory.
-func Transcript(md string, src source.Adapter, w io.Writer, input InputEncoder) ([]error, error) {
-	items, err := document.OpenItems(md)
+func Transcript(d *inscribe.Doc, src source.Adapter, w io.Writer, input InputEncoder) ([]error, error) {
+	md := d.Path()
+	items, err := d.Items()
 	if err != nil {
 		return nil, err
 	}
 	defer items.Close()
-	folder := inscribe.Folder(md)
-	rounds, err := inscribe.RoundNumbers(inscribe.RoundsDir(folder))
+	folder := d.Path() // names the round files in errors
+	rounds, err := d.Rounds()
 	if err == nil && len(rounds) == 0 {
 		if _, ierr := items.Next(); ierr != io.EOF {
 			err = errors.New("the folder holds none")
@@ -70,8 +69,7 @@ func Transcript(md string, src source.Adapter, w io.Writer, input InputEncoder) 
 		return nil, fmt.Errorf("%s: no round files: %w: the backing store is damaged", md, err)
 	}
 	x := &exporter{md: md, items: items, bw: bufio.NewWriterSize(w, 1<<16), input: input}
-	base := strings.TrimSuffix(filepath.Base(md), ".md")
-	b, err := src.NewBuilder(source.Config{File: md, DocBase: base, Sidechain: items.Meta.SidechainOf != nil}, nil, nil)
+	b, err := src.NewBuilder(d.BuilderConfig(), nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +77,7 @@ func Transcript(md string, src source.Adapter, w io.Writer, input InputEncoder) 
 		if n != want+1 {
 			return x.warnings, fmt.Errorf("%s: round %d is missing (found round %d): the backing store is damaged", folder, want+1, n)
 		}
-		rf, err := inscribe.ReadRound(filepath.Join(inscribe.RoundsDir(folder), fmt.Sprintf("%03d.json", n)))
+		rf, err := d.Round(n)
 		if err != nil {
 			return x.warnings, err
 		}

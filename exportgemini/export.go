@@ -31,7 +31,6 @@ import (
 	"github.com/scribe-archive/scribe/adapters/gemini"
 	"github.com/scribe-archive/scribe/exportcore"
 	"github.com/scribe-archive/scribe/inscribe"
-	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/session"
 	"github.com/scribe-archive/scribe/session/source"
 )
@@ -49,8 +48,8 @@ type File = exportcore.File
 // subagent's) to w. src is the adapter of the format the document was
 // inscribed from: it groups the kept lines into the document's items
 // again, to find the person's edits.
-func Transcript(md string, src source.Adapter, w io.Writer) ([]error, error) {
-	return exportcore.Transcript(md, src, w, encodeInput)
+func Transcript(d *inscribe.Doc, src source.Adapter, w io.Writer) ([]error, error) {
+	return exportcore.Transcript(d, src, w, encodeInput)
 }
 
 // encodeInput writes an edited tool input back where it lies: a call's
@@ -168,13 +167,13 @@ func Dir(tmp string, m *session.Meta) (string, error) {
 // folder has no .project_root, that marker, so that the client finds the
 // session when it runs in the project. An existing identical file is left
 // alone; a different one is an error unless opts.Force.
-func Session(md string, src source.Adapter, dir string, opts Options) ([]File, []error, error) {
-	meta, err := document.ReadMeta(md)
+func Session(d *inscribe.Doc, src source.Adapter, dir string, opts Options) ([]File, []error, error) {
+	meta, err := d.Meta()
 	if err != nil {
 		return nil, nil, err
 	}
 	if meta.SidechainOf != nil {
-		return nil, nil, fmt.Errorf("%s is a sidechain: export its session, %s", md, meta.SidechainOf.SessionID)
+		return nil, nil, fmt.Errorf("%s is a sidechain: export its session, %s", d.Path(), meta.SidechainOf.SessionID)
 	}
 	var files []File
 	var warnings []error
@@ -186,12 +185,15 @@ func Session(md string, src source.Adapter, dir string, opts Options) ([]File, [
 		}
 		return err
 	}
-	if err := put(filepath.Join(dir, Name(meta)), func(w io.Writer) ([]error, error) { return Transcript(md, src, w) }); err != nil {
+	if err := put(filepath.Join(dir, Name(meta)), func(w io.Writer) ([]error, error) { return Transcript(d, src, w) }); err != nil {
 		return files, warnings, err
 	}
-	sidechains, _ := filepath.Glob(filepath.Join(inscribe.Folder(md), "agent-*.md"))
+	sidechains, err := d.Sidechains()
+	if err != nil {
+		return files, warnings, err
+	}
 	for _, sc := range sidechains {
-		sm, err := document.ReadMeta(sc)
+		sm, err := sc.Meta()
 		if err != nil {
 			return files, warnings, err
 		}

@@ -45,11 +45,11 @@ func samples(t *testing.T) string {
 // format is the Gemini format as package check takes it.
 var format = check.Format{
 	Source: adapter,
-	Export: func(md, dir string) error {
-		_, _, err := exportgemini.Session(md, adapter, dir, exportgemini.Options{})
+	Export: func(d *inscribe.Doc, dir string) error {
+		_, _, err := exportgemini.Session(d, adapter, dir, exportgemini.Options{})
 		return err
 	},
-	Transcript: func(md string, w io.Writer) ([]error, error) { return exportgemini.Transcript(md, adapter, w) },
+	Transcript: func(d *inscribe.Doc, w io.Writer) ([]error, error) { return exportgemini.Transcript(d, adapter, w) },
 }
 
 // TestCorpus: every real session inscribes without error (a torn last line
@@ -83,7 +83,7 @@ func TestCorpus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			files, warnings, err := exportgemini.Session(md, adapter, dir, exportgemini.Options{})
+			files, warnings, err := exportgemini.Session(storetest.Doc(t, md), adapter, dir, exportgemini.Options{})
 			if err != nil || len(warnings) > 0 {
 				t.Fatalf("export: %v %v", err, warnings)
 			}
@@ -269,7 +269,7 @@ func TestBadInput(t *testing.T) {
 		}
 	}
 	var buf bytes.Buffer
-	if ws, err := exportgemini.Transcript(md, adapter, &buf); err != nil || len(ws) > 0 {
+	if ws, err := exportgemini.Transcript(storetest.Doc(t, md), adapter, &buf); err != nil || len(ws) > 0 {
 		t.Fatalf("export: %v %v", err, ws)
 	}
 	if !bytes.Equal(buf.Bytes(), storetest.WithoutTorn([]byte(src))) {
@@ -304,7 +304,7 @@ func TestEditCarried(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	warnings, err := exportgemini.Transcript(md, adapter, &buf)
+	warnings, err := exportgemini.Transcript(storetest.Doc(t, md), adapter, &buf)
 	if err != nil || len(warnings) > 0 {
 		t.Fatalf("export: %v %v", err, warnings)
 	}

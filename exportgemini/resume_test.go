@@ -8,6 +8,7 @@ import (
 	"github.com/scribe-archive/scribe/exportgemini"
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/internal/testkit/realclient"
+	"github.com/scribe-archive/scribe/internal/testkit/storetest"
 )
 
 // TestResumeLikeSource: for every real session, the real Gemini CLI
@@ -33,7 +34,7 @@ func TestResumeLikeSource(t *testing.T) {
 			md = r.Doc
 		}
 		dir := filepath.Join(out, src.ID)
-		files, ws, err := exportgemini.Session(md, adapter, dir, exportgemini.Options{})
+		files, ws, err := exportgemini.Session(storetest.Doc(t, md), adapter, dir, exportgemini.Options{})
 		if err != nil || len(ws) > 0 {
 			t.Fatalf("export %s: %v %v", src.Path, err, ws)
 		}

@@ -402,7 +402,7 @@ func TestEditedOpenRound(t *testing.T) {
 
 	// Forced on a source that did not change, the read note stays what it
 	// was, and no pending note is left behind.
-	note := filepath.Join(Folder(md), stateFile)
+	note := filepath.Join(folderOf(md), stateFile)
 	before, _ := os.ReadFile(note)
 	doc, _ = os.ReadFile(md)
 	os.WriteFile(md, append(doc, "\nedited again\n"...), 0o644)

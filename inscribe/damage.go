@@ -29,7 +29,7 @@ func (e *DamageError) Error() string { return fmt.Sprintf("%s: %s", e.File, e.Wh
 
 // SessionOf returns the session a document of the store belongs to: its
 // own, or its parent's for a sidechain ("" for a path outside the store).
-func (s *Store) SessionOf(md string) string {
+func (s *Store) sessionOf(md string) string {
 	rel, err := filepath.Rel(s.SessionsDir(), md)
 	if err != nil || strings.HasPrefix(rel, "..") {
 		return ""
@@ -76,8 +76,8 @@ func (u *update) checkRounds() error {
 // a *DamageError for each file that is not right (joined). A note from
 // before the record of round files has nothing to check against yet (the
 // next update of the document makes one).
-func CheckDoc(md string) error {
-	folder := Folder(md)
+func checkDoc(md string) error {
+	folder := folderOf(md)
 	st, err := readState(folder)
 	if err != nil {
 		return err
@@ -114,11 +114,11 @@ func docDamage(session, md string, err error) error {
 // DocSession returns the session a document belongs to: the session_id
 // of its head (a sidechain's is its parent's), else what its path says.
 func DocSession(md string) string {
-	if m, err := document.ReadMeta(md); err == nil && m.SessionID != "" {
+	if m, err := readMeta(md); err == nil && m.SessionID != "" {
 		return m.SessionID
 	}
 	name := strings.TrimSuffix(filepath.Base(md), ".md")
-	if strings.HasPrefix(name, "agent-") {
+	if isSidechainBase(name) {
 		return filepath.Base(filepath.Dir(md))
 	}
 	return name
@@ -127,7 +127,7 @@ func DocSession(md string) string {
 // NoteSource returns the source recorded in the read note of the document
 // whose folder is given ("" when there is no readable note): where to find
 // the source of a document whose head is lost.
-func NoteSource(folder string) string {
+func noteSource(folder string) string {
 	st, err := readState(folder)
 	if err != nil || st == nil {
 		return ""
@@ -146,8 +146,8 @@ func NoteSource(folder string) string {
 // source, when at sourcePath, tells the open round's file an update stopped
 // after writing it from a damaged one. It returns a *DamageError (or a
 // *MissingNoteError) for each problem.
-func VerifyDoc(md string, a source.Adapter, sourcePath string) []error {
-	folder := Folder(md)
+func verifyDoc(md string, a source.Adapter, sourcePath string) []error {
+	folder := folderOf(md)
 	var src io.ReaderAt
 	if sourcePath != "" {
 		if f, err := os.Open(sourcePath); err == nil {
@@ -209,9 +209,9 @@ func walkJoined(err error, f func(error)) {
 // verifyGraph checks a document's graph.tsv against the graph its closed
 // round files give.
 func verifyGraph(md string, st *docState, a source.Adapter) error {
-	folder := Folder(md)
+	folder := folderOf(md)
 	base := strings.TrimSuffix(filepath.Base(md), ".md")
-	cfg := source.Config{File: md, DocBase: base, Sidechain: strings.HasPrefix(base, "agent-")}
+	cfg := builderConfig(md, base)
 	old, err := a.NewBuilder(cfg, st.Builder, nil)
 	if err != nil {
 		return err
@@ -221,7 +221,7 @@ func verifyGraph(md string, st *docState, a source.Adapter) error {
 		return err
 	}
 	for n := 1; n <= old.Rounds(); n++ {
-		rf, err := ReadRound(RoundPath(folder, n))
+		rf, err := readRound(roundPath(folder, n))
 		if err != nil {
 			return err
 		}

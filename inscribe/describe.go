@@ -44,7 +44,7 @@ func (s *Store) SetSummary(md, summary string) (bool, error) {
 		b, _ := s.Redact.RedactFile([]byte(summary))
 		summary = string(b)
 	}
-	unlock, err := Lock(Folder(md))
+	unlock, err := lockWait(folderOf(md), 0)
 	if err != nil {
 		return false, err
 	}
@@ -77,7 +77,7 @@ func (s *Store) SetTitle(md, title string) (bool, error) {
 		b, _ := s.Redact.RedactFile([]byte(title))
 		title = string(b)
 	}
-	unlock, err := Lock(Folder(md))
+	unlock, err := lockWait(folderOf(md), 0)
 	if err != nil {
 		return false, err
 	}

@@ -39,13 +39,13 @@ func TestSetSummarySurvivesAppend(t *testing.T) {
 	if changed, err := s.SetSummary(md, summary); err != nil || changed {
 		t.Fatalf("SetSummary again: changed %v, %v; want no change", changed, err)
 	}
-	if err := CheckDoc(md); err != nil {
+	if err := checkDoc(md); err != nil {
 		t.Fatalf("the store after SetSummary: %v", err)
 	}
 
 	l.put(rel, whole)
 	l.update(false)
-	h, err := document.ReadHead(md)
+	h, err := readHead(md)
 	if err != nil {
 		t.Fatal(err)
 	}

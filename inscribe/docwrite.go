@@ -24,7 +24,7 @@ var itemOpen = []byte(document.ItemOpen)
 
 // readOldDoc reads the head of an existing document.
 func readOldDoc(path string) (*oldDoc, error) {
-	h, err := document.ReadHead(path)
+	h, err := readHead(path)
 	if err != nil {
 		return nil, err
 	}
@@ -174,13 +174,13 @@ func (u *update) writeDoc(head []byte, keepFrom, keepTo, bodyLen int64) (bool, e
 // written once and never changes. Only the file of the round that was open
 // may be replaced.
 func (u *update) writeRound(r *session.Round) error {
-	dir := RoundsDir(u.folder)
+	dir := roundsDir(u.folder)
 	if err := u.batch.MkdirAll(dir, DirMode); err != nil {
 		return err
 	}
 	rf := roundHeader(r)
 	u.rounds.add(&rf)
-	p := filepath.Join(dir, RoundName(r.N))
+	p := filepath.Join(dir, roundName(r.N))
 	f, err := u.batch.CreateIn(u.folder, p, FileMode) // in its document's folder: see removeTemps
 	if err != nil {
 		return err
@@ -309,7 +309,7 @@ func copyIfChanged(b *atomicfile.Batch, from, to string) (bool, error) {
 // that lists them already is left as it is: an append of a session with
 // subagents asks at every run, and most find nothing to add.
 func (s *Store) relist(md string, add []session.Sidechain, wait time.Duration) error {
-	unlock, err := lockWait(Folder(md), wait)
+	unlock, err := lockWait(folderOf(md), wait)
 	if err != nil {
 		return err
 	}
@@ -349,7 +349,7 @@ func rewriteHead(od *oldDoc, m *session.Meta) (bool, error) {
 		return false, err
 	}
 	defer f.Close()
-	st, err := readState(Folder(md))
+	st, err := readState(folderOf(md))
 	if err != nil {
 		st = nil
 	}
@@ -364,7 +364,7 @@ func rewriteHead(od *oldDoc, m *session.Meta) (bool, error) {
 	}
 	var b atomicfile.Batch
 	defer b.Abort()
-	p, err := b.CreateIn(Folder(md), md, FileMode) // in its folder: see removeTemps
+	p, err := b.CreateIn(folderOf(md), md, FileMode) // in its folder: see removeTemps
 	if err != nil {
 		return false, err
 	}
@@ -382,7 +382,7 @@ func rewriteHead(od *oldDoc, m *session.Meta) (bool, error) {
 			n.DocOpenAt += int64(len(head)) - od.bodyAt
 			n.DocFormat = m.Format
 		}
-		if err := writeState(&b, Folder(md), st); err != nil {
+		if err := writeState(&b, folderOf(md), st); err != nil {
 			return false, err
 		}
 	}
@@ -398,7 +398,7 @@ func checkBeforeNote(md string, st *docState) error {
 	if st == nil || st.RoundsSize == nil {
 		return nil
 	}
-	if err := checkSums(Folder(md), DocSession(md), st, changedOnes, nil); err != nil && !errors.Is(err, errRecord) {
+	if err := checkSums(folderOf(md), DocSession(md), st, changedOnes, nil); err != nil && !errors.Is(err, errRecord) {
 		return err
 	}
 	return nil

@@ -49,8 +49,10 @@ type Forgotten struct {
 // The document is rendered again from what it parses to: an unedited
 // document keeps every other byte; a person's edits are kept as the
 // document reads them.
-func (s *Store) Forget(md string, a source.Adapter, replace Replacer) (*Forgotten, error) {
-	folder := Folder(md)
+func (s *Store) Forget(d *Doc, a source.Adapter, replace Replacer) (*Forgotten, error) {
+	md := d.path
+	defer d.forget()
+	folder := folderOf(md)
 	unlock, err := Lock(folder)
 	if err != nil {
 		return nil, err
@@ -80,8 +82,8 @@ func (s *Store) Forget(md string, a source.Adapter, replace Replacer) (*Forgotte
 		return nil, err
 	}
 	// The files kept beside the document.
-	kept := []string{filepath.Join(folder, SidechainMetaFile)}
-	filepath.WalkDir(filepath.Join(folder, SourceFilesDir), func(p string, d fs.DirEntry, err error) error {
+	kept := []string{filepath.Join(folder, sidechainMetaFile)}
+	filepath.WalkDir(filepath.Join(folder, sourceFilesDir), func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
 			kept = append(kept, p)
 		}
@@ -174,7 +176,7 @@ func (s *Store) Forget(md string, a source.Adapter, replace Replacer) (*Forgotte
 // forgotten: each line's text fields, and the round's blocks, derived
 // again by the adapter from the new lines.
 func forgetRounds(folder string, a source.Adapter, replace Replacer, res *Forgotten, write func(string, []byte) error) (map[int]forgotRound, error) {
-	ns, err := RoundNumbers(RoundsDir(folder))
+	ns, err := roundNumbers(roundsDir(folder))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -190,7 +192,7 @@ func forgetRounds(folder string, a source.Adapter, replace Replacer, res *Forgot
 	rounds := make([]round, len(ns))
 	any := false
 	for i, n := range ns {
-		rf, err := ReadRound(RoundPath(folder, n))
+		rf, err := readRound(roundPath(folder, n))
 		if err != nil {
 			return nil, err
 		}
@@ -212,7 +214,7 @@ func forgetRounds(folder string, a source.Adapter, replace Replacer, res *Forgot
 		return nil, nil
 	}
 	// The rounds' blocks come from their items: build them again.
-	b, err := a.NewBuilder(source.Config{File: folder, DocBase: filepath.Base(folder), Sidechain: strings.HasPrefix(filepath.Base(folder), "agent-")}, nil, nil)
+	b, err := a.NewBuilder(builderConfig(folder, filepath.Base(folder)), nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -248,7 +250,7 @@ func forgetRounds(folder string, a source.Adapter, replace Replacer, res *Forgot
 		if err := writeRoundTo(&buf, hdr, nr, nil); err != nil {
 			return nil, err
 		}
-		if err := write(RoundPath(folder, r.file.Round), buf.Bytes()); err != nil {
+		if err := write(roundPath(folder, r.file.Round), buf.Bytes()); err != nil {
 			return nil, err
 		}
 		sum := sha256.Sum256(buf.Bytes())

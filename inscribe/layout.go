@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
+
+	"github.com/scribe-archive/scribe/session/source"
 )
 
 // This file owns every path name of a store's layout (docs/FORMAT.md §2):
@@ -32,14 +34,15 @@ import (
 
 const (
 	// RolesFile is the roles registry, in the store root.
-	RolesFile = "roles.yaml"
+	rolesFile = "roles.yaml"
 	// SourceFilesDir is the folder, in a document's folder, that keeps the
 	// files the source client kept beside the session, byte for byte.
-	SourceFilesDir = "source-files"
+	sourceFilesDir = "source-files"
 	// SidechainMetaFile is the file, in a sidechain document's folder, that
 	// keeps what the source client wrote about the subagent, byte for byte.
-	SidechainMetaFile = "meta.json"
+	sidechainMetaFile = "meta.json"
 
+	filesDir   = "files"
 	stateFile  = "state.json"
 	graphFile  = "graph.tsv"
 	roundsFile = "rounds.tsv"
@@ -50,12 +53,12 @@ const (
 	// the engagement tags a person set (kept durably in the document's
 	// folder because the databases are derived and may be rebuilt), and
 	// the catalogs' stamps.
-	SessionDB   = "session.db"
-	StoreDB     = "sessions.db"
-	RoundsIndex = "index.md"
-	TagsFile    = "tags.tsv"
-	CatalogFile = "index.md"
-	StampFile   = ".index-stamp.json"
+	sessionDB   = "session.db"
+	storeDB     = "sessions.db"
+	roundsIndex = "index.md"
+	tagsFile    = "tags.tsv"
+	catalogFile = "index.md"
+	stampFile   = ".index-stamp.json"
 )
 
 // FileMode and DirMode are the permissions of the files and folders the
@@ -67,25 +70,55 @@ const (
 	DirMode  fs.FileMode = 0o700
 )
 
+// sidechainGlob matches the documents of the sidechains in a session's
+// folder, and sidechainBase(id) is the base name of one (its document is
+// sidechainDoc(id), its folder sidechainBase(id)).
+const sidechainGlob = "agent-*.md"
+
+func sidechainBase(id string) string { return "agent-" + id }
+func sidechainDoc(id string) string  { return sidechainBase(id) + ".md" }
+
+// builderConfig is the configuration of a builder of the document whose
+// base name is base (the session id, or sidechainBase(id)), reading file:
+// where it puts the files the document shows and links its sidechains.
+func builderConfig(file, base string) source.Config {
+	side := isSidechainBase(base)
+	cfg := source.Config{File: file, Sidechain: side,
+		FilePath: func(name string) string { return base + "/" + filesDir + "/" + name }}
+	cfg.SidechainPath = func(id string) string {
+		if side {
+			// Every sidechain document of a session sits in the
+			// session's folder, beside the sidechains that spawn
+			// subagents of their own.
+			return sidechainDoc(id)
+		}
+		return base + "/" + sidechainDoc(id)
+	}
+	return cfg
+}
+
+// isSidechainBase reports whether a document's base name is a sidechain's.
+func isSidechainBase(base string) bool { return strings.HasPrefix(base, "agent-") }
+
 // SessionsDir is where the documents live.
 func (s *Store) SessionsDir() string { return filepath.Join(s.Root, "sessions") }
 
 // DocPath returns the path of a session's document.
-func (s *Store) DocPath(agent, id string) string {
+func (s *Store) docPath(agent, id string) string {
 	return filepath.Join(s.SessionsDir(), agent, id+".md")
 }
 
 // Folder returns the folder that belongs to a document.
-func Folder(docPath string) string { return strings.TrimSuffix(docPath, ".md") }
+func folderOf(docPath string) string { return strings.TrimSuffix(docPath, ".md") }
 
 // RoundsDir returns the folder of a document's round files.
-func RoundsDir(folder string) string { return filepath.Join(folder, "rounds") }
+func roundsDir(folder string) string { return filepath.Join(folder, "rounds") }
 
 // RoundPath returns the path of round n's file in a document's folder.
-func RoundPath(folder string, n int) string { return filepath.Join(RoundsDir(folder), RoundName(n)) }
+func roundPath(folder string, n int) string { return filepath.Join(roundsDir(folder), roundName(n)) }
 
 // RoundName is the file name of round n: 001.json.
-func RoundName(n int) string {
+func roundName(n int) string {
 	if n >= 0 && n < 1000 {
 		return string([]byte{byte('0' + n/100), byte('0' + n/10%10), byte('0' + n%10), '.', 'j', 's', 'o', 'n'})
 	}

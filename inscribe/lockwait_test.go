@@ -20,7 +20,7 @@ func TestLockWait(t *testing.T) {
 	before, _ := os.ReadFile(md)
 	l.put(rel, whole)
 
-	unlock, err := Lock(Folder(md)) // another writer: a lock of its own
+	unlock, err := Lock(folderOf(md)) // another writer: a lock of its own
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,8 +29,8 @@ func TestLockWait(t *testing.T) {
 	waited := time.Since(start)
 	unlock()
 	var le *LockError
-	if !errors.As(err, &le) || le.Path != Folder(md) {
-		t.Fatalf("error %v, want a LockError on %s", err, Folder(md))
+	if !errors.As(err, &le) || le.Path != folderOf(md) {
+		t.Fatalf("error %v, want a LockError on %s", err, folderOf(md))
 	}
 	if waited >= lockTimeout {
 		t.Errorf("the update waited %v, the default wait, not LockWait", waited)

@@ -6,8 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
-	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/session"
 )
 
@@ -25,7 +25,7 @@ func adopt(md string, exists bool, found []session.Sidechain) []session.Sidechai
 	if exists {
 		return found
 	}
-	filed := FiledSidechains(md)
+	filed := filedSidechains(md)
 	if len(filed) == 0 {
 		return found
 	}
@@ -34,12 +34,12 @@ func adopt(md string, exists bool, found []session.Sidechain) []session.Sidechai
 
 // FiledSidechains lists the sidechain documents in the folder of session
 // document md, whether or not md exists, as md lists them.
-func FiledSidechains(md string) []session.Sidechain {
-	docs, _ := filepath.Glob(filepath.Join(Folder(md), "agent-*.md"))
-	id := filepath.Base(Folder(md))
+func filedSidechains(md string) []session.Sidechain {
+	docs, _ := filepath.Glob(filepath.Join(folderOf(md), sidechainGlob))
+	id := filepath.Base(folderOf(md))
 	var out []session.Sidechain
 	for _, p := range docs {
-		m, err := document.ReadMeta(p)
+		m, err := readMeta(p)
 		if err != nil || m.SidechainOf == nil {
 			continue // not a sidechain's document (check --store reports it)
 		}
@@ -53,7 +53,7 @@ func FiledSidechains(md string) []session.Sidechain {
 // sessions/<agent>/<session>.md. They are in no catalog; check --store,
 // reindex and search reach them by this list. It reads each agent's folder
 // once, and only the folders of sessions without a document.
-func (s *Store) LoneSidechains() ([]string, error) {
+func (s *Store) LoneSidechains() ([]*Doc, error) {
 	agents, err := os.ReadDir(s.SessionsDir())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -61,7 +61,7 @@ func (s *Store) LoneSidechains() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []string
+	var out []*Doc
 	for _, a := range agents {
 		if !a.IsDir() || !ValidAgentID(a.Name()) {
 			continue
@@ -79,10 +79,81 @@ func (s *Store) LoneSidechains() ([]string, error) {
 			if !e.IsDir() || docs[e.Name()+".md"] || !ValidSessionID(e.Name()) {
 				continue
 			}
-			subs, _ := filepath.Glob(filepath.Join(dir, e.Name(), "agent-*.md"))
-			out = append(out, subs...)
+			subs, _ := filepath.Glob(filepath.Join(dir, e.Name(), sidechainGlob))
+			for _, p := range subs {
+				out = append(out, s.docAt(p))
+			}
 		}
 	}
-	sort.Strings(out)
+	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
 	return out, nil
+}
+
+// Lone returns the document session id would have when only its
+// sidechains were inscribed (its folder holds sidechain documents, and
+// not the session's own): the Doc does not exist, its Sidechains do.
+func (s *Store) Lone(id string) (*Doc, bool) {
+	if !ValidSessionID(id) {
+		return nil, false
+	}
+	agents, _ := s.Agents()
+	for _, a := range agents {
+		d := s.docAt(s.docPath(a, id))
+		if d.Exists() {
+			continue
+		}
+		if subs, _ := d.Sidechains(); len(subs) > 0 {
+			return d, true
+		}
+	}
+	return nil, false
+}
+
+// SessionMeta reads the frontmatter of a session's document or, for a
+// session that has only sidechain documents (Lone), of its first
+// sidechain's.
+func (d *Doc) SessionMeta() (*session.Meta, error) {
+	m, err := d.Meta()
+	if !errors.Is(err, fs.ErrNotExist) {
+		return m, err
+	}
+	subs, _ := d.Sidechains()
+	for _, sc := range subs {
+		return sc.Meta()
+	}
+	return nil, err
+}
+
+// Orphans lists the documents that are gone while their folders are there,
+// holding a read note or round files (a document deleted by hand), named
+// by name (a session id), or all of them for "": each Doc does not exist.
+func (s *Store) Orphans(name string) []*Doc {
+	pattern := name
+	if pattern == "" {
+		pattern = "*"
+	} else if !ValidSessionID(name) {
+		return nil
+	}
+	dirs, _ := filepath.Glob(filepath.Join(s.SessionsDir(), "*", pattern))
+	var out []*Doc
+	for _, dir := range dirs {
+		fi, err := os.Stat(dir)
+		if err != nil || !fi.IsDir() || strings.HasPrefix(filepath.Base(dir), ".") {
+			continue
+		}
+		d := s.docAt(dir + ".md")
+		if d.Exists() || d.agent == "" {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(dir, stateFile)); err == nil || exists(roundsDir(dir)) {
+			out = append(out, d)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
+	return out
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/testkit/testenv"
 	"github.com/scribe-archive/scribe/session"
 	"github.com/scribe-archive/scribe/session/source"
@@ -37,11 +36,11 @@ func TestLoneSidechainIsAdopted(t *testing.T) {
 	if len(rs) != 1 || rs[0].Err != nil || rs[0].Outcome != Inscribed {
 		t.Fatalf("the lone sidechain: %+v", rs)
 	}
-	md := s.DocPath("claude", id)
+	md := s.docPath("claude", id)
 	if _, err := os.Stat(md); !os.IsNotExist(err) {
 		t.Fatalf("a document was made for the session: %v", err)
 	}
-	if got, _ := s.LoneSidechains(); len(got) != 1 || got[0] != rs[0].Doc {
+	if got, _ := s.LoneSidechains(); len(got) != 1 || got[0].Path() != rs[0].Doc {
 		t.Fatalf("LoneSidechains() = %v, want [%s]", got, rs[0].Doc)
 	}
 	if err := os.RemoveAll(filepath.Join(l.projects, "-p", id)); err != nil {
@@ -52,7 +51,7 @@ func TestLoneSidechainIsAdopted(t *testing.T) {
 	if len(rs) != 1 || rs[0].Err != nil || rs[0].Outcome != Inscribed {
 		t.Fatalf("the session: %+v", rs)
 	}
-	m, err := document.ReadMeta(md)
+	m, err := readMeta(md)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,14 +96,14 @@ func TestUnchangedSessionListsItsSidechains(t *testing.T) {
 		}
 	}
 	update(Inscribed)
-	md := s.DocPath("claude", id)
+	md := s.docPath("claude", id)
 
 	// The listing lost: an unchanged append lists the subagent again.
 	if _, err := s.RewriteHead(md, func(m *session.Meta) { m.Sidechains = nil }); err != nil {
 		t.Fatal(err)
 	}
 	update(Unchanged)
-	m, err := document.ReadMeta(md)
+	m, err := readMeta(md)
 	if err != nil {
 		t.Fatal(err)
 	}

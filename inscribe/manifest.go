@@ -212,9 +212,9 @@ func checkSums(folder, session string, st *docState, how sumCheck, src io.Reader
 		sums = append(sums, *st.OpenRound)
 	}
 	var errs []error
-	dir := RoundsDir(folder) + string(filepath.Separator)
+	dir := roundsDir(folder) + string(filepath.Separator)
 	for i, s := range sums {
-		p := dir + RoundName(s.Round)
+		p := dir + roundName(s.Round)
 		err := checkSumSince(p, s, how == allBytes, noted)
 		if err != nil && st.OpenRound != nil && i == len(sums)-1 && newerOpen(p, st, src) {
 			err = nil
@@ -231,7 +231,7 @@ func checkSums(folder, session string, st *docState, how sumCheck, src io.Reader
 // the round's first line, its lines the source's from there (when src is
 // given), at least as many as were read.
 func newerOpen(p string, st *docState, src io.ReaderAt) bool {
-	rf, err := ReadRound(p)
+	rf, err := readRound(p)
 	if err != nil || rf.Round != st.OpenRound.Round || rf.Lines[0] != st.OpenLine {
 		return false
 	}
@@ -296,7 +296,7 @@ func sumExisting(folder, session string, st *docState) (closed []roundSum, open 
 	var off int64
 	n := 1
 	for ; off < st.OpenOffset; n++ {
-		p := RoundPath(folder, n)
+		p := roundPath(folder, n)
 		s, rf, err := readSummed(p)
 		if err != nil {
 			return nil, nil, damage(p, err.Error())
@@ -313,9 +313,9 @@ func sumExisting(folder, session string, st *docState) (closed []roundSum, open 
 		closed = append(closed, s)
 	}
 	if off != st.OpenOffset || !bytes.Equal(h.Sum(nil), want.Sum(nil)) {
-		return nil, nil, damage(RoundsDir(folder), "the closed round files do not hold the bytes inscribed from the source (a file was overwritten or damaged)")
+		return nil, nil, damage(roundsDir(folder), "the closed round files do not hold the bytes inscribed from the source (a file was overwritten or damaged)")
 	}
-	p := RoundPath(folder, n)
+	p := roundPath(folder, n)
 	if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) && st.Seen == st.OpenOffset {
 		return closed, nil, nil
 	}
@@ -354,7 +354,7 @@ func readSummed(p string) (roundSum, *RoundFile, error) {
 // roundBytes is the source's bytes a round file holds.
 func roundBytes(rf *RoundFile) ([]byte, error) {
 	var buf bytes.Buffer
-	if err := WriteEntries(&buf, rf); err != nil {
+	if err := writeEntries(&buf, rf); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil

@@ -60,9 +60,9 @@ func TestRoundFileDamageNoticed(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			l, src, md := recordStore(t)
-			p := filepath.Join(Folder(md), filepath.FromSlash(c.file))
+			p := filepath.Join(folderOf(md), filepath.FromSlash(c.file))
 			if !c.atOnce {
-				afterChange(t, filepath.Join(Folder(md), stateFile))
+				afterChange(t, filepath.Join(folderOf(md), stateFile))
 			}
 			if err := c.damage(p); err != nil {
 				t.Fatal(err)
@@ -81,7 +81,7 @@ func TestRoundFileDamageNoticed(t *testing.T) {
 					t.Errorf("verify=%v: outcome %s", verify, r.Outcome)
 				}
 			}
-			if err := CheckDoc(md); c.sized && !errors.As(err, new(*DamageError)) {
+			if err := checkDoc(md); c.sized && !errors.As(err, new(*DamageError)) {
 				t.Errorf("CheckDoc: %v", err)
 			}
 		})
@@ -94,8 +94,8 @@ func TestRoundFileDamageNoticed(t *testing.T) {
 // --store (VerifyDoc) reads every file and sees it.
 func TestRoundFilesTrusted(t *testing.T) {
 	l, src, md := recordStore(t)
-	folder := Folder(md)
-	p := filepath.Join(RoundsDir(folder), "003.json")
+	folder := folderOf(md)
+	p := filepath.Join(roundsDir(folder), "003.json")
 	if err := overwrite(p); err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestRoundFilesTrusted(t *testing.T) {
 		t.Errorf("inscribe read a round file older than the note: %s %v", r.Outcome, r.Err)
 	}
 	found := false
-	for _, err := range VerifyDoc(md, claudeSrc, src) {
+	for _, err := range verifyDoc(md, claudeSrc, src) {
 		var de *DamageError
 		found = found || errors.As(err, &de) && de.File == p
 	}
@@ -188,7 +188,7 @@ func overwrite(p string) error {
 func TestRoundRecordMadeFromFiles(t *testing.T) {
 	l, src, md := recordStore(t)
 	want := l.snapshot()
-	folder := Folder(md)
+	folder := folderOf(md)
 	stripRecord := func() {
 		os.Remove(filepath.Join(folder, roundsFile))
 		st, err := readState(folder)
@@ -224,7 +224,7 @@ func TestRoundRecordMadeFromFiles(t *testing.T) {
 	overwrite(filepath.Join(folder, "rounds", "002.json"))
 	r = updateOne(t, l, src, Options{Verify: true})
 	var de *DamageError
-	if !errors.As(r.Err, &de) || de.File != RoundsDir(folder) {
+	if !errors.As(r.Err, &de) || de.File != roundsDir(folder) {
 		t.Errorf("%v, want a damage of the round files", r.Err)
 	}
 }

@@ -217,7 +217,7 @@ func (u *update) inscribedFromRounds(st *docState, dst, why string) error {
 	var errs []error
 	if sums != nil {
 		for _, s := range sums {
-			p := RoundPath(folder, s.Round)
+			p := roundPath(folder, s.Round)
 			if err := checkSum(p, s, true); err != nil {
 				errs = append(errs, lost(p, err.Error()))
 				continue
@@ -230,22 +230,22 @@ func (u *update) inscribedFromRounds(st *docState, dst, why string) error {
 	}
 	// No record: every round file there, in order, checked against the
 	// note's hash of the closed rounds when there is one.
-	ns, err := RoundNumbers(RoundsDir(folder))
+	ns, err := roundNumbers(roundsDir(folder))
 	if err != nil || len(ns) == 0 {
-		return lost(RoundsDir(folder), "no round files")
+		return lost(roundsDir(folder), "no round files")
 	}
 	h := sha256.New()
 	w := io.MultiWriter(out, h)
 	var off int64
 	for i, n := range ns {
-		p := RoundPath(folder, n)
+		p := roundPath(folder, n)
 		if n != i+1 {
-			return lost(RoundPath(folder, i+1), "missing")
+			return lost(roundPath(folder, i+1), "missing")
 		}
 		if st != nil && off == st.OpenOffset {
 			want, err := unmarshalHash(st.ClosedHash)
 			if err != nil || !bytes.Equal(h.Sum(nil), want.Sum(nil)) {
-				return lost(RoundsDir(folder), "the closed round files do not hold the bytes inscribed")
+				return lost(roundsDir(folder), "the closed round files do not hold the bytes inscribed")
 			}
 			w = out
 		}
@@ -271,11 +271,11 @@ func (c *countWriter) Write(b []byte) (int, error) {
 
 // copyEntries writes the lines a round file holds.
 func copyEntries(w io.Writer, p string) error {
-	rf, err := ReadRound(p)
+	rf, err := readRound(p)
 	if err != nil {
 		return fmt.Errorf("unreadable: %v", err)
 	}
-	return WriteEntries(w, rf)
+	return writeEntries(w, rf)
 }
 
 // mend is a repair's work on one document.
@@ -296,7 +296,7 @@ func (m *mend) say(format string, args ...any) {
 // rounds mends the round files.
 func (m *mend) rounds() error {
 	u := m.u
-	ns, err := RoundNumbers(RoundsDir(m.fresh))
+	ns, err := roundNumbers(roundsDir(m.fresh))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
@@ -312,7 +312,7 @@ func (m *mend) rounds() error {
 	}
 	var errs []error
 	for _, n := range ns {
-		have, fresh := RoundPath(u.folder, n), RoundPath(m.fresh, n)
+		have, fresh := roundPath(u.folder, n), roundPath(m.fresh, n)
 		same, err := sameFile(have, fresh)
 		if err != nil {
 			return err
@@ -337,7 +337,7 @@ func (m *mend) rounds() error {
 		} else {
 			why = "was damaged: " + why
 		}
-		if err := atomicfile.MkdirAll(RoundsDir(u.folder), DirMode); err != nil {
+		if err := atomicfile.MkdirAll(roundsDir(u.folder), DirMode); err != nil {
 			return err
 		}
 		if err := m.copy(fresh, have); err != nil {
@@ -365,7 +365,7 @@ func (m *mend) replace(fresh, have string) error {
 
 // files mends the files the session showed (named by their content).
 func (m *mend) files() error {
-	dir := filepath.Join(m.fresh, "files")
+	dir := filepath.Join(m.fresh, filesDir)
 	ents, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -374,7 +374,7 @@ func (m *mend) files() error {
 		return err
 	}
 	for _, e := range ents {
-		have := filepath.Join(m.u.folder, "files", e.Name())
+		have := filepath.Join(m.u.folder, filesDir, e.Name())
 		same, err := sameFile(have, filepath.Join(dir, e.Name()))
 		if err != nil || same {
 			if err != nil {
@@ -610,7 +610,7 @@ type rebuilt struct {
 // it can: its head's person-owned parts, and its closed rounds' messages
 // that are there whole.
 func (m *mend) rebuild(old, fresh []byte, freshMD string) (rebuilt, int, bool, error) {
-	fh, err := document.ReadHead(freshMD)
+	fh, err := readHead(freshMD)
 	if err != nil {
 		return rebuilt{}, 0, false, err
 	}

@@ -45,9 +45,9 @@ func TestRepairKeepsEdits(t *testing.T) {
 	l, src, md := recordStore(t)
 	want := l.snapshot()
 	edited := edit(t, md)
-	folder := Folder(md)
-	os.Remove(RoundPath(folder, 3))
-	os.Truncate(RoundPath(folder, 5), 10) // the open round
+	folder := folderOf(md)
+	os.Remove(roundPath(folder, 3))
+	os.Truncate(roundPath(folder, 5), 10) // the open round
 	os.Remove(filepath.Join(folder, stateFile))
 	os.Remove(filepath.Join(folder, roundsFile))
 	os.Truncate(filepath.Join(folder, graphFile), 7)
@@ -158,7 +158,7 @@ func TestRepairSourceGone(t *testing.T) {
 	l, src, md := recordStore(t)
 	want := l.snapshot()
 	os.Remove(src)
-	folder := Folder(md)
+	folder := folderOf(md)
 	os.Remove(md)
 	os.Remove(filepath.Join(folder, stateFile))
 	r := repairOne(t, l, src)
@@ -167,11 +167,11 @@ func TestRepairSourceGone(t *testing.T) {
 	}
 	sameSnapshot(t, "rebuilt from the round files", l.snapshot(), want)
 
-	os.Truncate(RoundPath(folder, 2), 50)
+	os.Truncate(roundPath(folder, 2), 50)
 	before := l.snapshot()
 	r = repairOne(t, l, src)
 	var de *DamageError
-	if !errors.As(r.Err, &de) || de.File != RoundPath(folder, 2) || !strings.Contains(de.Why, "cannot be recovered: "+src+": the source is gone") {
+	if !errors.As(r.Err, &de) || de.File != roundPath(folder, 2) || !strings.Contains(de.Why, "cannot be recovered: "+src+": the source is gone") {
 		t.Fatalf("%v, want round 2 named as lost", r.Err)
 	}
 	sameSnapshot(t, "after a repair that could not", l.snapshot(), before)

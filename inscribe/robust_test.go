@@ -40,17 +40,17 @@ func inscribeOne(t *testing.T, name string, content []byte) (Result, []byte, *St
 func exportOf(t *testing.T, md string) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	folder := Folder(md)
-	ns, err := RoundNumbers(RoundsDir(folder))
+	folder := folderOf(md)
+	ns, err := roundNumbers(roundsDir(folder))
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		t.Fatal(err)
 	}
 	for _, n := range ns {
-		rf, err := ReadRound(filepath.Join(RoundsDir(folder), RoundName(n)))
+		rf, err := readRound(filepath.Join(roundsDir(folder), roundName(n)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := WriteEntries(&buf, rf); err != nil {
+		if err := writeEntries(&buf, rf); err != nil {
 			t.Fatal(err)
 		}
 	}

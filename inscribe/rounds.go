@@ -284,7 +284,7 @@ func partBlocks(parts []session.Part) []RoundBlock {
 // ReadRound reads a round file. The entries' lines are slices of the
 // file's bytes, read into memory once: a round file of a 100 MB line is not
 // held again in a decoder's buffer and again in each line's copy.
-func ReadRound(p string) (*RoundFile, error) {
+func readRound(p string) (*RoundFile, error) {
 	data, err := readWhole(p)
 	if err != nil {
 		return nil, err
@@ -338,7 +338,7 @@ func readWhole(p string) ([]byte, error) {
 
 // ReadRoundHeader reads a round file's fields up to its entries, and
 // stops there: the entries (the bulk of the file) are not read.
-func ReadRoundHeader(p string) (*RoundFile, error) { return readRoundUpTo(p, "entries") }
+func readRoundHeader(p string) (*RoundFile, error) { return readRoundUpTo(p, "entries") }
 
 // readRoundUpTo reads a round file's fields until the field named stop.
 func readRoundUpTo(p, stop string) (*RoundFile, error) {
@@ -390,7 +390,7 @@ func readRoundUpTo(p, stop string) (*RoundFile, error) {
 }
 
 // RoundNumbers lists the rounds present in a rounds folder, in order.
-func RoundNumbers(dir string) ([]int, error) {
+func roundNumbers(dir string) ([]int, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
@@ -418,7 +418,7 @@ func roundNumber(name string) (int, bool) {
 
 // WriteEntries writes the source lines held by a round file to w, as the
 // source had them.
-func WriteEntries(w io.Writer, rf *RoundFile) error {
+func writeEntries(w io.Writer, rf *RoundFile) error {
 	for _, e := range rf.Entries {
 		b, err := e.Bytes()
 		if err != nil {

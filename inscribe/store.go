@@ -15,6 +15,7 @@ import (
 
 	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/osfile"
+	"github.com/scribe-archive/scribe/session/source"
 )
 
 // Store is a scribe store: a directory laid out as layout.go says (and
@@ -26,6 +27,12 @@ type Store struct {
 	// Indexer, when set, keeps the store's derived views (indexes,
 	// catalogs) current: every update of a document ends with it.
 	Indexer Indexer
+
+	// Formats are the source formats scribe reads (their adapters): the
+	// store reads a document's round files back with the adapter of its
+	// source_format, and finds a session's source again through them
+	// (sources.go).
+	Formats []source.Adapter
 
 	// Redact, when set, replaces secrets in what the store inscribes
 	// (redact.go).
@@ -48,7 +55,7 @@ type Indexer interface {
 
 // Update is what the store tells its Indexer of an update.
 type Update struct {
-	Doc string // the document
+	Doc *Doc   // the document
 	Key string // its key: the session id, or <session>/agent-<id> for a sidechain
 	// Seen is how far the source was read (the read note's seen).
 	Seen int64
@@ -78,7 +85,7 @@ type Role struct {
 // directory need not exist yet.
 func OpenStore(root string) (*Store, error) {
 	s := &Store{Root: root}
-	data, err := os.ReadFile(filepath.Join(root, RolesFile))
+	data, err := os.ReadFile(filepath.Join(root, rolesFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return s, nil
 	}
@@ -89,11 +96,11 @@ func OpenStore(root string) (*Store, error) {
 		Roles []Role `yaml:"roles"`
 	}
 	if err := document.DecodeYAML(data, &reg); err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(root, RolesFile), err)
+		return nil, fmt.Errorf("%s: %w", filepath.Join(root, rolesFile), err)
 	}
 	for _, r := range reg.Roles {
 		if !ValidAgentID(r.ID) {
-			return nil, fmt.Errorf("%s: role id %q: use lowercase letters, digits, dashes and underscores", filepath.Join(root, RolesFile), r.ID)
+			return nil, fmt.Errorf("%s: role id %q: use lowercase letters, digits, dashes and underscores", filepath.Join(root, rolesFile), r.ID)
 		}
 	}
 	s.Roles = reg.Roles
@@ -191,7 +198,7 @@ func (s *Store) FindDoc(id string) (string, bool) {
 // findIn looks for the document of a session in the buckets named.
 func (s *Store) findIn(buckets []string, id string) (string, bool) {
 	for _, b := range buckets {
-		p := s.DocPath(b, id)
+		p := s.docPath(b, id)
 		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
 			return p, true
 		}
@@ -285,7 +292,7 @@ func (s *Store) recordedSource(p string) string {
 // ResolveSource turns a recorded source back into a path.
 func (s *Store) ResolveSource(rec string) string {
 	p := filepath.FromSlash(rec)
-	if filepath.IsAbs(p) {
+	if filepath.IsAbs(p) || s == nil {
 		return p
 	}
 	rootAbs, err := filepath.Abs(s.Root)

@@ -72,7 +72,7 @@ func storeFiles(t testing.TB, root string) map[string]string {
 	t.Helper()
 	files := map[string]string{}
 	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || strings.HasPrefix(d.Name(), ".") || isDB(d.Name()) || d.Name() == CatalogFile || d.Name() == TagsFile {
+		if err != nil || d.IsDir() || strings.HasPrefix(d.Name(), ".") || isDB(d.Name()) || d.Name() == catalogFile || d.Name() == tagsFile {
 			return err
 		}
 		rel, _ := filepath.Rel(root, p)
@@ -160,20 +160,20 @@ func TestFindDoc(t *testing.T) {
 	if _, ok := s.FindDoc("s1"); ok {
 		t.Fatal("found s1 in a store without a sessions folder")
 	}
-	put(t, s.DocPath("claude", "s1"), "x")
-	if p, ok := s.FindDoc("s1"); !ok || p != s.DocPath("claude", "s1") {
+	put(t, s.docPath("claude", "s1"), "x")
+	if p, ok := s.FindDoc("s1"); !ok || p != s.docPath("claude", "s1") {
 		t.Errorf("FindDoc(s1) = %s, %v", p, ok)
 	}
-	put(t, s.DocPath("codex", "s2"), "x") // a bucket made since
-	if p, ok := s.FindDoc("s2"); !ok || p != s.DocPath("codex", "s2") {
+	put(t, s.docPath("codex", "s2"), "x") // a bucket made since
+	if p, ok := s.FindDoc("s2"); !ok || p != s.docPath("codex", "s2") {
 		t.Errorf("FindDoc(s2) in a new bucket = %s, %v", p, ok)
 	}
-	put(t, s.DocPath("codex", "s1"), "x")
-	if p, _ := s.FindDoc("s1"); p != s.DocPath("claude", "s1") {
+	put(t, s.docPath("codex", "s1"), "x")
+	if p, _ := s.FindDoc("s1"); p != s.docPath("claude", "s1") {
 		t.Errorf("FindDoc(s1) in two buckets = %s, want the first by name", p)
 	}
-	os.Remove(s.DocPath("claude", "s1"))
-	os.Remove(s.DocPath("codex", "s1"))
+	os.Remove(s.docPath("claude", "s1"))
+	os.Remove(s.docPath("codex", "s1"))
 	if p, ok := s.FindDoc("s1"); ok {
 		t.Errorf("FindDoc(s1) after its removal = %s", p)
 	}

@@ -29,7 +29,7 @@ import (
 var tempAge = time.Minute
 
 // IsTemp reports whether a file name is that of a temporary file of scribe.
-func IsTemp(name string) bool {
+func isTemp(name string) bool {
 	return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-")
 }
 
@@ -46,16 +46,16 @@ func removeTemps(folder string, rounds bool) {
 	for _, e := range ents {
 		name := e.Name()
 		switch {
-		case e.IsDir() && (name == "rounds" && rounds || name == "files"):
+		case e.IsDir() && (name == "rounds" && rounds || name == filesDir):
 			removeTempsIn(filepath.Join(folder, name), 0)
-		case e.IsDir() && name == SourceFilesDir:
+		case e.IsDir() && name == sourceFilesDir:
 			filepath.WalkDir(filepath.Join(folder, name), func(p string, d fs.DirEntry, err error) error {
-				if err == nil && !d.IsDir() && IsTemp(d.Name()) {
+				if err == nil && !d.IsDir() && isTemp(d.Name()) {
 					os.Remove(p)
 				}
 				return nil
 			})
-		case !IsTemp(name):
+		case !isTemp(name):
 		case strings.HasPrefix(name, ".agent-"):
 			removeOld(filepath.Join(folder, name), e, tempAge)
 		case e.IsDir():
@@ -74,7 +74,7 @@ func removeTempsIn(dir string, age time.Duration) {
 		return
 	}
 	for _, e := range ents {
-		if IsTemp(e.Name()) {
+		if isTemp(e.Name()) {
 			removeOld(filepath.Join(dir, e.Name()), e, age)
 		}
 	}
@@ -113,11 +113,11 @@ func (s *Store) RemoveStaleTemps(agents ...string) {
 		}
 		for _, e := range ents {
 			name := e.Name()
-			if !IsTemp(name) {
+			if !isTemp(name) {
 				continue
 			}
 			age := tempAge
-			if strings.HasPrefix(name, "."+CatalogFile+".tmp-") || strings.HasPrefix(name, "."+StampFile+".tmp-") {
+			if strings.HasPrefix(name, "."+catalogFile+".tmp-") || strings.HasPrefix(name, "."+stampFile+".tmp-") {
 				age = 0
 			}
 			removeOld(filepath.Join(dir, name), e, age)

@@ -15,7 +15,7 @@ func TestLeftoverTempsRemoved(t *testing.T) {
 	l := newLive(t)
 	l.put("-home-me-app/s1.jsonl", []byte(line(prompt1)+line(reply1)))
 	l.update(true)
-	folder := Folder(filepath.Join(l.root, "data", "sessions", "claude", "s1.md"))
+	folder := folderOf(filepath.Join(l.root, "data", "sessions", "claude", "s1.md"))
 	old := time.Now().Add(-2 * tempAge)
 	leftovers := []string{
 		".body.tmp-123",

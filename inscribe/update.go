@@ -125,8 +125,8 @@ func (s *Store) Update(src source.Session, opts Options) []Result {
 	}
 	a := src.Adapter
 	agent, role, found := s.agentFor(src, opts)
-	md := s.DocPath(agent, src.ID)
-	folder := Folder(md)
+	md := s.docPath(agent, src.ID)
+	folder := folderOf(md)
 	// Whether the document exists, asked once: a stat is not free over a
 	// store of many documents. Anything but "no such file" counts (an
 	// error is the update's to report).
@@ -171,7 +171,7 @@ func (s *Store) Update(src source.Session, opts Options) []Result {
 		source:  src.Path,
 		id:      src.ID,
 		adapter: a,
-		cfg:     source.Config{File: src.Path, DocBase: src.ID},
+		cfg:     builderConfig(src.Path, src.ID),
 		fixed: func(m *session.Meta) {
 			m.SessionID = src.ID
 			m.AgentID = agent
@@ -184,7 +184,7 @@ func (s *Store) Update(src source.Session, opts Options) []Result {
 	for _, rel := range src.Files {
 		spec.files = append(spec.files, fileCopy{
 			from: filepath.Join(src.FilesDir, filepath.FromSlash(rel)),
-			to:   filepath.Join(folder, SourceFilesDir),
+			to:   filepath.Join(folder, sourceFilesDir),
 			rel:  rel,
 		})
 	}
@@ -238,12 +238,12 @@ func (s *Store) updateSidechain(src source.Session, sc source.Sidechain, parentM
 	if !validName(sc.ID) {
 		return Result{Source: sc.Path, Outcome: Failed, Err: fmt.Errorf("%s: agent id %q cannot name a file in the store: a subagent's id is %s: refused", sc.Path, sc.ID, SessionIDRule)}, nil
 	}
-	parentFolder := Folder(parentMD)
-	base := "agent-" + sc.ID
+	parentFolder := folderOf(parentMD)
+	base := sidechainBase(sc.ID)
 	md := filepath.Join(parentFolder, base+".md")
 	var files []fileCopy
 	if sc.MetaFile != "" {
-		files = append(files, fileCopy{from: sc.MetaFile, to: filepath.Join(Folder(md), SidechainMetaFile)})
+		files = append(files, fileCopy{from: sc.MetaFile, to: filepath.Join(folderOf(md), sidechainMetaFile)})
 	}
 	of := &session.SidechainOf{SessionID: src.ID, AgentID: sc.ID, ToolUseID: sc.ToolUseID, File: filepath.ToSlash(sc.Rel)}
 	spec := docSpec{
@@ -252,7 +252,7 @@ func (s *Store) updateSidechain(src source.Session, sc source.Sidechain, parentM
 		source:  sc.Path,
 		id:      src.ID,
 		adapter: src.Adapter,
-		cfg:     source.Config{File: sc.Path, DocBase: base, Sidechain: true},
+		cfg:     builderConfig(sc.Path, base),
 		fixed: func(m *session.Meta) {
 			m.SessionID = src.ID
 			m.AgentID = agent
@@ -346,7 +346,7 @@ func (s *Store) updateDoc(spec docSpec, opts Options) (res Result) {
 	}
 	// The derived views follow the document (still under its lock).
 	if s.Indexer != nil {
-		ws, err := s.Indexer.Indexed(Update{Doc: spec.md, Key: spec.key, Seen: u.seen, Rounds: &u.rounds, All: opts.Repair})
+		ws, err := s.Indexer.Indexed(Update{Doc: s.docAt(spec.md), Key: spec.key, Seen: u.seen, Rounds: &u.rounds, All: opts.Repair})
 		res.Warnings = append(res.Warnings, ws...)
 		if err != nil {
 			res.Outcome, res.Err = Failed, fmt.Errorf("index %s: %w", spec.md, err)
@@ -357,7 +357,7 @@ func (s *Store) updateDoc(spec docSpec, opts Options) (res Result) {
 
 // newUpdate begins an update of the document spec names.
 func (s *Store) newUpdate(spec docSpec, opts Options, res *Result) *update {
-	folder := Folder(spec.md)
+	folder := folderOf(spec.md)
 	u := &update{store: s, spec: spec, opts: opts, folder: folder, res: res, seen: -1}
 	u.rounds.dir = folder
 	return u
@@ -880,7 +880,7 @@ func (u *update) rebuildGraph(path string) error {
 		return err
 	}
 	for n := 1; n <= old.Rounds(); n++ {
-		rf, err := ReadRound(filepath.Join(RoundsDir(u.folder), RoundName(n)))
+		rf, err := readRound(filepath.Join(roundsDir(u.folder), roundName(n)))
 		if err != nil {
 			return fmt.Errorf("rebuild %s: %w", path, err)
 		}
@@ -913,7 +913,7 @@ func (u *update) roundsListChanged() bool {
 	if noted.IsZero() {
 		return true
 	}
-	dirPath := RoundsDir(u.folder)
+	dirPath := roundsDir(u.folder)
 	dir, err := os.Stat(dirPath)
 	if errors.Is(err, fs.ErrNotExist) && *st.RoundsSize == 0 && st.OpenRound == nil {
 		return false // no round yet

@@ -93,6 +93,12 @@ func isTranscript(p string) bool {
 	return ok
 }
 
+// Sniff reports whether r starts a Claude Code transcript (see Detect).
+func (a *Adapter) Sniff(r io.Reader) bool {
+	keys, ok, empty := topLevelKeys(io.LimitReader(r, 1<<20))
+	return !empty && ok && keys["type"] && !keys["payload"]
+}
+
 // readsAsTranscript is isTranscript, with the error that kept it from
 // reading the file.
 func readsAsTranscript(p string) (bool, error) {

@@ -552,12 +552,9 @@ func (it *itemizer) toolResults(p parsed) ([]foldedResult, bool) {
 		if call.Label == "Agent" || call.Label == "Task" {
 			var ar AgentToolResult
 			if json.Unmarshal(p.env.ToolUseResult, &ar) == nil && ar.AgentID != "" && isSafeName(ar.AgentID) {
-				// Every sidechain document of a session sits in the session's
-				// folder, beside the sidechains that spawn subagents of their
-				// own.
-				call.Sidechain = "agent-" + ar.AgentID + ".md"
-				if !it.c.Config().Sidechain {
-					call.Sidechain = it.c.Config().DocBase + "/" + call.Sidechain
+				// The store says where the subagent's document lies.
+				if sp := it.c.Config().SidechainPath; sp != nil {
+					call.Sidechain = sp(ar.AgentID)
 				}
 			}
 		}

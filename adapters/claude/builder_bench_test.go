@@ -51,7 +51,7 @@ func BenchmarkBuild(b *testing.B) {
 	b.SetBytes(size)
 	for b.Loop() {
 		for i, f := range files {
-			cfg := source.Config{File: f, DocBase: "x", Sidechain: strings.Contains(f, "subagents"), RawInSource: true}
+			cfg := source.Config{File: f, Sidechain: strings.Contains(f, "subagents"), RawInSource: true}
 			bl, err := a.NewBuilder(cfg, nil, &memGraph{byID: map[string]source.Node{}})
 			if err != nil {
 				b.Fatal(err)

@@ -23,7 +23,7 @@ func testBuilder(cfg source.Config) source.Builder {
 // (what an append does when it stops at a source's end), and returns how
 // many lines its rounds kept.
 func buildAll(t *testing.T, data []byte) (kept, lines int) {
-	b := testBuilder(source.Config{File: "fuzz.jsonl", DocBase: "x"})
+	b := testBuilder(source.Config{File: "fuzz.jsonl"})
 	lr := source.NewLineReader(bytes.NewReader(data), 1, 0)
 	for {
 		l, err := lr.Next()

@@ -15,7 +15,7 @@ import (
 // build itemizes a transcript given as lines.
 func build(t *testing.T, lines ...string) []session.Item {
 	t.Helper()
-	b := testBuilder(source.Config{File: "t.jsonl", DocBase: "t"})
+	b := testBuilder(source.Config{File: "t.jsonl"})
 	var items []session.Item
 	for i, l := range lines {
 		if r := b.Add(source.Line{No: i + 1, Raw: []byte(l), Terminated: true}); r != nil {
@@ -163,7 +163,7 @@ func TestNoBookkeepingHeadings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b := testBuilder(source.Config{File: f, DocBase: "x", Sidechain: strings.Contains(filepath.Base(f), "agent-") || strings.Contains(f, "subagents")})
+		b := testBuilder(source.Config{File: f, Sidechain: strings.Contains(filepath.Base(f), "agent-") || strings.Contains(f, "subagents")})
 		lr := source.NewLineReader(bytes.NewReader(data), 1, 0)
 		var items []session.Item
 		for {

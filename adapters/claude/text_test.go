@@ -31,7 +31,7 @@ func TestTextFields(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b := testBuilder(source.Config{File: f, DocBase: "x", Sidechain: strings.Contains(f, "subagents")})
+		b := testBuilder(source.Config{File: f, Sidechain: strings.Contains(f, "subagents")})
 		lr := source.NewLineReader(bytes.NewReader(data), 1, 0)
 		var items []session.Item
 		for {

@@ -155,6 +155,17 @@ func readMeta(p string) (m SessionMeta, ok bool) {
 		return m, false
 	}
 	defer f.Close()
+	return readMetaFrom(f)
+}
+
+// Sniff reports whether r starts a Codex rollout (see Detect).
+func (a *Adapter) Sniff(r io.Reader) bool {
+	_, ok := readMetaFrom(r)
+	return ok
+}
+
+// readMetaFrom is readMeta of the file f gives.
+func readMetaFrom(f io.Reader) (m SessionMeta, ok bool) {
 	buf := headBufs.Get().(*[]byte)
 	defer headBufs.Put(buf)
 	head := *buf

@@ -32,7 +32,7 @@ func testBuilder(cfg source.Config) source.Builder {
 // build feeds data to a new builder line by line and returns how many
 // lines its rounds kept.
 func build(data []byte) (kept, lines int) {
-	b := testBuilder(source.Config{File: "fuzz.jsonl", DocBase: "x"})
+	b := testBuilder(source.Config{File: "fuzz.jsonl"})
 	lr := source.NewLineReader(bytes.NewReader(data), 1, 0)
 	for {
 		l, err := lr.Next()

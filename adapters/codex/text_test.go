@@ -29,7 +29,7 @@ func TestTextFields(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b := testBuilder(source.Config{File: f, DocBase: "x"})
+		b := testBuilder(source.Config{File: f})
 		lr := source.NewLineReader(bytes.NewReader(data), 1, 0)
 		var items []session.Item
 		for {

@@ -67,6 +67,21 @@ const stubMax = 256 << 10
 
 // readHead reads a file's metadata line. ok is false when the file does
 // not start with one.
+// Sniff reports whether r starts a Gemini CLI session file (see Detect):
+// its first line is a metadata record.
+func (a *Adapter) Sniff(r io.Reader) bool {
+	lr := source.NewLineReader(io.LimitReader(r, stubMax+1), 1, 0)
+	l, err := lr.Next()
+	if err != nil {
+		return false
+	}
+	var top line
+	if json.Unmarshal(l.Raw, &top) != nil {
+		return false
+	}
+	return kindOf(&top) == metaRecord
+}
+
 func readHead(p string) (h head, ok bool) {
 	f, err := osfile.Open(p)
 	if err != nil {

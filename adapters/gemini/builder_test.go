@@ -93,7 +93,7 @@ func (b built) items() []session.Item {
 // last line, as the store does) to a builder at state, with graph g.
 func build(t testing.TB, file string, data []byte, first int, state json.RawMessage, g *recorder) built {
 	t.Helper()
-	b, err := NewBuilder(source.Config{File: file, DocBase: "doc"}, state, g)
+	b, err := NewBuilder(source.Config{File: file}, state, g)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -237,8 +237,8 @@ func (r *round) modelBlocks(m *message) []session.Block {
 	for i, tc := range m.ToolCalls {
 		p := "toolCalls." + strconv.Itoa(i) + "."
 		blk := session.Block{Kind: session.KindToolUse, Label: tc.Name, ID: tc.ID, Input: lifecycle.CompactJSON(tc.Args), Origin: m.at(p + "args")}
-		if tc.AgentID != "" {
-			blk.Sidechain = r.c.Config().DocBase + "/agent-" + tc.AgentID + ".md"
+		if sp := r.c.Config().SidechainPath; tc.AgentID != "" && sp != nil {
+			blk.Sidechain = sp(tc.AgentID)
 		}
 		if truthy(tc.Result) {
 			parts, isErr := r.resultParts(m, tc.Result, func(sub string) string { return join(p+"result", sub) })

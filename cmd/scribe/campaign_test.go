@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/internal/testkit/testenv"
 )
 
@@ -128,11 +127,11 @@ func TestDamageCampaign(t *testing.T) {
 		{"state.json", filepath.Join(folder, "state.json"), true},
 		{"rounds.tsv", filepath.Join(folder, "rounds.tsv"), false},
 		{"graph.tsv", filepath.Join(folder, "graph.tsv"), false},
-		{"session.db", filepath.Join(folder, inscribe.SessionDB), false},
-		{"sessions.db", filepath.Join("sessions", inscribe.StoreDB), false},
-		{"tags.tsv", filepath.Join(folder, inscribe.TagsFile), true},
-		{"index.md (rounds)", filepath.Join(folder, inscribe.RoundsIndex), true},
-		{"index.md (catalog)", filepath.Join(sessions, inscribe.CatalogFile), true},
+		{"session.db", filepath.Join(folder, "session.db"), false},
+		{"sessions.db", filepath.Join("sessions", "sessions.db"), false},
+		{"tags.tsv", filepath.Join(folder, "tags.tsv"), true},
+		{"index.md (rounds)", filepath.Join(folder, "index.md"), true},
+		{"index.md (catalog)", filepath.Join(sessions, "index.md"), true},
 	}
 	for _, f := range files {
 		for _, how := range []string{"delete", "truncate", "corrupt"} {
@@ -302,7 +301,7 @@ func TestKillCampaign(t *testing.T) {
 	}
 	sameStores(t, "after the kills", storeState(t, root), want)
 	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && inscribe.IsTemp(d.Name()) {
+		if err == nil && strings.HasPrefix(d.Name(), ".") && strings.Contains(d.Name(), ".tmp-") {
 			t.Errorf("left behind: %s", p)
 		}
 		return err

@@ -5,14 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/scribe-archive/scribe/check"
 	"github.com/scribe-archive/scribe/inscribe"
-	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/inscribe/views"
 	"github.com/scribe-archive/scribe/session/source"
 )
@@ -110,13 +108,14 @@ func runCheck(e *env, o checkOptions) (err error) {
 		if _, err := setRedaction(store.Root, store.Store, o.redact, false); err != nil {
 			return err
 		}
-		checkDoc := func(md string) error {
-			m, err := document.ReadMeta(md)
+		checkDoc := func(d *inscribe.Doc) error {
+			md := d.Path()
+			m, err := d.Meta()
 			if err != nil {
 				// A document that does not read (or is gone): what of its
 				// files is damaged, and what mends it.
 				rep := &check.Report{Doc: md}
-				for _, err := range inscribe.VerifyDoc(md, nil, "") {
+				for _, err := range d.Verify(nil, "") {
 					rep.Findings = append(rep.Findings, check.DamageFinding(err))
 				}
 				if len(rep.Findings) == 0 {
@@ -130,12 +129,12 @@ func runCheck(e *env, o checkOptions) (err error) {
 			}
 			cf := f.checkFormat()
 			cf.Redact = store.Redact
-			rep, err := check.Stored(store.Store, md, cf)
+			rep, err := check.Stored(d, cf)
 			if err != nil {
 				return err
 			}
 			// Its derived views: index, tags, table of rounds.
-			for _, err := range store.VerifyDoc(md) {
+			for _, err := range store.VerifyDoc(d) {
 				rep.Findings = append(rep.Findings, check.DamageFinding(err))
 			}
 			return p.add(rep)
@@ -145,18 +144,18 @@ func runCheck(e *env, o checkOptions) (err error) {
 			if err != nil {
 				return err
 			}
-			for _, md := range docs {
-				if err := checkDoc(md); err != nil {
+			for _, d := range docs {
+				if err := checkDoc(d); err != nil {
 					return err
 				}
 			}
 			return nil
 		}
-		if err := eachStoredDoc(store, checkDoc); err != nil {
+		if err := store.Walk(checkDoc); err != nil {
 			return err
 		}
-		for _, md := range orphans(store, "*") {
-			if err := checkDoc(md); err != nil {
+		for _, d := range store.Orphans("") {
+			if err := checkDoc(d); err != nil {
 				return err
 			}
 		}
@@ -207,57 +206,20 @@ func runCheck(e *env, o checkOptions) (err error) {
 
 // sessionsToCheck resolves the SESSIONs given to check --store to their
 // documents, each with its sidechains.
-func sessionsToCheck(e *env, refs []string) ([]string, error) {
-	var docs []string
+func sessionsToCheck(e *env, refs []string) ([]*inscribe.Doc, error) {
+	var docs []*inscribe.Doc
 	for _, ref := range refs {
-		md, err := findSession(e, ref)
+		d, err := findSession(e, ref)
 		if err != nil {
 			return nil, err
 		}
-		if _, err := os.Stat(md); err == nil {
-			docs = append(docs, md)
+		if d.Exists() {
+			docs = append(docs, d)
 		}
-		subs, _ := filepath.Glob(filepath.Join(inscribe.Folder(md), "agent-*.md"))
+		subs, _ := d.Sidechains()
 		docs = append(docs, subs...)
 	}
 	return docs, nil
-}
-
-// eachStoredDoc calls fn with every document in a store, in order, each
-// session's sidechains after it, then the sidechains of sessions without a
-// document, until fn fails.
-func eachStoredDoc(store *views.Views, fn func(md string) error) error {
-	agents, err := filepath.Glob(filepath.Join(store.SessionsDir(), "*"))
-	if err != nil {
-		return err
-	}
-	for _, dir := range agents {
-		mains, err := filepath.Glob(filepath.Join(dir, "*.md"))
-		if err != nil {
-			return err
-		}
-		for _, md := range mains {
-			if filepath.Base(md) == "index.md" {
-				continue
-			}
-			subs, _ := filepath.Glob(filepath.Join(inscribe.Folder(md), "agent-*.md"))
-			for _, p := range append([]string{md}, subs...) {
-				if err := fn(p); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	lone, err := store.LoneSidechains()
-	if err != nil {
-		return err
-	}
-	for _, md := range lone {
-		if err := fn(md); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 func printReports(e *env, reports []*check.Report, asJSON bool) error {
@@ -408,17 +370,20 @@ func runEnd(fs []check.Finding, i int) int {
 // sessionOf names a document's session for a command line: its id, or
 // the document's path when its head does not read.
 func sessionOf(md string) string {
-	if m, err := document.ReadMeta(md); err == nil {
-		return m.SessionID
+	if d, err := inscribe.OpenDoc(md); err == nil {
+		if m, err := d.Meta(); err == nil {
+			return m.SessionID
+		}
 	}
 	return md
 }
 
-// storedDocs lists every document of a store, as eachStoredDoc walks them.
-func storedDocs(store *views.Views) ([]string, error) {
-	var docs []string
-	err := eachStoredDoc(store, func(md string) error {
-		docs = append(docs, md)
+// storedDocs lists every document of a store, as inscribe.Store.Walk walks
+// them.
+func storedDocs(store *views.Views) ([]*inscribe.Doc, error) {
+	var docs []*inscribe.Doc
+	err := store.Walk(func(d *inscribe.Doc) error {
+		docs = append(docs, d)
 		return nil
 	})
 	return docs, err

@@ -10,7 +10,6 @@ import (
 	"github.com/scribe-archive/scribe/exportclaude"
 	"github.com/scribe-archive/scribe/exportcore"
 	"github.com/scribe-archive/scribe/inscribe"
-	"github.com/scribe-archive/scribe/inscribe/document"
 )
 
 // checkConversions checks the conversion of each session o names to the
@@ -37,9 +36,9 @@ func checkConversions(e *env, o checkOptions) ([]*check.Report, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, d := range mds {
-			md := d.md
-			m, err := document.ReadMeta(md)
+		for _, nd := range mds {
+			d := nd.doc
+			m, err := d.Meta()
 			if err != nil {
 				return nil, err
 			}
@@ -51,11 +50,11 @@ func checkConversions(e *env, o checkOptions) ([]*check.Report, error) {
 				return nil, withHint(fmt.Errorf("session %s is a %s session already: there is nothing to convert", m.SessionID, target.client),
 					"scribe check checks its round trip", "--to names the other client")
 			}
-			rep, err := check.Cross(md, target.crossFormat())
+			rep, err := check.Cross(d, target.crossFormat())
 			if err != nil {
 				return nil, err
 			}
-			rep.Source = d.name
+			rep.Source = nd.name
 			reports = append(reports, rep)
 		}
 	}
@@ -64,7 +63,10 @@ func checkConversions(e *env, o checkOptions) ([]*check.Report, error) {
 
 // namedDoc is a document to check, and the name its report goes by (the
 // document, or the source it was inscribed from).
-type namedDoc struct{ md, name string }
+type namedDoc struct {
+	doc  *inscribe.Doc
+	name string
+}
 
 // conversionDocs resolves what check --to names: a document, a session id
 // in the store, or a source of sessions, inscribed into a scratch store.
@@ -72,8 +74,11 @@ func conversionDocs(e *env, ref string) ([]namedDoc, func(), error) {
 	none := func() {}
 	if strings.HasSuffix(ref, ".md") || isStoreRef(ref) {
 		if _, err := os.Stat(ref); err != nil || strings.HasSuffix(ref, ".md") {
-			md, err := findDocument(e, ref)
-			return []namedDoc{{md, md}}, none, err
+			d, err := findDocument(e, ref)
+			if err != nil {
+				return nil, none, err
+			}
+			return []namedDoc{{d, d.Path()}}, none, nil
 		}
 	}
 	ts, skipped, err := discover(ref)
@@ -92,6 +97,7 @@ func conversionDocs(e *env, ref string) ([]namedDoc, func(), error) {
 	if err != nil {
 		return nil, cleanup, err
 	}
+	store.Formats = adapters()
 	var mds []namedDoc
 	for _, t := range ts {
 		for _, r := range store.Update(t, inscribe.Options{Agent: t.Adapter.Agent()}) {
@@ -99,8 +105,8 @@ func conversionDocs(e *env, ref string) ([]namedDoc, func(), error) {
 				return nil, cleanup, r.Err
 			}
 		}
-		if md, ok := store.FindDoc(t.ID); ok && t.Path != "" {
-			mds = append(mds, namedDoc{md, t.Path})
+		if d, ok := store.Find(t.ID); ok && t.Path != "" {
+			mds = append(mds, namedDoc{d, t.Path})
 		}
 	}
 	return mds, cleanup, nil
@@ -113,8 +119,8 @@ func isStoreRef(ref string) bool {
 
 // crossFormat is f as package check takes it for a conversion to f.
 func (f *format) crossFormat() check.CrossFormat {
-	return check.CrossFormat{Name: f.adapter.Agent(), Target: f.adapter, Convert: func(md, dir string) (*exportclaude.Losses, error) {
-		_, losses, err := f.convertSession(md, dir, false)
+	return check.CrossFormat{Name: f.adapter.Agent(), Target: f.adapter, Convert: func(d *inscribe.Doc, dir string) (*exportclaude.Losses, error) {
+		_, losses, err := f.convertSession(d, dir, false)
 		return losses, err
 	}}
 }

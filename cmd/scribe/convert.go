@@ -6,12 +6,13 @@ import (
 
 	"github.com/scribe-archive/scribe/exportclaude"
 	"github.com/scribe-archive/scribe/exportcore"
+	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/session"
 )
 
 // runConvert writes a session inscribed from the format from as the target
 // client's file, and summarises on stderr what it could not carry.
-func runConvert(e *env, o exportOptions, md string, m *session.Meta, from, target *format) error {
+func runConvert(e *env, o exportOptions, d *inscribe.Doc, m *session.Meta, from, target *format) error {
 	if target.convert == nil {
 		return fmt.Errorf("session %s was inscribed from %s, which scribe does not convert to %s yet", m.SessionID, from.adapter.Format(), target.client)
 	}
@@ -19,7 +20,7 @@ func runConvert(e *env, o exportOptions, md string, m *session.Meta, from, targe
 		if e.json {
 			return &flagError{errors.New("--out - writes the conversion to stdout: it cannot also be a --json report")}
 		}
-		losses, err := target.convert(md, e.stdout)
+		losses, err := target.convert(d, e.stdout)
 		if err == nil {
 			printLosses(e, m, from, target, losses)
 		}
@@ -32,7 +33,7 @@ func runConvert(e *env, o exportOptions, md string, m *session.Meta, from, targe
 			return withHint(err, "use --out DIR")
 		}
 	}
-	files, losses, err := target.convertSession(md, dir, o.force)
+	files, losses, err := target.convertSession(d, dir, o.force)
 	if e.json {
 		rep := exportJSON{Files: []exportFileJSON{}, Warnings: []string{}, Losses: []exportcore.Loss{}}
 		for _, f := range files {

@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/scribe-archive/scribe/inscribe"
 )
 
 // corruptPages overwrites the pages of a SQLite database from a quarter of
@@ -44,7 +42,7 @@ func corruptPages(t *testing.T, p string, rng *rand.Rand) {
 // as <name>.damaged-<time> and rebuilt from the round files, with a
 // warning, and the append goes on (issue 14).
 func TestDamagedIndexes(t *testing.T) {
-	for _, which := range []string{inscribe.StoreDB, inscribe.SessionDB} {
+	for _, which := range []string{"sessions.db", "session.db"} {
 		t.Run(which, func(t *testing.T) {
 			dir := t.TempDir()
 			root := filepath.Join(dir, "data")
@@ -57,9 +55,9 @@ func TestDamagedIndexes(t *testing.T) {
 			if out, err := scribeCmd("--root", root, "append", src).CombinedOutput(); err != nil {
 				t.Fatalf("%v\n%s", err, out)
 			}
-			db := filepath.Join(root, "sessions", inscribe.StoreDB)
-			if which == inscribe.SessionDB {
-				db = filepath.Join(root, "sessions", "claude", "s", inscribe.SessionDB)
+			db := filepath.Join(root, "sessions", "sessions.db")
+			if which == "session.db" {
+				db = filepath.Join(root, "sessions", "claude", "s", "session.db")
 			}
 			corruptPages(t, db, rand.New(rand.NewSource(1)))
 			os.WriteFile(src, data, 0o644)

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -63,11 +62,11 @@ conversion's adds "losses": [{"kind", "what", "count", "unit", "detail",
 // runExport exports a session as the target client keeps it: the
 // client's own file back, or a conversion of another client's session.
 func runExport(e *env, o exportOptions, target *format) error {
-	md, err := findSession(e, o.session)
+	d, err := findSession(e, o.session)
 	if err != nil {
 		return err
 	}
-	m, err := sessionMeta(md)
+	m, err := d.SessionMeta()
 	if err != nil {
 		return err
 	}
@@ -75,23 +74,23 @@ func runExport(e *env, o exportOptions, target *format) error {
 	if err != nil {
 		return err
 	}
-	if err := checkStored(e, md); err != nil {
+	if err := checkStored(e, d); err != nil {
 		return err
 	}
 	if f != target {
-		if _, err := os.Stat(md); err != nil {
-			return loneError(md)
+		if !d.Exists() {
+			return loneError(d)
 		}
-		return runConvert(e, o, md, m, f, target)
+		return runConvert(e, o, d, m, f, target)
 	}
 	if o.out == "-" {
 		if e.json {
 			return &flagError{errors.New("--out - writes the transcript to stdout: it cannot also be a --json report")}
 		}
-		if _, err := os.Stat(md); err != nil {
-			return loneError(md)
+		if !d.Exists() {
+			return loneError(d)
 		}
-		warnings, err := f.transcript(md, e.stdout)
+		warnings, err := f.transcript(d, e.stdout)
 		printWarnings(e, warnings)
 		return err
 	}
@@ -101,7 +100,7 @@ func runExport(e *env, o exportOptions, target *format) error {
 			return withHint(err, "use --out DIR")
 		}
 	}
-	files, warnings, err := f.exportSession(md, dir, o.force)
+	files, warnings, err := f.exportSession(d, dir, o.force)
 	if e.json {
 		rep := exportJSON{Files: []exportFileJSON{}, Warnings: []string{}}
 		for _, f := range files {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/inscribe/redact"
 )
@@ -100,7 +101,7 @@ func runForget(e *env, o forgetOptions) error {
 		})
 		return out, n
 	}
-	var docs []string
+	var docs []*inscribe.Doc
 	if len(o.sessions) > 0 {
 		docs, err = sessionsToCheck(e, o.sessions)
 	} else {
@@ -111,8 +112,9 @@ func runForget(e *env, o forgetOptions) error {
 	}
 	report := []forgetJSON{}
 	total, sessions := 0, map[string]bool{}
-	for _, md := range docs {
-		m, err := document.ReadMeta(md)
+	for _, d := range docs {
+		md := d.Path()
+		m, err := d.Meta()
 		if err != nil {
 			return err
 		}
@@ -120,7 +122,7 @@ func runForget(e *env, o forgetOptions) error {
 		if err != nil {
 			return err
 		}
-		res, err := store.Forget(md, f.adapter, replace)
+		res, err := store.Forget(d, f.adapter, replace)
 		if err != nil {
 			return err
 		}
@@ -131,7 +133,7 @@ func runForget(e *env, o forgetOptions) error {
 		report = append(report, forgetJSON{Session: key, Doc: md, Occurrences: res.Occurrences, Files: orEmpty(res.Files)})
 		total += res.Occurrences
 		sessions[m.SessionID] = true
-		if src := store.ResolveSource(m.Source); sourceHolds(src, re) {
+		if src := d.Source(); sourceHolds(src, re) {
 			fmt.Fprintf(e.stderr, "scribe: warning: %s still holds it: while the session goes on, an append reads its last round again from there; remove it from the source too, or forget again after the next append\n", src)
 		}
 	}

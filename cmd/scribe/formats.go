@@ -15,6 +15,7 @@ import (
 	"github.com/scribe-archive/scribe/exportclaude"
 	"github.com/scribe-archive/scribe/exportcodex"
 	"github.com/scribe-archive/scribe/exportgemini"
+	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/session"
 	"github.com/scribe-archive/scribe/session/source"
 )
@@ -26,10 +27,10 @@ import (
 type format struct {
 	adapter source.Adapter
 	// transcript writes one document's file (a session's or a sidechain's).
-	transcript func(md string, w io.Writer) ([]error, error)
+	transcript func(d *inscribe.Doc, w io.Writer) ([]error, error)
 	// exportSession writes a session, its sidechains and the files kept
 	// beside it into dir, laid out as the client lays them out.
-	exportSession func(md, dir string, force bool) ([]exportclaude.File, []error, error)
+	exportSession func(d *inscribe.Doc, dir string, force bool) ([]exportclaude.File, []error, error)
 	// exportDir is where the client would look for a session's files.
 	exportDir func(m *session.Meta) (string, error)
 	// client names the client, and command the export that writes its
@@ -38,8 +39,8 @@ type format struct {
 	// convert writes, as this client's file, a session inscribed from
 	// another format (a cross-agent export), and says what it could not
 	// carry; convertSession writes it into dir, where the client looks.
-	convert        func(md string, w io.Writer) (*exportclaude.Losses, error)
-	convertSession func(md, dir string, force bool) ([]exportclaude.File, *exportclaude.Losses, error)
+	convert        func(d *inscribe.Doc, w io.Writer) (*exportclaude.Losses, error)
+	convertSession func(d *inscribe.Doc, dir string, force bool) ([]exportclaude.File, *exportclaude.Losses, error)
 }
 
 // formats are the source formats, in the order their default folders are
@@ -53,14 +54,14 @@ func claudeFormat() *format {
 		client:  "Claude Code",
 		command: "export-claude",
 		convert: exportclaude.Convert,
-		convertSession: func(md, dir string, force bool) ([]exportclaude.File, *exportclaude.Losses, error) {
-			return exportclaude.ConvertSession(md, dir, exportclaude.Options{Force: force})
+		convertSession: func(d *inscribe.Doc, dir string, force bool) ([]exportclaude.File, *exportclaude.Losses, error) {
+			return exportclaude.ConvertSession(d, dir, exportclaude.Options{Force: force})
 		},
-		transcript: func(md string, w io.Writer) ([]error, error) {
-			return exportclaude.Transcript(md, a, w)
+		transcript: func(d *inscribe.Doc, w io.Writer) ([]error, error) {
+			return exportclaude.Transcript(d, a, w)
 		},
-		exportSession: func(md, dir string, force bool) ([]exportclaude.File, []error, error) {
-			return exportclaude.Session(md, a, dir, exportclaude.Options{Force: force})
+		exportSession: func(d *inscribe.Doc, dir string, force bool) ([]exportclaude.File, []error, error) {
+			return exportclaude.Session(d, a, dir, exportclaude.Options{Force: force})
 		},
 		exportDir: func(m *session.Meta) (string, error) {
 			projects, err := claude.DefaultProjectsDir()
@@ -79,14 +80,14 @@ func codexFormat() *format {
 		client:  "Codex",
 		command: "export-codex",
 		convert: exportcodex.Convert,
-		convertSession: func(md, dir string, force bool) ([]exportclaude.File, *exportclaude.Losses, error) {
-			return exportcodex.ConvertSession(md, dir, exportcodex.Options{Force: force})
+		convertSession: func(d *inscribe.Doc, dir string, force bool) ([]exportclaude.File, *exportclaude.Losses, error) {
+			return exportcodex.ConvertSession(d, dir, exportcodex.Options{Force: force})
 		},
-		transcript: func(md string, w io.Writer) ([]error, error) {
-			return exportcodex.Transcript(md, a, w)
+		transcript: func(d *inscribe.Doc, w io.Writer) ([]error, error) {
+			return exportcodex.Transcript(d, a, w)
 		},
-		exportSession: func(md, dir string, force bool) ([]exportclaude.File, []error, error) {
-			return exportcodex.Session(md, a, dir, exportcodex.Options{Force: force})
+		exportSession: func(d *inscribe.Doc, dir string, force bool) ([]exportclaude.File, []error, error) {
+			return exportcodex.Session(d, a, dir, exportcodex.Options{Force: force})
 		},
 		exportDir: func(*session.Meta) (string, error) { return exportcodex.DefaultDir() },
 	}
@@ -98,11 +99,11 @@ func geminiFormat() *format {
 		adapter: a,
 		client:  "Gemini CLI",
 		command: "export-gemini",
-		transcript: func(md string, w io.Writer) ([]error, error) {
-			return exportgemini.Transcript(md, a, w)
+		transcript: func(d *inscribe.Doc, w io.Writer) ([]error, error) {
+			return exportgemini.Transcript(d, a, w)
 		},
-		exportSession: func(md, dir string, force bool) ([]exportclaude.File, []error, error) {
-			return exportgemini.Session(md, a, dir, exportgemini.Options{Force: force})
+		exportSession: func(d *inscribe.Doc, dir string, force bool) ([]exportclaude.File, []error, error) {
+			return exportgemini.Session(d, a, dir, exportgemini.Options{Force: force})
 		},
 		exportDir: func(m *session.Meta) (string, error) {
 			tmp, err := exportgemini.DefaultDir()
@@ -112,6 +113,16 @@ func geminiFormat() *format {
 			return exportgemini.Dir(tmp, m)
 		},
 	}
+}
+
+// adapters are the adapters of the formats, as the store takes them
+// (inscribe.Store.Formats).
+func adapters() []source.Adapter {
+	out := make([]source.Adapter, len(formats))
+	for i, f := range formats {
+		out[i] = f.adapter
+	}
+	return out
 }
 
 // formatOf returns the format a document was inscribed from. A document
@@ -161,8 +172,8 @@ func formatNames() string {
 func (f *format) checkFormat() check.Format {
 	return check.Format{
 		Source: f.adapter,
-		Export: func(md, dir string) error {
-			_, _, err := f.exportSession(md, dir, false)
+		Export: func(d *inscribe.Doc, dir string) error {
+			_, _, err := f.exportSession(d, dir, false)
 			return err
 		},
 		Transcript: f.transcript,

@@ -9,11 +9,11 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/internal/testkit/storetest"
 )
 
 // TestHookLockBusy: while another scribe writes the document (here the test,
@@ -37,14 +37,11 @@ func TestHookLockBusy(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	f, err := os.OpenFile(filepath.Join(inscribe.Folder(md), ".lock"), os.O_RDWR, 0)
+	unlock, err := storetest.Doc(t, md).Lock(time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
+	defer unlock()
 	start := time.Now()
 	code, stdout, stderr := runHook(hookJSON(transcript), "--root", root, "append", "--hook")
 	took := time.Since(start)
@@ -63,7 +60,7 @@ func TestHookLockBusy(t *testing.T) {
 	if after, _ := os.ReadFile(md); string(after) != string(before) {
 		t.Fatal("the document changed while another scribe held its lock")
 	}
-	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	unlock()
 
 	// The next append catches up: the document is what inscribing the
 	// whole transcript gives.
@@ -105,15 +102,17 @@ func TestHookIndexBusy(t *testing.T) {
 	sessions := filepath.Join(root, "sessions")
 	md := filepath.Join(sessions, "claude", hookSession+".md")
 
-	release := holdIndexes(t, filepath.Join(inscribe.Folder(md), inscribe.SessionDB), filepath.Join(sessions, inscribe.StoreDB))
-	catalogs, err := os.OpenFile(filepath.Join(sessions, ".lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	d := storetest.Doc(t, md)
+	store, err := inscribe.OpenStore(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer catalogs.Close()
-	if err := syscall.Flock(int(catalogs.Fd()), syscall.LOCK_EX); err != nil {
+	release := holdIndexes(t, d.IndexPath(), store.IndexPath())
+	unlockCatalogs, err := store.LockCatalogs(time.Second)
+	if err != nil {
 		t.Fatal(err)
 	}
+	defer unlockCatalogs()
 
 	cmd := scribeCmd("--root", root, "append", "--hook")
 	cmd.Stdin = strings.NewReader(hookJSON(transcript))
@@ -143,7 +142,7 @@ func TestHookIndexBusy(t *testing.T) {
 		t.Errorf("the document was not appended:\n%s", stdout.String())
 	}
 	release()
-	syscall.Flock(int(catalogs.Fd()), syscall.LOCK_UN)
+	unlockCatalogs()
 
 	// The next append catches up: search finds the rounds the busy one
 	// added, and the catalogs are those of a whole inscription.

@@ -42,7 +42,7 @@ With --json the report is one object on stdout:
 			if err != nil {
 				return err
 			}
-			docs, _ := store.Docs()
+			docs, _ := storedDocs(store)
 			if e.json {
 				rep := reindexJSON{Documents: len(docs), Warnings: []string{}}
 				for _, w := range warnings {
@@ -236,11 +236,12 @@ changed counts those whose tag changed.`,
 		Args:              cobra.ExactArgs(nargs),
 		ValidArgsFunction: completeSession(e),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			store, md, err := openDocument(e, args[0])
+			store, d, err := openDocument(e, args[0])
 			if err != nil {
 				return err
 			}
 			defer store.CloseIndex()
+			md := d.Path()
 			engagement := ""
 			if !untag {
 				engagement = args[2]
@@ -248,7 +249,7 @@ changed counts those whose tag changed.`,
 					return fmt.Errorf("engagement %q: use only letters, digits and the characters - _ . / : in it", engagement)
 				}
 			}
-			n, err := views.RoundCount(md)
+			n, err := d.RoundCount()
 			if err != nil {
 				return err
 			}
@@ -256,7 +257,7 @@ changed counts those whose tag changed.`,
 			if err != nil {
 				return fmt.Errorf("%s: %w", md, err)
 			}
-			changed, err := store.Tag(md, rounds, engagement)
+			changed, err := store.Tag(d, rounds, engagement)
 			if err != nil {
 				return err
 			}
@@ -309,20 +310,20 @@ markers, unless --keep-ids. It reads the round files and writes nothing.`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeSession(e),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			d, err := document.ParseDetail(detail)
+			detail, err := document.ParseDetail(detail)
 			if err != nil {
 				return &flagError{err}
 			}
-			spec.Detail = d
-			store, md, err := openDocument(e, args[0])
+			spec.Detail = detail
+			store, d, err := openDocument(e, args[0])
 			if err != nil {
 				return err
 			}
 			defer store.CloseIndex()
-			if err := checkStored(e, md); err != nil {
+			if err := checkStored(e, d); err != nil {
 				return err
 			}
-			return store.Context(md, spec, e.stdout)
+			return store.Context(d, spec, e.stdout)
 		},
 	}
 	cmd.Flags().StringVar(&spec.Full, "full", "", "rounds to show in full (3, 3-7, all, 1,4-6)")

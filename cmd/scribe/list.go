@@ -13,7 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/scribe-archive/scribe/inscribe/document"
+	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/inscribe/views"
 )
 
@@ -32,13 +32,13 @@ type sessionEntry struct {
 }
 
 // readEntry reads a session's entry from its document's head.
-func readEntry(md string) (sessionEntry, error) {
-	m, title, err := document.ReadTitle(md)
+func readEntry(d *inscribe.Doc) (sessionEntry, error) {
+	m, err := d.Meta()
 	if err != nil {
 		return sessionEntry{}, err
 	}
-	return sessionEntry{SessionID: m.SessionID, AgentID: m.AgentID, Title: title, Project: strOr(m.Project),
-		Started: strOr(m.Started), Ended: strOr(m.Ended), Messages: m.Messages, Path: md}, nil
+	return sessionEntry{SessionID: m.SessionID, AgentID: m.AgentID, Title: d.Title(), Project: strOr(m.Project),
+		Started: strOr(m.Started), Ended: strOr(m.Ended), Messages: m.Messages, Path: d.Path()}, nil
 }
 
 func strOr(p *string) string {
@@ -149,14 +149,14 @@ func runList(e *env, o listOptions) error {
 // after since (each filter unset when zero). A document it cannot read is
 // left out with a warning on stderr.
 func listEntries(e *env, store *views.Views, agent, project string, since time.Time) ([]sessionEntry, error) {
-	docs, err := sessionDocs(store)
+	docs, err := store.Docs()
 	if err != nil {
 		return nil, err
 	}
 	entries := []sessionEntry{}
 	agents := map[string]bool{}
-	for _, md := range docs {
-		en, err := readEntry(md)
+	for _, d := range docs {
+		en, err := readEntry(d)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "scribe: warning: %v (scribe check --store tells more)\n", err)
 			continue

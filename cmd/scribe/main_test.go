@@ -178,7 +178,7 @@ func holdIndexesMain(paths []string) int {
 	ctx := context.Background()
 	for _, p := range paths {
 		open := index.Open
-		if filepath.Base(p) == inscribe.SessionDB {
+		if filepath.Base(p) == "session.db" {
 			open = index.OpenScratch
 		}
 		db, err := open(p)

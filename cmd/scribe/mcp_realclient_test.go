@@ -10,9 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/scribe-archive/scribe/inscribe/document"
-	"github.com/scribe-archive/scribe/inscribe/views"
 	"github.com/scribe-archive/scribe/internal/testkit/realclient"
+	"github.com/scribe-archive/scribe/internal/testkit/storetest"
 	"github.com/scribe-archive/scribe/internal/testkit/testenv"
 )
 
@@ -217,7 +216,7 @@ func judgeSummary(t *testing.T, x *realclient.Exchange, first int, root, transcr
 	check := func(when string) {
 		t.Helper()
 		md := filepath.Join(root, "sessions", "claude", multiturn+".md")
-		h, err := document.ReadHead(md)
+		h, err := storetest.Doc(t, md).Head()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -235,7 +234,7 @@ func judgeSummary(t *testing.T, x *realclient.Exchange, first int, root, transcr
 	}
 	check("after set_summary")
 	rounds := func() int {
-		n, err := views.RoundCount(filepath.Join(root, "sessions", "claude", multiturn+".md"))
+		n, err := storetest.Doc(t, filepath.Join(root, "sessions", "claude", multiturn+".md")).RoundCount()
 		if err != nil {
 			t.Fatal(err)
 		}

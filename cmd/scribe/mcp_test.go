@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/internal/testkit/testenv"
 	"github.com/scribe-archive/scribe/serve/mcp"
 )
@@ -246,7 +245,7 @@ func TestMCPToolErrors(t *testing.T) {
 	// Damage: the index overwritten, a round file lost, a document cut
 	// short or replaced. The index is set aside and built again; the
 	// others are errors naming what to do; the server goes on.
-	db := filepath.Join(root, "sessions", inscribe.StoreDB)
+	db := filepath.Join(root, "sessions", "sessions.db")
 	c.mustCall("search", map[string]any{"query": "question"}) // builds the index
 	if err := os.WriteFile(db, bytes.Repeat([]byte("garbage!"), 4096), 0o600); err != nil {
 		t.Fatal(err)

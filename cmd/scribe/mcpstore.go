@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -21,9 +20,8 @@ import (
 )
 
 // mcpStore is the store as scribe mcp serves it: serve/mcp's Store and
-// Writer over the functions the command line uses, so that every tool
-// answers what the matching command would. It is the one file to change
-// when the store offers a typed read face of its own.
+// Writer over the store's read face and the functions the command line
+// uses, so that every tool answers what the matching command would.
 type mcpStore struct {
 	e     *env
 	store *views.Views
@@ -60,70 +58,83 @@ var (
 // Resolve takes what a SESSION argument takes (an id, a unique prefix, a
 // document's path, which must lie in the store), and a sidechain's key.
 func (s *mcpStore) Resolve(ref string) (mcp.Doc, error) {
-	md, err := s.resolve(ref)
+	doc, err := s.resolve(ref)
 	if err != nil {
 		return mcp.Doc{}, err
 	}
-	m, err := document.ReadMeta(md)
+	m, err := doc.Meta()
 	if err != nil {
 		return mcp.Doc{}, s.damage(err)
 	}
-	n, err := views.RoundCount(md)
+	n, err := doc.RoundCount()
 	if err != nil {
 		return mcp.Doc{}, err
 	}
-	return mcp.Doc{Key: document.Key(m), Path: md, Rounds: n}, nil
+	return mcp.Doc{Key: document.Key(m), Path: doc.Path(), Rounds: n}, nil
 }
 
-func (s *mcpStore) resolve(ref string) (string, error) {
+func (s *mcpStore) resolve(ref string) (*inscribe.Doc, error) {
 	ref = strings.TrimSpace(ref)
 	switch {
 	case ref == "":
-		return "", errors.New("session is empty: give a session id, as search or list_sessions report it")
+		return nil, errors.New("session is empty: give a session id, as search or list_sessions report it")
 	case strings.HasSuffix(ref, ".md"):
 		return s.inStore(ref)
 	}
 	parent, sub, isSidechain := strings.Cut(ref, "/")
-	if !inscribe.ValidSessionID(parent) || isSidechain && (!strings.HasPrefix(sub, "agent-") || !inscribe.ValidSessionID(sub)) {
-		return "", fmt.Errorf("%q is neither a session id (%s), a sidechain's key (<session>/agent-<id>) nor a document (.md)", ref, inscribe.SessionIDRule)
+	agent, isAgent := strings.CutPrefix(sub, "agent-")
+	if !inscribe.ValidSessionID(parent) || isSidechain && (!isAgent || !inscribe.ValidSessionID(agent)) {
+		return nil, fmt.Errorf("%q is neither a session id (%s), a sidechain's key (<session>/agent-<id>) nor a document (.md)", ref, inscribe.SessionIDRule)
 	}
-	md, err := resolveSession(s.store, parent)
-	var nse *noSessionError
-	if errors.As(err, &nse) {
-		return "", fmt.Errorf("no session %s in the store: search or list_sessions shows the sessions it has", parent)
+	doc, err := s.store.Resolve(parent)
+	var nf *inscribe.NotFoundError
+	if errors.As(err, &nf) {
+		return nil, fmt.Errorf("no session %s in the store: search or list_sessions shows the sessions it has", parent)
 	}
 	if err != nil {
-		return "", errors.New(withHints(err))
+		return nil, errors.New(withHints(resolveError(err)))
 	}
 	if !isSidechain {
-		return md, nil
+		return doc, nil
 	}
-	side := filepath.Join(inscribe.Folder(md), sub+".md")
-	if _, err := os.Stat(side); err != nil {
-		return "", fmt.Errorf("session %s has no sidechain %s: get_session lists its sidechains", parent, sub)
+	side, ok := doc.Sidechain(agent)
+	if !ok {
+		return nil, fmt.Errorf("session %s has no sidechain %s: get_session lists its sidechains", parent, sub)
 	}
 	return side, nil
 }
 
 // inStore resolves a document's path, which must name a document of the
 // store: a path elsewhere is not the store's to serve.
-func (s *mcpStore) inStore(p string) (string, error) {
+func (s *mcpStore) inStore(p string) (*inscribe.Doc, error) {
 	abs, err := filepath.Abs(p)
 	if err == nil {
 		abs, err = filepath.EvalSymlinks(abs)
 	}
 	if err != nil {
-		return "", fmt.Errorf("no document %s: give a session id, as search or list_sessions report it", p)
+		return nil, fmt.Errorf("no document %s: give a session id, as search or list_sessions report it", p)
 	}
 	dir, err := filepath.EvalSymlinks(s.store.SessionsDir())
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	if rel, err := filepath.Rel(dir, abs); err != nil || !filepath.IsLocal(rel) || filepath.Base(abs) == "index.md" {
-		return "", fmt.Errorf("%s is not a session's document in the store at %s: give a session id, as search or list_sessions report it", p, s.store.SessionsDir())
+	d, err := s.store.Doc(filepath.Join(s.store.SessionsDir(), mustRel(dir, abs)))
+	if err != nil || !filepath.IsLocal(mustRel(dir, abs)) {
+		return nil, fmt.Errorf("%s is not a session's document in the store at %s: give a session id, as search or list_sessions report it", p, s.store.SessionsDir())
 	}
-	return abs, nil
+	return d, nil
 }
+
+func mustRel(base, p string) string {
+	rel, err := filepath.Rel(base, p)
+	if err != nil {
+		return ".."
+	}
+	return rel
+}
+
+// doc is the document of d.
+func (s *mcpStore) doc(d mcp.Doc) (*inscribe.Doc, error) { return s.store.Doc(d.Path) }
 
 // damage words an error reading a document of the store.
 func (s *mcpStore) damage(err error) error {
@@ -178,7 +189,11 @@ func (s *mcpStore) Rounds(d mcp.Doc, spec string) ([]int, error) {
 }
 
 func (s *mcpStore) Head(d mcp.Doc) (mcp.Head, error) {
-	h, err := document.ReadHead(d.Path)
+	doc, err := s.doc(d)
+	if err != nil {
+		return mcp.Head{}, err
+	}
+	h, err := doc.Head()
 	if err != nil {
 		return mcp.Head{}, s.damage(err)
 	}
@@ -217,7 +232,7 @@ func (s *mcpStore) tableRows(ctx context.Context, key string) ([]index.Row, erro
 	if err != nil {
 		return nil, err
 	}
-	db, err := index.Open(filepath.Join(s.store.SessionsDir(), inscribe.StoreDB))
+	db, err := index.Open(s.store.IndexPath())
 	if err != nil {
 		return nil, err
 	}
@@ -228,14 +243,18 @@ func (s *mcpStore) tableRows(ctx context.Context, key string) ([]index.Row, erro
 // Read renders rounds as scribe context shows a round in full, reading
 // the document a message at a time.
 func (s *mcpStore) Read(d mcp.Doc, rounds []int, detail document.Detail, yield func(int, []byte) bool) error {
-	if err := s.checkStored(d.Path); err != nil {
-		return err
-	}
-	fi, err := os.Stat(d.Path)
+	doc, err := s.doc(d)
 	if err != nil {
 		return err
 	}
-	key := roundKey{path: d.Path, size: fi.Size(), modTime: fi.ModTime(), detail: detail}
+	if err := s.checkStored(doc); err != nil {
+		return err
+	}
+	modTime, size, err := doc.Changed()
+	if err != nil {
+		return err
+	}
+	key := roundKey{path: d.Path, size: size, modTime: modTime, detail: detail}
 	if len(rounds) > 0 {
 		key.round = rounds[0]
 		s.lastMu.Lock()
@@ -260,7 +279,7 @@ func (s *mcpStore) Read(d mcp.Doc, rounds []int, detail document.Detail, yield f
 		want[r] = true
 		last = max(last, r)
 	}
-	r, err := document.OpenItems(d.Path)
+	r, err := doc.Items()
 	if err != nil {
 		return s.damage(err)
 	}
@@ -308,11 +327,15 @@ func (s *mcpStore) Read(d mcp.Doc, rounds []int, detail document.Detail, yield f
 }
 
 func (s *mcpStore) Context(d mcp.Doc, spec mcp.ContextSpec) ([]byte, error) {
-	if err := s.checkStored(d.Path); err != nil {
+	doc, err := s.doc(d)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkStored(doc); err != nil {
 		return nil, err
 	}
 	var buf bytes.Buffer
-	err := s.store.Context(d.Path, views.ContextSpec{Full: spec.Full, Ref: spec.Ref, Omit: spec.Omit, Engagement: spec.Engagement, Detail: spec.Detail}, &buf)
+	err = s.store.Context(doc, views.ContextSpec{Full: spec.Full, Ref: spec.Ref, Omit: spec.Omit, Engagement: spec.Engagement, Detail: spec.Detail}, &buf)
 	if err != nil {
 		var fe *document.FormatError
 		if errors.As(err, &fe) {
@@ -325,8 +348,8 @@ func (s *mcpStore) Context(d mcp.Doc, spec mcp.ContextSpec) ([]byte, error) {
 
 // checkStored checks, as scribe context does, that the document's round
 // files are what its note says.
-func (s *mcpStore) checkStored(md string) error {
-	if err := checkStored(s.e, md); err != nil {
+func (s *mcpStore) checkStored(d *inscribe.Doc) error {
+	if err := checkStored(s.e, d); err != nil {
 		return fmt.Errorf("%w; scribe repair mends it", err)
 	}
 	return nil
@@ -362,7 +385,11 @@ func (s *mcpStore) Tag(d mcp.Doc, rounds []int, engagement string) (int, error) 
 	if engagement != "" && !views.ValidEngagement(engagement) {
 		return 0, fmt.Errorf("engagement %q: use only letters, digits and the characters - _ . / : in it", engagement)
 	}
-	return s.store.Tag(d.Path, rounds, engagement)
+	doc, err := s.doc(d)
+	if err != nil {
+		return 0, err
+	}
+	return s.store.Tag(doc, rounds, engagement)
 }
 
 // redactor gives the store the redactor its redact.toml asks for, as
@@ -379,21 +406,24 @@ func (s *mcpStore) redactor() error {
 // date: its rows in the indexes and its table of rounds (rebuilt, under
 // its lock, as a tag does), and its agent's catalog.
 func (s *mcpStore) headChanged(d mcp.Doc) error {
-	unlock, err := inscribe.Lock(inscribe.Folder(d.Path))
+	doc, err := s.doc(d)
 	if err != nil {
 		return err
 	}
-	warnings, err := s.store.IndexDoc(d.Path, true)
+	unlock, err := doc.Lock(0)
+	if err != nil {
+		return err
+	}
+	warnings, err := s.store.IndexDoc(doc, true)
 	unlock()
 	printWarnings(s.e, warnings)
 	if err != nil {
 		return fmt.Errorf("the head is written, but its indexes are not (scribe reindex brings them up to date): %w", err)
 	}
-	rel, err := filepath.Rel(s.store.SessionsDir(), d.Path)
-	if err != nil {
+	agent := doc.Agent()
+	if agent == "" {
 		return nil
 	}
-	agent, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
 	if err := s.store.RefreshIndexes(agent); err != nil {
 		return fmt.Errorf("the head is written, but the catalog of %s is not (the next append brings it up to date): %w", agent, err)
 	}

@@ -4,19 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/scribe-archive/scribe/check"
 	"github.com/scribe-archive/scribe/inscribe"
-	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/inscribe/views"
-	"github.com/scribe-archive/scribe/session"
-	"github.com/scribe-archive/scribe/session/source"
 )
 
 func newRepairCmd(e *env) *cobra.Command {
@@ -79,21 +73,22 @@ func runRepair(ctx context.Context, e *env, refs []string, verbose bool) error {
 	// documents' indexing below fills the new one.
 	var results []inscribe.Result
 	if ws, err := store.CheckStoreIndex(); err != nil {
-		results = append(results, inscribe.Result{Doc: filepath.Join(store.SessionsDir(), inscribe.StoreDB), Outcome: inscribe.Failed, Err: err})
+		results = append(results, inscribe.Result{Doc: store.IndexPath(), Outcome: inscribe.Failed, Err: err})
 	} else if len(ws) > 0 {
-		results = append(results, inscribe.Result{Doc: filepath.Join(store.SessionsDir(), inscribe.StoreDB), Outcome: inscribe.Repaired, Warnings: ws})
+		results = append(results, inscribe.Result{Doc: store.IndexPath(), Outcome: inscribe.Repaired, Warnings: ws})
 	}
-	for _, md := range docs {
+	for _, d := range docs {
+		md := d.Path()
 		if ctx.Err() != nil {
 			results = append(results, inscribe.Result{Doc: md, Outcome: inscribe.Failed, Err: ctx.Err()})
 			continue
 		}
-		t, err := repairSource(store, md)
+		t, err := store.RepairSource(d)
 		if err != nil {
 			results = append(results, inscribe.Result{Doc: md, Outcome: inscribe.Failed, Err: err})
 			continue
 		}
-		agent := filepath.Base(filepath.Dir(md))
+		agent := d.Agent()
 		results = append(results, updateOne(md, func() []inscribe.Result {
 			return storeUpdate(store, t, inscribe.Options{Repair: true, Agent: agent})
 		})...)
@@ -119,186 +114,52 @@ func runRepair(ctx context.Context, e *env, refs []string, verbose bool) error {
 
 // repairTargets resolves the SESSIONs given to repair to their documents
 // (a sidechain's to its parent's), or lists every one in the store. A
-// session whose document is gone is named by its folder: <folder>.md.
-func repairTargets(store *views.Views, refs []string) ([]string, error) {
+// session whose document is gone is named by its folder (Store.Orphans).
+func repairTargets(store *views.Views, refs []string) ([]*inscribe.Doc, error) {
 	if len(refs) == 0 {
-		docs, err := sessionDocs(store)
+		docs, err := store.Docs()
 		if err != nil {
 			return nil, err
 		}
-		return append(docs, orphans(store, "*")...), nil
+		return append(docs, store.Orphans("")...), nil
 	}
-	var out []string
+	var out []*inscribe.Doc
 	seen := map[string]bool{}
 	for _, ref := range refs {
-		md, err := repairTarget(store, ref)
+		d, err := repairTarget(store, ref)
 		if err != nil {
 			return nil, err
 		}
-		if !seen[md] {
-			seen[md] = true
-			out = append(out, md)
+		if !seen[d.Path()] {
+			seen[d.Path()] = true
+			out = append(out, d)
 		}
 	}
 	return out, nil
 }
 
-func repairTarget(store *views.Views, ref string) (string, error) {
+func repairTarget(store *views.Views, ref string) (*inscribe.Doc, error) {
 	if strings.HasSuffix(ref, ".md") {
-		abs, err := filepath.Abs(ref)
+		d, err := store.Doc(ref)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
-		if strings.HasPrefix(filepath.Base(abs), "agent-") {
-			if parent := filepath.Dir(abs) + ".md"; fileExists(parent) || fileExists(filepath.Join(filepath.Dir(abs), "state.json")) {
-				return parent, nil
-			}
+		if p := d.Parent(); p != nil {
+			return p, nil
 		}
-		return ref, nil
+		return d, nil
 	}
 	if !inscribe.ValidSessionID(ref) {
-		return "", fmt.Errorf("%q is neither a session id (%s) nor a document (.md)", ref, inscribe.SessionIDRule)
+		return nil, fmt.Errorf("%q is neither a session id (%s) nor a document (.md)", ref, inscribe.SessionIDRule)
 	}
-	md, err := resolveSession(store, ref)
+	d, err := store.Resolve(ref)
 	if err == nil {
-		return md, nil
+		return d, nil
 	}
-	if o := orphans(store, ref); len(o) == 1 {
+	if o := store.Orphans(ref); len(o) == 1 {
 		return o[0], nil
 	}
-	return "", err
-}
-
-// orphans lists the documents that are gone while their folders are there
-// (holding a read note or round files), named like the folders: <folder>.md.
-func orphans(store *views.Views, name string) []string {
-	dirs, _ := filepath.Glob(filepath.Join(store.SessionsDir(), "*", name))
-	var out []string
-	for _, d := range dirs {
-		fi, err := os.Stat(d)
-		if err != nil || !fi.IsDir() || strings.HasPrefix(filepath.Base(d), ".") || fileExists(d+".md") {
-			continue
-		}
-		if fileExists(filepath.Join(d, "state.json")) || fileExists(inscribe.RoundsDir(d)) {
-			out = append(out, d+".md")
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
-}
-
-// repairSource describes the session of a document as an update takes it:
-// found at its recorded source when that is still there, else named by it,
-// with the sidechains the store holds.
-func repairSource(store *views.Views, md string) (source.Session, error) {
-	folder := inscribe.Folder(md)
-	id := strings.TrimSuffix(filepath.Base(md), ".md")
-	var f *format
-	rec := inscribe.NoteSource(folder)
-	var listed []session.Sidechain
-	if m, err := document.ReadMeta(md); err == nil {
-		if f, err = formatOf(m); err != nil {
-			return source.Session{}, err
-		}
-		id, rec, listed = m.SessionID, m.Source, m.Sidechains
-	}
-	path := ""
-	if rec != "" {
-		path = store.ResolveSource(rec)
-	}
-	var t source.Session
-	if path != "" {
-		if ts, _, err := discover(path); err == nil {
-			for _, x := range ts {
-				if x.ID == id && x.Path != "" {
-					t = x
-				}
-			}
-		}
-	}
-	if t.Path == "" {
-		if f == nil {
-			f = detectFormat(folder)
-		}
-		if f == nil {
-			return source.Session{}, fmt.Errorf("%s: neither its head, its source nor its first round file says which client it came from", md)
-		}
-		if path == "" {
-			path = filepath.Join(folder, "(source unknown)")
-		}
-		t = source.Session{Adapter: f.adapter, Path: path, ID: id, Dir: filepath.Dir(path), Rel: filepath.Base(path)}
-	}
-	// Sidechains in the store that the source no longer has.
-	have := map[string]bool{}
-	for _, sc := range t.Sidechains {
-		have[sc.ID] = true
-	}
-	subs, _ := filepath.Glob(filepath.Join(folder, "agent-*.md"))
-	dirs, _ := filepath.Glob(filepath.Join(folder, "agent-*"))
-	for _, d := range dirs {
-		if fi, err := os.Stat(d); err == nil && fi.IsDir() && !fileExists(d+".md") {
-			subs = append(subs, d+".md")
-		}
-	}
-	sort.Strings(subs)
-	for _, sub := range subs {
-		scID := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(sub), "agent-"), ".md")
-		if have[scID] {
-			continue
-		}
-		sc := source.Sidechain{ID: scID, Path: store.ResolveSource(inscribe.NoteSource(inscribe.Folder(sub)))}
-		if m, err := document.ReadMeta(sub); err == nil {
-			sc.Path = store.ResolveSource(m.Source)
-			if of := m.SidechainOf; of != nil {
-				sc.ToolUseID, sc.Rel = of.ToolUseID, filepath.FromSlash(of.File)
-			}
-		}
-		for _, l := range listed {
-			if l.AgentID == scID {
-				sc.Description = l.Description
-				if sc.ToolUseID == "" {
-					sc.ToolUseID = l.ToolUseID
-				}
-			}
-		}
-		if sc.Path == "" {
-			sc.Path = filepath.Join(inscribe.Folder(sub), "(source unknown)")
-		}
-		if sc.Rel == "" {
-			sc.Rel = filepath.Base(sc.Path)
-		}
-		t.Sidechains = append(t.Sidechains, sc)
-	}
-	return t, nil
-}
-
-// detectFormat tells the client a session came from by the lines of its
-// first round file.
-func detectFormat(folder string) *format {
-	rf, err := inscribe.ReadRound(inscribe.RoundPath(folder, 1))
-	if err != nil {
-		return nil
-	}
-	tmp, err := os.CreateTemp("", "scribe-detect-*.jsonl")
-	if err != nil {
-		return nil
-	}
-	defer os.Remove(tmp.Name())
-	err = inscribe.WriteEntries(tmp, rf)
-	if cerr := tmp.Close(); err != nil || cerr != nil {
-		return nil
-	}
-	for _, f := range formats {
-		if f.adapter.Detect(tmp.Name()) {
-			return f
-		}
-	}
-	return nil
+	return nil, resolveError(err)
 }
 
 // repairJSON is the report of repair --json.
@@ -422,15 +283,15 @@ func walkErrors(err error, f func(error)) {
 // sidechains) are not what scribe wrote: an export or a view of them would
 // be wrong, or stop halfway. A lost read note is a warning: the files cannot
 // be checked, but they may be whole.
-func checkStored(e *env, md string) error {
-	var docs []string
-	if _, err := os.Stat(md); err == nil { // else only sidechains were inscribed (lone.go)
-		docs = append(docs, md)
+func checkStored(e *env, d *inscribe.Doc) error {
+	var docs []*inscribe.Doc
+	if d.Exists() { // else only sidechains were inscribed (lone.go)
+		docs = append(docs, d)
 	}
-	subs, _ := filepath.Glob(filepath.Join(inscribe.Folder(md), "agent-*.md"))
+	subs, _ := d.Sidechains()
 	var errs []error
 	for _, d := range append(docs, subs...) {
-		err := inscribe.CheckDoc(d)
+		err := d.Check()
 		var mn *inscribe.MissingNoteError
 		if errors.As(err, &mn) {
 			printWarnings(e, []error{fmt.Errorf("%v: its round files cannot be checked; %s makes it again", err, repairCommand(mn.Session))})

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/scribe-archive/scribe/inscribe"
-	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/inscribe/redact"
 	"github.com/scribe-archive/scribe/session/source"
 )
@@ -88,7 +85,7 @@ func runScan(e *env, o scanOptions) error {
 		if err != nil {
 			return err
 		}
-		var docs []string
+		var docs []*inscribe.Doc
 		if len(o.sources) > 0 {
 			docs, err = sessionsToCheck(e, o.sources)
 		} else {
@@ -173,14 +170,14 @@ func scanRedactor(root string) (*redact.Redactor, error) {
 func scanSession(red *redact.Redactor, t source.Session) ([]secretJSON, error) {
 	var out []secretJSON
 	if t.Path != "" {
-		fs, err := scanTranscript(red, t.Adapter, t.Path, t.ID, source.Config{File: t.Path, DocBase: t.ID})
+		fs, err := scanTranscript(red, t.Adapter, t.Path, t.ID, source.Config{File: t.Path})
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, fs...)
 	}
 	for _, sc := range t.Sidechains {
-		fs, err := scanTranscript(red, t.Adapter, sc.Path, t.ID+"/agent-"+sc.ID, source.Config{File: sc.Path, DocBase: "agent-" + sc.ID, Sidechain: true})
+		fs, err := scanTranscript(red, t.Adapter, sc.Path, t.ID+"/agent-"+sc.ID, source.Config{File: sc.Path, Sidechain: true})
 		if err != nil {
 			return nil, err
 		}
@@ -299,8 +296,9 @@ func (j *jointScan) next(line []byte, fields []source.TextField) []redact.Replac
 
 // scanDoc lists the secrets a document of the store holds: in its round
 // files, in its markdown, and in the files kept beside it.
-func scanDoc(red *redact.Redactor, md string) ([]secretJSON, error) {
-	m, err := document.ReadMeta(md)
+func scanDoc(red *redact.Redactor, d *inscribe.Doc) ([]secretJSON, error) {
+	md := d.Path()
+	m, err := d.Meta()
 	if err != nil {
 		return nil, err
 	}
@@ -313,16 +311,15 @@ func scanDoc(red *redact.Redactor, md string) ([]secretJSON, error) {
 		return nil, err
 	}
 	tf, _ := f.adapter.(source.TextFinder)
-	folder := inscribe.Folder(md)
 	var out []secretJSON
-	rounds, err := inscribe.RoundNumbers(inscribe.RoundsDir(folder))
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	rounds, err := d.Rounds()
+	if err != nil {
 		return nil, err
 	}
 	joint := newJointScan(red, f.adapter)
 	for _, n := range rounds {
-		p := inscribe.RoundPath(folder, n)
-		rf, err := inscribe.ReadRound(p)
+		p := d.RoundName(n)
+		rf, err := d.Round(n)
 		if err != nil {
 			return nil, err
 		}
@@ -342,7 +339,12 @@ func scanDoc(red *redact.Redactor, md string) ([]secretJSON, error) {
 			out = append(out, found(reps, session, n, p, re.Line)...)
 		}
 	}
-	doc, err := os.ReadFile(md)
+	df, err := d.Open()
+	if err != nil {
+		return nil, err
+	}
+	doc, err := io.ReadAll(df)
+	df.Close()
 	if err != nil {
 		return nil, err
 	}
@@ -352,20 +354,23 @@ func scanDoc(red *redact.Redactor, md string) ([]secretJSON, error) {
 		out = append(out, secretJSON{Kind: fd.Rule, Session: session, Round: roundAt(text, i), File: md,
 			Line: strings.Count(text[:i], "\n") + 1, Excerpt: redact.Excerpt(text, i, i+len(fd.Secret))})
 	}
-	kept := []string{filepath.Join(folder, inscribe.SidechainMetaFile)}
-	filepath.WalkDir(filepath.Join(folder, inscribe.SourceFilesDir), func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			kept = append(kept, p)
+	if meta, ok, _ := d.SidechainMeta(); ok {
+		_, reps := red.File(meta)
+		out = append(out, found(reps, session, 0, d.SidechainMetaName(), 0)...)
+	}
+	kept, _ := d.SourceFiles()
+	for _, rel := range kept {
+		f, err := d.OpenSourceFile(rel)
+		if err != nil {
+			continue
 		}
-		return nil
-	})
-	for _, p := range kept {
-		data, err := os.ReadFile(p)
+		data, err := io.ReadAll(f)
+		f.Close()
 		if err != nil {
 			continue
 		}
 		_, reps := red.File(data)
-		out = append(out, found(reps, session, 0, p, 0)...)
+		out = append(out, found(reps, session, 0, f.Name(), 0)...)
 	}
 	return out, nil
 }

@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -19,7 +18,6 @@ import (
 
 	"github.com/scribe-archive/scribe/index"
 	"github.com/scribe-archive/scribe/inscribe"
-	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/inscribe/views"
 	"github.com/scribe-archive/scribe/serve/web"
 )
@@ -261,7 +259,7 @@ func webStore(e *env, store *views.Views) (web.Store, func() error, error) {
 		store.CloseIndex()
 		return web.Store{}, nil, err
 	}
-	db, err := index.Open(filepath.Join(store.SessionsDir(), inscribe.StoreDB))
+	db, err := index.Open(store.IndexPath())
 	if err != nil {
 		store.CloseIndex()
 		return web.Store{}, nil, err
@@ -274,16 +272,15 @@ func webStore(e *env, store *views.Views) (web.Store, func() error, error) {
 		return err
 	}
 	ws := web.Store{
-		Dir:   store.SessionsDir(),
+		Docs:  store.Store,
 		Index: db,
-		Find:  store.FindDoc,
 		Search: func(ctx context.Context, q web.SearchQuery) ([]web.Hit, error) {
 			return webSearch(store, q)
 		},
 		// Each document is exported by the export of its source format,
 		// as export-claude and export-codex choose it.
-		Transcript: func(md string, w io.Writer) ([]error, error) {
-			m, err := document.ReadMeta(md)
+		Transcript: func(d *inscribe.Doc, w io.Writer) ([]error, error) {
+			m, err := d.Meta()
 			if err != nil {
 				return nil, err
 			}
@@ -291,7 +288,7 @@ func webStore(e *env, store *views.Views) (web.Store, func() error, error) {
 			if err != nil {
 				return nil, err
 			}
-			return f.transcript(md, w)
+			return f.transcript(d, w)
 		},
 	}
 	return ws, closeAll, nil

@@ -3,11 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/inscribe/document"
 )
 
@@ -62,31 +62,31 @@ func runShow(e *env, ref string, o showOptions) error {
 	if err != nil {
 		return &flagError{fmt.Errorf("--detail: %w", err)}
 	}
-	md, err := findDocument(e, ref)
+	doc, err := findDocument(e, ref)
 	if err != nil {
 		return err
 	}
 	switch {
 	case e.json:
-		en, err := readEntry(md)
+		en, err := readEntry(doc)
 		if err != nil {
 			return err
 		}
 		return writeJSON(e.stdout, en)
 	case o.path:
-		_, err := fmt.Fprintln(e.stdout, md)
+		_, err := fmt.Fprintln(e.stdout, doc.Path())
 		return err
 	}
 	p := e.startPager(o.noPager)
 	if o.raw {
-		return p.finish(copyFile(p, md))
+		return p.finish(copyDoc(p, doc))
 	}
-	return p.finish(readDocument(p, md, d, zone(o.utc)))
+	return p.finish(readDocument(p, doc, d, zone(o.utc)))
 }
 
-// copyFile writes a file to w as it is.
-func copyFile(w io.Writer, name string) error {
-	f, err := os.Open(name)
+// copyDoc writes a document to w as it is stored.
+func copyDoc(w io.Writer, doc *inscribe.Doc) error {
+	f, err := doc.Open()
 	if err != nil {
 		return err
 	}
@@ -97,8 +97,8 @@ func copyFile(w io.Writer, name string) error {
 
 // readDocument writes the reading view of a document, a message at a
 // time: a long session is never whole in memory.
-func readDocument(w io.Writer, md string, d document.Detail, z *time.Location) error {
-	rd, err := document.OpenItems(md)
+func readDocument(w io.Writer, doc *inscribe.Doc, d document.Detail, z *time.Location) error {
+	rd, err := doc.Items()
 	if err != nil {
 		return withHint(err, "scribe show --raw prints the document as it is")
 	}

@@ -125,5 +125,6 @@ func openStore(root string) (*views.Views, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.Formats = adapters()
 	return views.Open(s), nil
 }

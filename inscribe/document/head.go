@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/scribe-archive/scribe/internal/osfile"
 	"github.com/scribe-archive/scribe/session"
 )
 
@@ -35,28 +34,21 @@ type Head struct {
 // the head (at most 4 MiB). It finds the first message by its bytes
 // (ItemOpen, a heading line, then a line starting with "<!-- scribe {"),
 // without parsing the body: a document scribe wrote satisfies both readings.
-func ReadHead(path string) (*Head, error) {
-	f, err := osfile.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
+//
+// f holds the document's size bytes; name names it in errors.
+func ReadHead(f io.ReaderAt, size int64, name string) (*Head, error) {
 	// Most heads fit in 64 KiB; read more only when this one does not.
-	buf := make([]byte, min(fi.Size(), 64<<10))
-	if _, err := io.ReadFull(f, buf); err != nil {
+	buf := make([]byte, min(size, 64<<10))
+	if _, err := f.ReadAt(buf, 0); err != nil && !(err == io.EOF && len(buf) > 0) {
 		return nil, err
 	}
-	if int64(len(buf)) < fi.Size() && findItem(buf, 0) < 0 {
-		buf = make([]byte, min(fi.Size(), headLimit))
+	if int64(len(buf)) < size && findItem(buf, 0) < 0 {
+		buf = make([]byte, min(size, headLimit))
 		if _, err := f.ReadAt(buf, 0); err != nil && err != io.EOF {
 			return nil, err
 		}
 	}
-	return parseHead(buf, fi.Size(), path)
+	return parseHead(buf, size, name)
 }
 
 // parseHead reads the head of a document of size bytes from buf, its first
@@ -109,16 +101,6 @@ func parseHead(buf []byte, size int64, name string) (*Head, error) {
 // lineAt returns the number of the line holding offset off of src.
 func lineAt(src []byte, off int) int {
 	return bytes.Count(src[:min(max(off, 0), len(src))], []byte("\n")) + 1
-}
-
-// ReadMeta reads a document's frontmatter, reading no more of the file than
-// its head.
-func ReadMeta(path string) (*session.Meta, error) {
-	h, err := ReadHead(path)
-	if err != nil {
-		return nil, err
-	}
-	return h.Meta, nil
 }
 
 // findItem returns the offset of the first item start at or after from in

@@ -2,8 +2,8 @@ package document
 
 import (
 	"bytes"
+	"fmt"
 	"io"
-	"os"
 
 	"github.com/scribe-archive/scribe/session"
 )
@@ -27,22 +27,24 @@ type ItemReader struct {
 	chunk   int            // the least to read at a time (tests make it small)
 }
 
-// OpenItems opens a document and reads its head.
-func OpenItems(md string) (*ItemReader, error) {
-	h, err := ReadHead(md)
-	if err != nil {
-		return nil, err
+// ReadItems reads a document's head from f, which holds the document's
+// size bytes and is read from its start, and returns a reader of its
+// messages, which closes f when it is closed. name names the document in
+// errors.
+func ReadItems(f io.ReadCloser, size int64, name string) (*ItemReader, error) {
+	ra, ok := f.(io.ReaderAt)
+	if !ok {
+		return nil, fmt.Errorf("%s: the document cannot be read at an offset", name)
 	}
-	f, err := os.Open(md)
+	h, err := ReadHead(ra, size, name)
 	if err != nil {
 		return nil, err
 	}
 	head := make([]byte, h.BodyAt)
 	if _, err := io.ReadFull(f, head); err != nil {
-		f.Close()
 		return nil, err
 	}
-	return &ItemReader{Meta: h.Meta, Summary: h.Summary, f: f, name: md,
+	return &ItemReader{Meta: h.Meta, Summary: h.Summary, f: f, name: name,
 		line: bytes.Count(head, []byte("\n")) + 1, chunk: 256 << 10}, nil
 }
 

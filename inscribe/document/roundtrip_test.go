@@ -25,7 +25,18 @@ func buildDoc(t testing.TB, path string) *session.Document {
 	}
 	defer f.Close()
 	base := strings.TrimSuffix(filepath.Base(path), ".jsonl")
-	b, err := claudeSrc.NewBuilder(source.Config{File: path, DocBase: base, Sidechain: strings.HasPrefix(base, "agent-")}, nil, nil)
+	side := strings.HasPrefix(base, "agent-")
+	// As the store lays a document's files and sidechains out
+	// (inscribe's builderConfig).
+	cfg := source.Config{File: path, Sidechain: side,
+		FilePath: func(name string) string { return base + "/files/" + name },
+		SidechainPath: func(id string) string {
+			if side {
+				return "agent-" + id + ".md"
+			}
+			return base + "/agent-" + id + ".md"
+		}}
+	b, err := claudeSrc.NewBuilder(cfg, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,12 +90,8 @@ func checkRoundTrip(t *testing.T, name string, d *session.Document) {
 	}
 	// Read message by message (as an export does), in large reads and in
 	// reads of a few bytes, the document gives what Parse gives.
-	p := filepath.Join(t.TempDir(), "doc.md")
-	if err := os.WriteFile(p, md, 0o644); err != nil {
-		t.Fatal(err)
-	}
 	for _, chunk := range []int{0, 7} {
-		ir, err := OpenItems(p)
+		ir, err := ReadItems(nopCloser{bytes.NewReader(md)}, int64(len(md)), "doc.md")
 		if err != nil {
 			t.Fatalf("open the items: %v", err)
 		}
@@ -126,3 +133,8 @@ func TestRoundTripPublicCorpus(t *testing.T) {
 		})
 	}
 }
+
+// nopCloser is a bytes.Reader that closes.
+type nopCloser struct{ *bytes.Reader }
+
+func (nopCloser) Close() error { return nil }

@@ -67,15 +67,3 @@ func SummaryLine(s string) string {
 	}
 	return s
 }
-
-// ReadTitle reads a document's frontmatter and the title lists show for it
-// (DisplayTitle: its title, else its first prompt), reading no more of the
-// file than its head: listing a store costs the same whatever the size of
-// its sessions.
-func ReadTitle(md string) (*session.Meta, string, error) {
-	h, err := ReadHead(md)
-	if err != nil {
-		return nil, "", err
-	}
-	return h.Meta, DisplayTitle(h.Meta, h.Summary), nil
-}

@@ -188,7 +188,7 @@ func buildAdapterDoc(t testing.TB, src source.Adapter, path string) *session.Doc
 		t.Fatal(err)
 	}
 	defer f.Close()
-	b, err := src.NewBuilder(source.Config{File: path, DocBase: "doc"}, nil, nil)
+	b, err := src.NewBuilder(source.Config{File: path}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -390,11 +390,11 @@ func benchFloorDir(dir string, n int, data []byte, temp bool) error {
 	}
 	var pending []*os.File
 	for r := 1; r <= n; r++ {
-		name := filepath.Join(dir, inscribe.RoundName(r))
+		name := filepath.Join(dir, roundName(r))
 		var f *os.File
 		var err error
 		if temp {
-			f, err = os.CreateTemp(dir, "."+inscribe.RoundName(r)+".tmp-*")
+			f, err = os.CreateTemp(dir, "."+roundName(r)+".tmp-*")
 		} else {
 			f, err = os.Create(name)
 		}
@@ -416,7 +416,7 @@ func benchFloorDir(dir string, n int, data []byte, temp bool) error {
 		if err := f.Close(); err != nil {
 			return err
 		}
-		if err := os.Rename(f.Name(), filepath.Join(dir, inscribe.RoundName(r+1))); err != nil {
+		if err := os.Rename(f.Name(), filepath.Join(dir, roundName(r+1))); err != nil {
 			return err
 		}
 	}

@@ -5,15 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/inscribe/document"
-	"github.com/scribe-archive/scribe/internal/atomicfile"
 )
 
 // IndexRow is one session in an agent's index.
@@ -43,13 +40,12 @@ func (s *Views) RefreshAfter(results []inscribe.Result) error {
 		if r.Doc == "" || r.Outcome == inscribe.Failed {
 			continue
 		}
-		rel, err := filepath.Rel(s.SessionsDir(), r.Doc)
-		if err != nil {
+		d, err := s.Doc(r.Doc)
+		if err != nil || d.Agent() == "" {
 			continue
 		}
-		agent, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
-		if r.Outcome != inscribe.Unchanged || s.indexStale(agent, r.Doc) {
-			agents[agent] = true
+		if r.Outcome != inscribe.Unchanged || s.indexStale(d) {
+			agents[d.Agent()] = true
 		}
 	}
 	if len(agents) == 0 {
@@ -62,16 +58,12 @@ func (s *Views) RefreshAfter(results []inscribe.Result) error {
 // none is named) and then the top index. Both are derived from the
 // documents and are deterministic: the same store gives the same bytes.
 func (s *Views) RefreshIndexes(agents ...string) error {
-	dir := s.SessionsDir()
-	if err := atomicfile.MkdirAll(dir, inscribe.DirMode); err != nil {
-		return err
-	}
-	unlock, err := inscribe.LockWithin(dir, s.wait())
+	unlock, err := s.LockCatalogs(s.wait())
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	all, err := s.agents()
+	all, err := s.Agents()
 	if err != nil {
 		return err
 	}
@@ -79,7 +71,7 @@ func (s *Views) RefreshIndexes(agents ...string) error {
 		agents = all
 	}
 	s.RemoveStaleTemps(agents...)
-	stamps := s.readStamps()
+	stamps := s.CatalogStamps()
 	for _, a := range agents {
 		newest, err := s.writeAgentIndex(a)
 		if err != nil {
@@ -90,27 +82,7 @@ func (s *Views) RefreshIndexes(agents ...string) error {
 	if err := s.writeTopIndex(all); err != nil {
 		return err
 	}
-	b, err := json.Marshal(stamps)
-	if err != nil {
-		return err
-	}
-	_, err = atomicfile.WriteIfChanged(filepath.Join(s.SessionsDir(), inscribe.StampFile), b, inscribe.FileMode)
-	return err
-}
-
-func (s *Views) agents() ([]string, error) {
-	ents, err := os.ReadDir(s.SessionsDir())
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, e := range ents {
-		if e.IsDir() && inscribe.ValidAgentID(e.Name()) {
-			out = append(out, e.Name())
-		}
-	}
-	sort.Strings(out)
-	return out, nil
+	return s.SetCatalogStamps(stamps)
 }
 
 // Rows returns the sessions filed under an agent, oldest first.
@@ -121,21 +93,17 @@ func (s *Views) Rows(agent string) ([]IndexRow, error) {
 
 // rows also returns the newest modification time among the documents.
 func (s *Views) rows(agent string) ([]IndexRow, int64, error) {
-	dir := filepath.Join(s.SessionsDir(), agent)
-	paths, err := filepath.Glob(filepath.Join(dir, "*.md"))
+	docs, err := s.AgentDocs(agent)
 	if err != nil {
 		return nil, 0, err
 	}
 	var rows []IndexRow
 	var newest int64
-	for _, p := range paths {
-		if filepath.Base(p) == "index.md" {
-			continue
+	for _, d := range docs {
+		if t, _, err := d.Changed(); err == nil && t.UnixNano() > newest {
+			newest = t.UnixNano()
 		}
-		if fi, err := os.Stat(p); err == nil && fi.ModTime().UnixNano() > newest {
-			newest = fi.ModTime().UnixNano()
-		}
-		od, err := document.ReadHead(p)
+		od, err := d.Head()
 		if err != nil {
 			continue // not a document (or a broken one: check reports it)
 		}
@@ -165,8 +133,7 @@ func (s *Views) writeAgentIndex(agent string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	_, err = atomicfile.WriteIfChanged(filepath.Join(s.SessionsDir(), agent, "index.md"), data, inscribe.FileMode)
-	return newest, err
+	return newest, s.WriteCatalog(agent, data)
 }
 
 // agentIndex is what an agent's index holds, and the newest document
@@ -199,7 +166,7 @@ func (s *Views) agentIndex(agent string) ([]byte, int64, error) {
 	if sum.Role != "" {
 		buf.WriteString(" (" + document.EscapeInline(sum.Role) + ")")
 	}
-	buf.WriteString("\n\n[All agents](../index.md)\n\n")
+	buf.WriteString("\n\n[All agents](" + inscribe.UpLink + ")\n\n")
 	if len(rows) == 0 {
 		buf.WriteString("No sessions.\n")
 	} else {
@@ -209,7 +176,7 @@ func (s *Views) agentIndex(agent string) ([]byte, int64, error) {
 			if len(date) >= 10 {
 				date = date[:10]
 			}
-			fmt.Fprintf(&buf, "| [%s](%s.md) | %s | %s | %s |\n", cell(r.ID), r.ID, cell(r.Title), cell(date), cell(document.SummaryLine(r.Summary)))
+			fmt.Fprintf(&buf, "| [%s](%s) | %s | %s | %s |\n", cell(r.ID), inscribe.CatalogLink(r.ID), cell(r.Title), cell(date), cell(document.SummaryLine(r.Summary)))
 		}
 	}
 	return buf.Bytes(), newest, nil
@@ -246,8 +213,7 @@ func cell(s string) string {
 }
 
 func (s *Views) writeTopIndex(agents []string) error {
-	_, err := atomicfile.WriteIfChanged(filepath.Join(s.SessionsDir(), "index.md"), s.topIndex(agents), inscribe.FileMode)
-	return err
+	return s.WriteCatalog("", s.topIndex(agents))
 }
 
 // topIndex is what the top index holds, from the agents' indexes.
@@ -260,7 +226,7 @@ func (s *Views) topIndex(agents []string) []byte {
 		buf.WriteString("| agent | role | sessions | first | last |\n| --- | --- | --- | --- | --- |\n")
 	}
 	for _, a := range agents {
-		data, err := os.ReadFile(filepath.Join(s.SessionsDir(), a, "index.md"))
+		data, err := s.Catalog(a)
 		if err != nil {
 			continue
 		}
@@ -274,7 +240,7 @@ func (s *Views) topIndex(agents []string) []byte {
 		if sum.Role != "" {
 			role = document.EscapeInline(sum.Role)
 		}
-		fmt.Fprintf(&buf, "| [%s](%s/index.md) | %s | %d | %s | %s |\n", cell(a), a, cell(role), sum.Sessions, day(sum.First), day(sum.Last))
+		fmt.Fprintf(&buf, "| [%s](%s) | %s | %d | %s | %s |\n", cell(a), inscribe.TopLink(a), cell(role), sum.Sessions, day(sum.First), day(sum.Last))
 	}
 	return buf.Bytes()
 }
@@ -296,31 +262,24 @@ func day(ts string) string {
 	return ts
 }
 
-// The stamp file (inscribe.StampFile) records, per agent, the newest document modification time the
-// agent's index files reflect. It is local bookkeeping (not published, not
-// deterministic) and lets an update tell cheaply whether a run that was
-// stopped left index files behind their documents.
-
-func (s *Views) readStamps() map[string]int64 {
-	stamps := map[string]int64{}
-	if b, err := os.ReadFile(filepath.Join(s.SessionsDir(), inscribe.StampFile)); err == nil {
-		json.Unmarshal(b, &stamps)
-	}
-	return stamps
-}
+// The catalogs' stamps (inscribe.Store.CatalogStamps) record, per agent,
+// the newest document modification time the agent's index files reflect.
+// They are local bookkeeping (not published, not deterministic) and let an
+// update tell cheaply whether a run that was stopped left index files
+// behind their documents.
 
 // indexStale reports whether an agent's index files may not reflect a
 // document: the document changed after they were last written. A sidechain
 // (a document inside its session's folder) is not in the catalog.
-func (s *Views) indexStale(agent, doc string) bool {
-	if filepath.Dir(doc) != filepath.Join(s.SessionsDir(), agent) {
+func (s *Views) indexStale(d *inscribe.Doc) bool {
+	if !d.InAgentFolder() {
 		return false
 	}
-	s.stampOnce.Do(func() { s.stamps = s.readStamps() })
-	stamp, ok := s.stamps[agent]
+	s.stampOnce.Do(func() { s.stamps = s.CatalogStamps() })
+	stamp, ok := s.stamps[d.Agent()]
 	if !ok {
 		return true
 	}
-	d, err := os.Stat(doc)
-	return err == nil && d.ModTime().UnixNano() > stamp
+	t, _, err := d.Changed()
+	return err == nil && t.UnixNano() > stamp
 }

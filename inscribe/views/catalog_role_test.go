@@ -23,7 +23,7 @@ func TestRoleNameEscapedInCatalogs(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(root, "sessions", "evil"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(root, inscribe.RolesFile), []byte(roles), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(root, "roles.yaml"), []byte(roles), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	s, err := inscribe.OpenStore(root)

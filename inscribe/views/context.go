@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/scribe-archive/scribe/index"
+	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/session"
 )
@@ -29,18 +29,14 @@ type ContextSpec struct {
 // chosen rounds at full fidelity, others as one-line references, others
 // omitted. Without a selection, every round is in full. It reads the store
 // and never writes to it.
-func (s *Views) Context(md string, spec ContextSpec, w io.Writer) error {
-	src, err := os.ReadFile(md)
-	if err != nil {
-		return err
-	}
-	doc, err := document.Parse(src, md)
+func (s *Views) Context(d *inscribe.Doc, spec ContextSpec, w io.Writer) error {
+	doc, err := d.Parse()
 	if err != nil {
 		return err
 	}
 	// The rows come from the round files and tags.tsv, as the indexes'
 	// do, so that a view writes nothing, not even a stale index.
-	rows, err := s.docRows(md, document.Key(&doc.Meta), 1, nil)
+	rows, err := s.docRows(d, document.Key(&doc.Meta), 1, nil)
 	if err != nil {
 		return err
 	}
@@ -76,7 +72,7 @@ func (s *Views) Context(md string, spec ContextSpec, w io.Writer) error {
 		}
 		byRound[cur] = append(byRound[cur], it)
 	}
-	rel := filepath.ToSlash(md)
+	rel := filepath.ToSlash(d.Path())
 	var buf bytes.Buffer
 	title := strOr(doc.Meta.Title, "")
 	if title == "" {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/scribe-archive/scribe/index"
-	"github.com/scribe-archive/scribe/inscribe"
 )
 
 // Damaged indexes. The databases are derived from the round files, so a
@@ -48,7 +47,7 @@ func (s *Views) recoverIndex(err error) (warnings []error, retry bool) {
 	if !errors.As(err, &se) || !se.Damaged {
 		return nil, false
 	}
-	if se.Path != filepath.Join(s.SessionsDir(), inscribe.StoreDB) {
+	if se.Path != s.IndexPath() {
 		// A document's own index: its writer holds the document's lock.
 		to, err := setAside(se.Path)
 		if err != nil {

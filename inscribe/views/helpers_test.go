@@ -2,8 +2,10 @@ package views_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -107,3 +109,9 @@ func stamps(t testing.TB, root string) map[string]stamp {
 	}
 	return out
 }
+
+// folderOf is the folder of the document at md, as the store lays it out.
+func folderOf(md string) string { return strings.TrimSuffix(md, ".md") }
+
+// roundName is the file name of round n.
+func roundName(n int) string { return fmt.Sprintf("%03d.json", n) }

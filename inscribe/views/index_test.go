@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/scribe-archive/scribe/index"
-	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/inscribe/views"
+	"github.com/scribe-archive/scribe/internal/testkit/storetest"
 )
 
 // dumps returns the dumps of a store's indexes: sessions.db, and every
@@ -29,9 +29,13 @@ func dumps(t *testing.T, s *views.Views) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	paths := []string{filepath.Join(s.SessionsDir(), inscribe.StoreDB)}
-	for _, md := range docs {
-		paths = append(paths, filepath.Join(inscribe.Folder(md), inscribe.SessionDB))
+	paths := []string{s.IndexPath()}
+	for _, d := range docs {
+		paths = append(paths, d.IndexPath())
+		subs, _ := d.Sidechains()
+		for _, sc := range subs {
+			paths = append(paths, sc.IndexPath())
+		}
 	}
 	for _, p := range paths {
 		db, err := index.Open(p)
@@ -77,7 +81,7 @@ func TestReindexEqualsIncremental(t *testing.T) {
 	l.put(orel, other)
 	l.update(false)
 	s := l.store()
-	if _, err := s.Tag(filepath.Join(s.SessionsDir(), "claude", "22222222-2222-4222-8222-222222222222.md"), []int{2, 3}, "console-work"); err != nil {
+	if _, err := s.Tag(storetest.Doc(t, filepath.Join(s.SessionsDir(), "claude", "22222222-2222-4222-8222-222222222222.md")), []int{2, 3}, "console-work"); err != nil {
 		t.Fatal(err)
 	}
 	incremental := dumps(t, s)
@@ -94,11 +98,11 @@ func TestReindexEqualsIncremental(t *testing.T) {
 func TestSeedQuery(t *testing.T) {
 	s, _ := sampleStore(t)
 	md := filepath.Join(s.SessionsDir(), "claude", "22222222-2222-4222-8222-222222222222.md")
-	if _, err := s.Tag(md, []int{4, 2}, "console-work"); err != nil {
+	if _, err := s.Tag(storetest.Doc(t, md), []int{4, 2}, "console-work"); err != nil {
 		t.Fatal(err)
 	}
 	s.CloseIndex()
-	db, err := sql.Open("sqlite", filepath.Join(s.SessionsDir(), inscribe.StoreDB))
+	db, err := sql.Open("sqlite", filepath.Join(s.SessionsDir(), "sessions.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,23 +132,23 @@ func TestSeedQuery(t *testing.T) {
 	if !strings.Contains(string(doc), "engagements:\n  - id: console-work\n") {
 		t.Error("the frontmatter does not list the engagement")
 	}
-	table, _ := os.ReadFile(filepath.Join(inscribe.Folder(md), inscribe.RoundsIndex))
+	table, _ := os.ReadFile(filepath.Join(folderOf(md), "index.md"))
 	if strings.Count(string(table), "| console-work |") != 2 {
 		t.Errorf("index.md does not show the tags:\n%s", table)
 	}
-	tags, _ := os.ReadFile(filepath.Join(inscribe.Folder(md), inscribe.TagsFile))
+	tags, _ := os.ReadFile(filepath.Join(folderOf(md), "tags.tsv"))
 	if !strings.Contains(string(tags), "2\tconsole-work\n4\tconsole-work\n") {
 		t.Errorf("tags.tsv: %q", tags)
 	}
 	// Untagging removes what scribe added.
-	if _, err := s.Tag(md, []int{2, 4}, ""); err != nil {
+	if _, err := s.Tag(storetest.Doc(t, md), []int{2, 4}, ""); err != nil {
 		t.Fatal(err)
 	}
 	doc, _ = os.ReadFile(md)
 	if !strings.Contains(string(doc), "engagements: []\n") {
 		t.Error("untag left the engagement in the frontmatter")
 	}
-	if _, err := os.Stat(filepath.Join(inscribe.Folder(md), inscribe.TagsFile)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(folderOf(md), "tags.tsv")); !errors.Is(err, os.ErrNotExist) {
 		t.Error("untag left the tags file")
 	}
 }
@@ -155,7 +159,7 @@ func TestSeedQuery(t *testing.T) {
 func TestIndexLossAndDamage(t *testing.T) {
 	s, _ := sampleStore(t)
 	md := filepath.Join(s.SessionsDir(), "claude", "22222222-2222-4222-8222-222222222222.md")
-	if _, err := s.Tag(md, []int{1}, "console-work"); err != nil {
+	if _, err := s.Tag(storetest.Doc(t, md), []int{1}, "console-work"); err != nil {
 		t.Fatal(err)
 	}
 	want := dumps(t, s)
@@ -186,8 +190,8 @@ func TestIndexLossAndDamage(t *testing.T) {
 
 	// Damaged: garbage in the store's index, an old version in a
 	// document's. Both are rebuilt, with a warning.
-	os.WriteFile(filepath.Join(s.SessionsDir(), inscribe.StoreDB), []byte("this is not a database"), 0o644)
-	old, _ := sql.Open("sqlite", filepath.Join(inscribe.Folder(md), inscribe.SessionDB))
+	os.WriteFile(filepath.Join(s.SessionsDir(), "sessions.db"), []byte("this is not a database"), 0o644)
+	old, _ := sql.Open("sqlite", filepath.Join(folderOf(md), "session.db"))
 	old.Exec("PRAGMA user_version = 0")
 	old.Close()
 	s3, _ := reopen(s.Root)
@@ -201,9 +205,9 @@ func TestIndexLossAndDamage(t *testing.T) {
 	sameDumps(t, "after damage", dumps(t, s3), want)
 
 	// A document's index damaged alone is rebuilt when next used.
-	os.WriteFile(filepath.Join(inscribe.Folder(md), inscribe.SessionDB), []byte("garbage"), 0o644)
+	os.WriteFile(filepath.Join(folderOf(md), "session.db"), []byte("garbage"), 0o644)
 	s4, _ := reopen(s.Root)
-	if _, err := s4.Tag(md, []int{1}, "console-work"); err != nil {
+	if _, err := s4.Tag(storetest.Doc(t, md), []int{1}, "console-work"); err != nil {
 		t.Fatal(err)
 	}
 	sameDumps(t, "after a document's index was damaged", dumps(t, s4), want)
@@ -289,22 +293,22 @@ func TestContext(t *testing.T) {
 	s, _ := sampleStore(t)
 	defer s.CloseIndex()
 	md := filepath.Join(s.SessionsDir(), "claude", "22222222-2222-4222-8222-222222222222.md")
-	if _, err := s.Tag(md, []int{3}, "console-work"); err != nil {
+	if _, err := s.Tag(storetest.Doc(t, md), []int{3}, "console-work"); err != nil {
 		t.Fatal(err)
 	}
 	// A view writes nothing, even where an index is missing.
-	if err := os.Remove(filepath.Join(inscribe.Folder(md), inscribe.SessionDB)); err != nil {
+	if err := os.Remove(filepath.Join(folderOf(md), "session.db")); err != nil {
 		t.Fatal(err)
 	}
 	before := stamps(t, s.Root)
 	var buf strings.Builder
-	if err := s.Context(md, views.ContextSpec{Engagement: "console-work", Omit: "5", Full: "1"}, &buf); err != nil {
+	if err := s.Context(storetest.Doc(t, md), views.ContextSpec{Engagement: "console-work", Omit: "5", Full: "1"}, &buf); err != nil {
 		t.Fatal(err)
 	}
 	if after := stamps(t, s.Root); !maps.Equal(after, before) {
 		t.Error("context changed the store")
 	}
-	if _, err := os.Stat(filepath.Join(inscribe.Folder(md), inscribe.SessionDB)); err == nil {
+	if _, err := os.Stat(filepath.Join(folderOf(md), "session.db")); err == nil {
 		t.Error("context rebuilt the session's index")
 	}
 	out := buf.String()
@@ -328,7 +332,7 @@ func TestContextDetail(t *testing.T) {
 	md := filepath.Join(s.SessionsDir(), "claude", "11111111-1111-4111-8111-111111111111.md")
 	view := func(spec views.ContextSpec) string {
 		var buf strings.Builder
-		if err := s.Context(md, spec, &buf); err != nil {
+		if err := s.Context(storetest.Doc(t, md), spec, &buf); err != nil {
 			t.Fatal(err)
 		}
 		return buf.String()
@@ -401,7 +405,7 @@ func TestEnsureIndexStamp(t *testing.T) {
 	md := filepath.Join(s.SessionsDir(), want[0].Doc)
 	lose := func() {
 		t.Helper()
-		db, err := sql.Open("sqlite", filepath.Join(s.SessionsDir(), inscribe.StoreDB))
+		db, err := sql.Open("sqlite", filepath.Join(s.SessionsDir(), "sessions.db"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -427,14 +431,14 @@ func TestEnsureIndexStamp(t *testing.T) {
 	// The document taken out and put back, as a copy or a sync would, by
 	// a process that does not index: found.
 	away := t.TempDir()
-	for _, p := range []string{md, inscribe.Folder(md)} {
+	for _, p := range []string{md, folderOf(md)} {
 		if err := os.Rename(p, filepath.Join(away, filepath.Base(p))); err != nil {
 			t.Fatal(err)
 		}
 	}
 	age()
 	search()
-	for _, p := range []string{md, inscribe.Folder(md)} {
+	for _, p := range []string{md, folderOf(md)} {
 		if err := os.Rename(filepath.Join(away, filepath.Base(p)), p); err != nil {
 			t.Fatal(err)
 		}

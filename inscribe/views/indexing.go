@@ -1,18 +1,14 @@
 package views
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/fnv"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -22,61 +18,8 @@ import (
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/atomicfile"
-	"github.com/scribe-archive/scribe/internal/osfile"
 	"github.com/scribe-archive/scribe/session"
 )
-
-// ReadTags reads a document's engagement tags: round -> engagement.
-func ReadTags(folder string) (map[int]string, error) {
-	tags := map[int]string{}
-	f, err := osfile.Open(filepath.Join(folder, inscribe.TagsFile))
-	if errors.Is(err, os.ErrNotExist) {
-		return tags, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f) // a short file of short lines, written by scribe
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		round, eng, ok := strings.Cut(line, "\t")
-		r, err := strconv.Atoi(round)
-		if !ok || err != nil || r < 1 || eng == "" {
-			// Only scribe writes it: a line that does not read is damage.
-			return nil, &inscribe.DamageError{Session: inscribe.DocSession(folder + ".md"), File: filepath.Join(folder, inscribe.TagsFile),
-				Why: fmt.Sprintf("line %d: expected \"<round>\\t<engagement>\"", n)}
-		}
-		tags[r] = eng
-	}
-	return tags, sc.Err()
-}
-
-// WriteTags writes a document's engagement tags, one round a line, in order.
-func WriteTags(folder string, tags map[int]string) error {
-	var rounds []int
-	for r := range tags {
-		rounds = append(rounds, r)
-	}
-	sort.Ints(rounds)
-	var buf bytes.Buffer
-	buf.WriteString("# round\tengagement (scribe tag and scribe untag edit this file; the indexes are rebuilt from it)\n")
-	for _, r := range rounds {
-		fmt.Fprintf(&buf, "%d\t%s\n", r, tags[r])
-	}
-	p := filepath.Join(folder, inscribe.TagsFile)
-	if len(rounds) == 0 {
-		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return err
-		}
-		return nil
-	}
-	_, err := atomicfile.WriteIfChanged(p, buf.Bytes(), inscribe.FileMode)
-	return err
-}
 
 // What search indexes of a round's text: the first indexedPartMax bytes of
 // each text (the prompt, a reply, a tool's input) and the first
@@ -200,11 +143,11 @@ func (s *Views) storeIndex() (*index.DB, []error, error) {
 		defer s.idxMu.Unlock()
 		return s.idx, nil, nil
 	}
-	if err := atomicfile.MkdirAll(s.SessionsDir(), inscribe.DirMode); err != nil {
+	p := s.IndexPath()
+	if err := atomicfile.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		s.idxMu.Unlock()
 		return nil, nil, err
 	}
-	p := filepath.Join(s.SessionsDir(), inscribe.StoreDB)
 	db, err := index.OpenWait(p, s.wait())
 	var se *index.StaleError
 	if !errors.As(err, &se) {
@@ -231,12 +174,12 @@ func (s *Views) storeIndex() (*index.DB, []error, error) {
 	}
 	s.idx = db
 	s.idxMu.Unlock()
-	docs, err := s.Docs()
+	docs, err := s.allDocs()
 	if err != nil {
 		return nil, warnings, err
 	}
-	for _, md := range docs {
-		ws, err := s.IndexDoc(md, true)
+	for _, d := range docs {
+		ws, err := s.IndexDoc(d, true)
 		warnings = append(warnings, ws...)
 		if err != nil {
 			return nil, warnings, err
@@ -261,36 +204,15 @@ func (s *Views) CloseIndex() error {
 	return err
 }
 
-// Docs lists every document in the store, sidechains included, in order.
-func (s *Views) Docs() ([]string, error) {
-	agents, err := s.agents()
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, nil
-		}
-		return nil, err
-	}
-	var out []string
-	for _, a := range agents {
-		mains, err := filepath.Glob(filepath.Join(s.SessionsDir(), a, "*.md"))
-		if err != nil {
-			return nil, err
-		}
-		sort.Strings(mains)
-		for _, md := range mains {
-			if filepath.Base(md) == "index.md" {
-				continue
-			}
-			out = append(out, md)
-			subs, _ := filepath.Glob(filepath.Join(inscribe.Folder(md), "agent-*.md"))
-			sort.Strings(subs)
-			out = append(out, subs...)
-		}
-	}
-	// Subagents' documents whose session has none (inscribe.LoneSidechains)
-	// are indexed, and searched, all the same.
-	lone, err := s.LoneSidechains()
-	return append(out, lone...), err
+// allDocs lists every document in the store, sidechains included, in
+// order (inscribe.Store.Walk).
+func (s *Views) allDocs() ([]*inscribe.Doc, error) {
+	var out []*inscribe.Doc
+	err := s.Walk(func(d *inscribe.Doc) error {
+		out = append(out, d)
+		return nil
+	})
+	return out, err
 }
 
 // docRows reads a document's round files from round `from` on and derives
@@ -298,28 +220,25 @@ func (s *Views) Docs() ([]string, error) {
 //
 // written holds the headers of rounds an update just wrote: those rounds
 // are not read back, and each row takes its header's place (Take).
-func (s *Views) docRows(md, key string, from int, written *inscribe.Written) ([]index.Row, error) {
-	folder := inscribe.Folder(md)
-	tags, err := ReadTags(folder)
+func (s *Views) docRows(d *inscribe.Doc, key string, from int, written *inscribe.Written) ([]index.Row, error) {
+	tags, err := d.Tags()
 	if err != nil {
 		return nil, err
 	}
-	ns, err := roundsFrom(inscribe.RoundsDir(folder), from)
+	ns, err := d.RoundsFrom(from)
 	if err != nil {
 		return nil, err
 	}
 	var rows []index.Row
 	for _, n := range ns {
-		p := filepath.Join(inscribe.RoundsDir(folder), inscribe.RoundName(n))
 		rf, ok := written.Take(n)
 		if !ok {
-			if rf, err = inscribe.ReadRoundHeader(p); err != nil {
+			if rf, err = d.RoundHeader(n); err != nil {
 				return nil, err
 			}
 		}
 		row := roundRow(key, rf)
-		rel, _ := filepath.Rel(s.SessionsDir(), p)
-		row.RoundFile = filepath.ToSlash(rel)
+		row.RoundFile = d.RoundRel(n)
 		if t, ok := tags[n]; ok {
 			row.EngagementID = &t
 		}
@@ -328,34 +247,9 @@ func (s *Views) docRows(md, key string, from int, written *inscribe.Written) ([]
 	return rows, nil
 }
 
-// roundsFrom returns the numbers of the rounds in dir from round `from` on.
-// From the first, it lists the folder, so that a gap in the numbers (a lost
-// round file) does not hide the rounds after it; from a later round (an
-// append indexes the last few) it looks for them one by one rather than
-// list a folder that grows with the session.
-func roundsFrom(dir string, from int) ([]int, error) {
-	if from <= 1 {
-		ns, err := inscribe.RoundNumbers(dir)
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, nil
-		}
-		return ns, err
-	}
-	var ns []int
-	for n := from; ; n++ {
-		if _, err := os.Stat(filepath.Join(dir, inscribe.RoundName(n))); errors.Is(err, os.ErrNotExist) {
-			return ns, nil
-		} else if err != nil {
-			return nil, err
-		}
-		ns = append(ns, n)
-	}
-}
-
-func (s *Views) sessionRow(md string, m *session.Meta, summary string, seen int64) index.Session {
-	rel, _ := filepath.Rel(s.SessionsDir(), md)
+func (s *Views) sessionRow(d *inscribe.Doc, m *session.Meta, summary string, seen int64) index.Session {
 	return index.Session{SessionID: document.Key(m), AgentID: m.AgentID, Title: document.DisplayTitle(m, summary), Project: strOr(m.Project, ""),
-		Started: strOr(m.Started, ""), Ended: strOr(m.Ended, ""), Doc: filepath.ToSlash(rel), Seen: seen}
+		Started: strOr(m.Started, ""), Ended: strOr(m.Ended, ""), Doc: d.Rel(), Seen: seen}
 }
 
 // IndexDoc brings a document's indexes up to date: its session.db, its
@@ -363,24 +257,24 @@ func (s *Views) sessionRow(md string, m *session.Meta, summary string, seen int6
 // indexes only the rounds the indexes lack, and the last one (which may
 // have been open), so an append of one round touches one or two rows.
 // all forces every round to be indexed again.
-func (s *Views) IndexDoc(md string, all bool) ([]error, error) {
-	m, err := document.ReadMeta(md)
+func (s *Views) IndexDoc(d *inscribe.Doc, all bool) ([]error, error) {
+	m, err := d.Meta()
 	if err != nil {
 		return nil, err
 	}
-	seen, err := inscribe.Seen(inscribe.Folder(md))
+	seen, err := d.Seen()
 	if err != nil {
 		return nil, err
 	}
-	return s.indexDoc(md, document.Key(m), seen, all, nil)
+	return s.indexDoc(d, document.Key(m), seen, all, nil)
 }
 
 // indexDoc is IndexDoc for a document whose key and read position the
 // caller knows: when its indexes are current, it reads nothing else. A
 // database found damaged on the way is set aside and rebuilt
 // (recoverIndex).
-func (s *Views) indexDoc(md, key string, seen int64, all bool, written *inscribe.Written) ([]error, error) {
-	warnings, err := s.indexDocInto(nil, md, key, seen, all, written)
+func (s *Views) indexDoc(d *inscribe.Doc, key string, seen int64, all bool, written *inscribe.Written) ([]error, error) {
+	warnings, err := s.indexDocInto(nil, d, key, seen, all, written)
 	for try := 0; err != nil && try < 2; try++ {
 		ws, retry := s.recoverIndex(err)
 		warnings = append(warnings, ws...)
@@ -388,7 +282,7 @@ func (s *Views) indexDoc(md, key string, seen int64, all bool, written *inscribe
 			break
 		}
 		var more []error
-		more, err = s.indexDocInto(nil, md, key, seen, true, nil)
+		more, err = s.indexDocInto(nil, d, key, seen, true, nil)
 		warnings = append(warnings, more...)
 	}
 	return warnings, err
@@ -396,17 +290,15 @@ func (s *Views) indexDoc(md, key string, seen int64, all bool, written *inscribe
 
 // indexDocInto is indexDoc, once, writing the store's index in batch (nil:
 // a transaction of its own). A batch rebuilds: every round is indexed.
-func (s *Views) indexDocInto(batch *index.Batch, md, key string, seen int64, all bool, written *inscribe.Written) ([]error, error) {
+func (s *Views) indexDocInto(batch *index.Batch, d *inscribe.Doc, key string, seen int64, all bool, written *inscribe.Written) ([]error, error) {
 	ctx := context.Background()
-	folder := inscribe.Folder(md)
 	sdb, warnings, err := s.storeIndex()
 	if err != nil {
 		return warnings, err
 	}
-	local := filepath.Join(folder, inscribe.SessionDB)
+	local := d.IndexPath()
 	_, localErr := os.Stat(local)
-	rel, _ := filepath.Rel(s.SessionsDir(), md)
-	mark := index.Mark{Doc: filepath.ToSlash(rel), Seen: seen}
+	mark := index.Mark{Doc: d.Rel(), Seen: seen}
 	var indexed index.Mark
 	known := false
 	if batch == nil {
@@ -422,12 +314,12 @@ func (s *Views) indexDocInto(batch *index.Batch, md, key string, seen int64, all
 	if !all && known && indexed == mark && localErr == nil {
 		return warnings, nil // current
 	}
-	od, err := document.ReadHead(md)
+	od, err := d.Head()
 	if err != nil {
 		return warnings, err
 	}
 	m := od.Meta
-	row := s.sessionRow(md, m, od.Summary, seen)
+	row := s.sessionRow(d, m, od.Summary, seen)
 	from := 1
 	if known && !all {
 		if from, err = sdb.MaxRound(ctx, key); err != nil {
@@ -441,7 +333,7 @@ func (s *Views) indexDocInto(batch *index.Batch, md, key string, seen int64, all
 	var ldb *index.DB
 	whole := errors.Is(localErr, fs.ErrNotExist) // rows holds every round
 	if whole {
-		if rows, err = s.docRows(md, key, 1, written); err != nil {
+		if rows, err = s.docRows(d, key, 1, written); err != nil {
 			return warnings, err
 		}
 		if len(rows) <= inMemoryRounds {
@@ -475,7 +367,7 @@ func (s *Views) indexDocInto(batch *index.Batch, md, key string, seen int64, all
 		if n, err := ldb.MaxRound(ctx, key); err == nil && n < localFrom {
 			localFrom = max(n, 1)
 		}
-		if rows, err = s.docRows(md, key, min(from, localFrom), written); err != nil {
+		if rows, err = s.docRows(d, key, min(from, localFrom), written); err != nil {
 			ldb.Close()
 			return warnings, err
 		}
@@ -493,7 +385,7 @@ func (s *Views) indexDocInto(batch *index.Batch, md, key string, seen int64, all
 	if all {
 		tableFrom = 1
 	}
-	err = writeRoundsIndex(ctx, ldb, key, folder, md, row.Title, tableFrom)
+	err = writeRoundsIndex(ctx, ldb, key, d, row.Title, tableFrom)
 	if cerr := ldb.Close(); err == nil {
 		err = cerr
 	}
@@ -599,9 +491,8 @@ func putAll(ctx context.Context, sdb *index.DB, group []*storePut) error {
 // index.md) from its index, where rounds before round `from` are known to
 // be listed already. An append therefore rewrites the last row or two and
 // copies the rest of the file as it is, without reading it.
-func writeRoundsIndex(ctx context.Context, ldb *index.DB, key, folder, md, title string, from int) error {
-	path := filepath.Join(folder, inscribe.RoundsIndex)
-	doc := filepath.Base(md)
+func writeRoundsIndex(ctx context.Context, ldb *index.DB, key string, d *inscribe.Doc, title string, from int) error {
+	doc := d.RoundsTableLink()
 	head := roundsTableHead(title, doc)
 	if from > 1 {
 		rows, err := ldb.Rounds(ctx, key, from)
@@ -613,23 +504,21 @@ func writeRoundsIndex(ctx context.Context, ldb *index.DB, key, folder, md, title
 			for _, r := range rows {
 				writeRoundRow(&buf, doc, r)
 			}
-			done, err := spliceRoundsIndex(path, head, roundRowPrefix(doc, from), buf.Bytes())
+			done, err := d.SpliceRoundsTable(head, tableRule, roundRowPrefix(doc, from), buf.Bytes())
 			if done || err != nil {
 				return err
 			}
 		}
 	}
-	table, err := roundsTableBytes(ctx, ldb, key, md, title)
+	table, err := roundsTableBytes(ctx, ldb, key, doc, title)
 	if err != nil {
 		return err
 	}
-	_, err = atomicfile.WriteIfChanged(path, table, inscribe.FileMode)
-	return err
+	return d.WriteRoundsTable(table)
 }
 
 // roundsTableBytes is a document's whole table of rounds, from its index.
-func roundsTableBytes(ctx context.Context, ldb *index.DB, key, md, title string) ([]byte, error) {
-	doc := filepath.Base(md)
+func roundsTableBytes(ctx context.Context, ldb *index.DB, key, doc, title string) ([]byte, error) {
 	head := roundsTableHead(title, doc)
 	rows, err := ldb.Rounds(ctx, key, 1)
 	if err != nil {
@@ -650,14 +539,14 @@ func roundsTableBytes(ctx context.Context, ldb *index.DB, key, md, title string)
 const tableRule = "| --- | --- | --- | --- | --- | --- | --- | --- |\n"
 
 func roundsTableHead(title, doc string) []byte {
-	return fmt.Appendf(nil, "# Rounds of %s\n\n[The document](../%s)\n\n"+
+	return fmt.Appendf(nil, "# Rounds of %s\n\n[The document](%s)\n\n"+
 		"| round | timestamp | engagement | user_preview | agent_preview | tools | thinking | tokens |\n"+tableRule,
 		document.EscapeInline(title), doc)
 }
 
 // roundRowPrefix is how round n's row starts.
 func roundRowPrefix(doc string, n int) []byte {
-	return fmt.Appendf(nil, "| [%d](../%s#%s) |", n, doc, document.RoundAnchor(n))
+	return fmt.Appendf(nil, "| [%d](%s#%s) |", n, doc, document.RoundAnchor(n))
 }
 
 func writeRoundRow(buf *bytes.Buffer, doc string, r index.Row) {
@@ -671,75 +560,15 @@ func writeRoundRow(buf *bytes.Buffer, doc string, r index.Row) {
 		r.ToolCount, r.ThinkingCount, r.TokenCount)
 }
 
-// spliceRoundsIndex replaces the rows of an existing rounds table from the
-// row that starts with rowStart on, and its head. It reads the file's first
-// lines and its end back to that row; the rows in between are copied by
-// the kernel. It reports false, having written nothing, when the file is
-// not a table that has that row.
-func spliceRoundsIndex(path string, head, rowStart, rows []byte) (bool, error) {
-	f, err := osfile.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return false, err
-	}
-	size := fi.Size()
-	first := make([]byte, min(size, 64<<10))
-	if _, err := f.ReadAt(first, 0); err != nil {
-		return false, err
-	}
-	i := bytes.Index(first, []byte("\n"+tableRule))
-	if i < 0 {
-		return false, nil
-	}
-	tableAt := int64(i + 1 + len(tableRule))
-	// Find the row, reading back from the end in growing windows.
-	rowAt := int64(-1)
-	needle := append([]byte("\n"), rowStart...)
-	for window := int64(16 << 10); rowAt < 0; window *= 4 {
-		start := max(tableAt-1, size-window)
-		buf := make([]byte, size-start)
-		if _, err := f.ReadAt(buf, start); err != nil {
-			return false, err
-		}
-		if j := bytes.LastIndex(buf, needle); j >= 0 {
-			rowAt = start + int64(j) + 1
-			if !bytes.Equal(buf[j+1:], rows) || !bytes.Equal(first[:tableAt], head) {
-				break
-			}
-			return true, nil // already says this
-		}
-		if start == tableAt-1 {
-			return false, nil
-		}
-	}
-	return true, atomicfile.Write(path, inscribe.FileMode, func(w io.Writer) error {
-		if _, err := w.Write(head); err != nil {
-			return err
-		}
-		if err := atomicfile.CopyRange(w, f, tableAt, rowAt-tableAt); err != nil {
-			return err
-		}
-		_, err := w.Write(rows)
-		return err
-	})
-}
-
 // removeIndexes deletes every document's index (the store's is replaced
 // by the caller).
 func (s *Views) removeIndexes() error {
-	docs, err := s.Docs()
+	docs, err := s.allDocs()
 	if err != nil {
 		return err
 	}
-	for _, md := range docs {
-		removeDB(filepath.Join(inscribe.Folder(md), inscribe.SessionDB))
+	for _, d := range docs {
+		removeDB(d.IndexPath())
 	}
 	return nil
 }
@@ -767,7 +596,7 @@ func (s *Views) Reindex() ([]error, error) {
 
 func (s *Views) reindexOnce() ([]error, error) {
 	ctx := context.Background()
-	docs, err := s.Docs()
+	docs, err := s.allDocs()
 	if err != nil {
 		return nil, err
 	}
@@ -787,23 +616,23 @@ func (s *Views) reindexOnce() ([]error, error) {
 		return warnings, err
 	}
 	var damaged []error
-	for _, md := range docs {
-		m, err := document.ReadMeta(md)
+	for _, d := range docs {
+		m, err := d.Meta()
 		if err != nil {
 			return warnings, err
 		}
-		seen, err := inscribe.Seen(inscribe.Folder(md))
+		seen, err := d.Seen()
 		if err != nil {
 			return warnings, err
 		}
-		removeDB(filepath.Join(inscribe.Folder(md), inscribe.SessionDB))
-		ws, err := s.indexDocInto(batch, md, document.Key(m), seen, true, nil)
+		removeDB(d.IndexPath())
+		ws, err := s.indexDocInto(batch, d, document.Key(m), seen, true, nil)
 		warnings = append(warnings, ws...)
 		if err != nil {
 			return warnings, err
 		}
 		// A round file lost is a round missing from search: say so.
-		if err := inscribe.CheckDoc(md); err != nil {
+		if err := d.Check(); err != nil {
 			damaged = append(damaged, err)
 		}
 	}
@@ -825,7 +654,7 @@ func (s *Views) reindexOnce() ([]error, error) {
 // one directory read, and if it has the same names, its documents are
 // those it had.
 func (s *Views) EnsureIndex() ([]error, error) {
-	now, err := s.folderStamps()
+	now, err := s.FolderStamps()
 	if err != nil {
 		return nil, err
 	}
@@ -855,20 +684,20 @@ func (s *Views) EnsureIndex() ([]error, error) {
 		return warnings, err
 	}
 	for i := range now {
-		if now[i].names != 0 {
+		if now[i].NamesRead() {
 			continue // read by sameFolders, or recorded for the time it still has
 		}
-		if err := now[i].readNames(); err != nil {
+		if err := now[i].ReadNames(); err != nil {
 			return warnings, err
 		}
 	}
-	docs, err := s.Docs()
+	docs, err := s.allDocs()
 	if err != nil {
 		return warnings, err
 	}
 	if n != len(docs) {
-		for _, md := range docs {
-			ws, err := s.IndexDoc(md, false)
+		for _, d := range docs {
+			ws, err := s.IndexDoc(d, false)
 			warnings = append(warnings, ws...)
 			if err != nil {
 				return warnings, err
@@ -884,67 +713,10 @@ func (s *Views) EnsureIndex() ([]error, error) {
 // it was.
 const stampSettle = 2 * time.Second
 
-// A folderStamp describes an agent's folder, where every document is added
-// or removed (a sidechain's document, in its session's folder, comes with
-// its parent's rewritten).
-type folderStamp struct {
-	dir      string
-	modified time.Time
-	names    uint64 // the sum of the hashes of its names, but hidden ones (temporary files, locks); 0: not read
-}
-
-func (f folderStamp) String() string {
-	return fmt.Sprintf("%s %d %x", filepath.Base(f.dir), f.modified.UnixNano(), f.names)
-}
-
-// readNames reads the names of the folder.
-func (f *folderStamp) readNames() error {
-	d, err := osfile.Open(f.dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	names, err := d.Readdirnames(-1)
-	if err != nil {
-		return err
-	}
-	f.names = 1 // read
-	for _, n := range names {
-		if !strings.HasPrefix(n, ".") {
-			h := fnv.New64a()
-			h.Write([]byte(n))
-			f.names += h.Sum64()
-		}
-	}
-	return nil
-}
-
-// folderStamps returns the stamps of the agents' folders, their names not
-// read.
-func (s *Views) folderStamps() ([]folderStamp, error) {
-	agents, err := s.agents()
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var out []folderStamp
-	for _, a := range agents {
-		dir := filepath.Join(s.SessionsDir(), a)
-		fi, err := os.Stat(dir)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, folderStamp{dir: dir, modified: fi.ModTime()})
-	}
-	return out, nil
-}
-
 // sameFolders reports whether the folders now are as recorded: the same
 // agents, each modified when it was, or else with the same names (read
 // now).
-func sameFolders(recorded string, now []folderStamp) (bool, error) {
+func sameFolders(recorded string, now []inscribe.FolderStamp) (bool, error) {
 	lines := strings.Split(strings.TrimSuffix(recorded, "\n"), "\n")
 	if recorded == "" || len(lines) != len(now) {
 		return recorded == "" && len(now) == 0, nil
@@ -952,17 +724,18 @@ func sameFolders(recorded string, now []folderStamp) (bool, error) {
 	for i := range now {
 		name, rest, _ := strings.Cut(lines[i], " ")
 		modified, names, _ := strings.Cut(rest, " ")
-		if name != filepath.Base(now[i].dir) || names == "0" {
+		if name != now[i].Agent() || names == "0" {
 			return false, nil
 		}
-		if modified == strconv.FormatInt(now[i].modified.UnixNano(), 10) {
-			now[i].names, _ = strconv.ParseUint(names, 16, 64)
+		if modified == strconv.FormatInt(now[i].Modified.UnixNano(), 10) {
+			h, _ := strconv.ParseUint(names, 16, 64)
+			now[i].SetNames(h)
 			continue
 		}
-		if err := now[i].readNames(); err != nil {
+		if err := now[i].ReadNames(); err != nil {
 			return false, err
 		}
-		if fmt.Sprintf("%x", now[i].names) != names {
+		if fmt.Sprintf("%x", now[i].Names()) != names {
 			return false, nil
 		}
 	}
@@ -973,10 +746,10 @@ func sameFolders(recorded string, now []folderStamp) (bool, error) {
 // every folder was modified over stampSettle ago; else the next search
 // looks again. Stamps the index holds already (recorded) are not written
 // again: a search of an unchanged store takes no write lock.
-func (s *Views) recordStamps(recorded string, stamps []folderStamp) error {
+func (s *Views) recordStamps(recorded string, stamps []inscribe.FolderStamp) error {
 	var sb strings.Builder
 	for _, f := range stamps {
-		if time.Since(f.modified) < stampSettle {
+		if time.Since(f.Modified) < stampSettle {
 			return nil
 		}
 		sb.WriteString(f.String() + "\n")
@@ -1024,7 +797,7 @@ func (s *Views) Search(q index.Query) ([]Hit, error) {
 	}
 	out := make([]Hit, len(hits))
 	for i, h := range hits {
-		out[i] = Hit{Hit: h, Path: filepath.ToSlash(filepath.Join(s.SessionsDir(), filepath.FromSlash(h.Doc))) + "#" + document.RoundAnchor(h.Round)}
+		out[i] = Hit{Hit: h, Path: filepath.ToSlash(s.PathOf(h.Doc)) + "#" + document.RoundAnchor(h.Round)}
 	}
 	return out, nil
 }

@@ -49,22 +49,25 @@ func claudeStore(t *testing.T) *Views {
 func TestIndexStale(t *testing.T) {
 	s := claudeStore(t)
 	defer s.CloseIndex()
-	main := filepath.Join(s.SessionsDir(), "claude", "33333333-3333-4333-8333-333333333333.md")
-	subs, _ := filepath.Glob(filepath.Join(inscribe.Folder(main), "agent-*.md"))
+	main, ok := s.Find("33333333-3333-4333-8333-333333333333")
+	if !ok {
+		t.Fatal("the sample session is not in the store")
+	}
+	subs, _ := main.Sidechains()
 	if len(subs) == 0 {
 		t.Fatal("the sample session has no sidechain")
 	}
 	later := time.Now().Add(time.Hour)
-	if err := os.Chtimes(subs[0], later, later); err != nil {
+	if err := os.Chtimes(subs[0].Path(), later, later); err != nil {
 		t.Fatal(err)
 	}
-	if s.indexStale("claude", subs[0]) {
+	if s.indexStale(subs[0]) {
 		t.Errorf("a newer sidechain makes the catalog stale")
 	}
-	if err := os.Chtimes(main, later, later); err != nil {
+	if err := os.Chtimes(main.Path(), later, later); err != nil {
 		t.Fatal(err)
 	}
-	if !s.indexStale("claude", main) {
+	if !s.indexStale(main) {
 		t.Errorf("a newer document does not make the catalog stale")
 	}
 }
@@ -137,28 +140,26 @@ func TestNewIndexInMemory(t *testing.T) {
 	dumps := func(s *Views) map[string]string {
 		t.Helper()
 		defer s.CloseIndex()
-		docs, err := s.Docs()
+		docs, err := s.allDocs()
 		if err != nil {
 			t.Fatal(err)
 		}
 		out := map[string]string{}
-		for _, md := range docs {
-			folder := inscribe.Folder(md)
-			db, err := index.OpenScratch(filepath.Join(folder, inscribe.SessionDB))
+		for _, doc := range docs {
+			db, err := index.OpenScratch(doc.IndexPath())
 			if err != nil {
 				t.Fatal(err)
 			}
 			d, err := db.Dump(context.Background())
 			db.Close()
 			if err != nil {
-				t.Fatalf("%s: %v", md, err)
+				t.Fatalf("%s: %v", doc, err)
 			}
-			table, err := os.ReadFile(filepath.Join(folder, inscribe.RoundsIndex))
+			table, err := doc.ReadRoundsTable()
 			if err != nil {
 				t.Fatal(err)
 			}
-			rel, _ := filepath.Rel(s.SessionsDir(), md)
-			out[rel] = d + "\n" + string(table)
+			out[doc.Rel()] = d + "\n" + string(table)
 		}
 		return out
 	}
@@ -181,7 +182,7 @@ func TestNewIndexInMemory(t *testing.T) {
 // still indexed again; updates of a few ask of each.
 func TestPlannedUpdates(t *testing.T) {
 	v := claudeStore(t)
-	docs, err := v.Docs()
+	docs, err := v.allDocs()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +214,7 @@ func TestPlannedUpdates(t *testing.T) {
 	spoil := func() {
 		t.Helper()
 		v.CloseIndex()
-		db, err := sql.Open("sqlite", filepath.Join(v.SessionsDir(), inscribe.StoreDB))
+		db, err := sql.Open("sqlite", filepath.Join(v.SessionsDir(), "sessions.db"))
 		if err != nil {
 			t.Fatal(err)
 		}

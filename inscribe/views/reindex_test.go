@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/scribe-archive/scribe/index"
-	"github.com/scribe-archive/scribe/inscribe"
 )
 
 // TestSearchDuringReindex: a search while the store's index is rebuilt
@@ -24,7 +23,7 @@ func TestSearchDuringReindex(t *testing.T) {
 
 	// Another process rebuilds: its transaction has cleared the index and
 	// written nothing back yet.
-	rebuilder, err := index.Open(filepath.Join(s.SessionsDir(), inscribe.StoreDB))
+	rebuilder, err := index.Open(filepath.Join(s.SessionsDir(), "sessions.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

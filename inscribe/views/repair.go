@@ -1,16 +1,12 @@
 package views
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
-	"strings"
-	"time"
 
 	"github.com/scribe-archive/scribe/index"
 	"github.com/scribe-archive/scribe/inscribe"
@@ -37,9 +33,9 @@ func (s *Views) CheckStoreIndex() ([]error, error) {
 // after a repair: its tags first, when they were lost or damaged (from what
 // the indexes still hold), then its index, from nothing.
 func (s *Views) reindexDoc(u inscribe.Update) ([]error, error) {
-	folder := inscribe.Folder(u.Doc)
-	warnings := s.mendTags(folder, u.Key)
-	local := filepath.Join(folder, inscribe.SessionDB)
+	d := u.Doc
+	warnings := s.mendTags(d, u.Key)
+	local := d.IndexPath()
 	if db, err := index.OpenScratch(local); err == nil {
 		err = db.QuickCheck(context.Background())
 		db.Close()
@@ -51,18 +47,18 @@ func (s *Views) reindexDoc(u inscribe.Update) ([]error, error) {
 		}
 	}
 	removeDB(local)
-	ws, err := s.indexDoc(u.Doc, u.Key, u.Seen, true, nil)
+	ws, err := s.indexDoc(d, u.Key, u.Seen, true, nil)
 	warnings = append(warnings, ws...)
 	if err != nil {
 		return warnings, err
 	}
 	// A document rebuilt without its head lists the engagements its
 	// rounds are tagged with again.
-	tags, err := ReadTags(folder)
+	tags, err := d.Tags()
 	if err != nil {
 		return warnings, err
 	}
-	_, err = s.RewriteHead(u.Doc, func(m *session.Meta) {
+	_, err = d.RewriteHead(func(m *session.Meta) {
 		have := map[string]bool{}
 		for _, e := range m.Engagements {
 			have[e.ID] = true
@@ -86,19 +82,24 @@ func (s *Views) reindexDoc(u inscribe.Update) ([]error, error) {
 // (lines that do not read: the file is set aside as tags.tsv.damaged-<time>,
 // its readable lines kept), lost or cut short, from the tags the indexes
 // hold for rounds the file does not have.
-func (s *Views) mendTags(folder, key string) []error {
-	p := filepath.Join(folder, inscribe.TagsFile)
-	tags, err := ReadTags(folder)
-	_, statErr := os.Stat(p)
-	damaged := err != nil && statErr == nil
+func (s *Views) mendTags(d *inscribe.Doc, key string) []error {
+	p := d.TagsName()
+	tags, err := d.Tags()
+	lenient, exists := d.TagsLeniently()
+	damaged := err != nil && exists
 	if err != nil && !damaged {
 		return []error{err}
 	}
 	if damaged {
-		tags = readTagsLeniently(p)
+		tags = map[int]string{}
+		for r, e := range lenient {
+			if ValidEngagement(e) {
+				tags[r] = e
+			}
+		}
 	}
 	added := 0
-	for r, e := range s.indexedTags(folder, key) {
+	for r, e := range s.indexedTags(d, key) {
 		if _, ok := tags[r]; !ok {
 			tags[r] = e
 			added++
@@ -109,9 +110,9 @@ func (s *Views) mendTags(folder, key string) []error {
 	}
 	what := fmt.Sprintf("%s was missing or cut short: %d %s recovered from the indexes", p, added, plural(added, "tag", "tags"))
 	if damaged {
-		to := p + damagedSuffix + time.Now().UTC().Format("20060102T150405.000Z")
-		if err := os.Rename(p, to); err != nil {
-			return []error{err}
+		to, rerr := d.SetAsideTags()
+		if rerr != nil {
+			return []error{rerr}
 		}
 		why := err.Error()
 		if de, ok := err.(*inscribe.DamageError); ok {
@@ -119,7 +120,7 @@ func (s *Views) mendTags(folder, key string) []error {
 		}
 		what = fmt.Sprintf("%s was damaged (%s): set aside as %s; %d %s kept, %d of them from the indexes", p, why, filepath.Base(to), len(tags), plural(len(tags), "tag", "tags"), added)
 	}
-	if err := WriteTags(folder, tags); err != nil {
+	if err := d.SetTags(tags); err != nil {
 		return []error{err}
 	}
 	return []error{errors.New(what)}
@@ -132,29 +133,9 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// readTagsLeniently reads the lines of a tags file that read.
-func readTagsLeniently(p string) map[int]string {
-	tags := map[int]string{}
-	f, err := os.Open(p)
-	if err != nil {
-		return tags
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		round, eng, ok := strings.Cut(sc.Text(), "\t")
-		r, err := strconv.Atoi(round)
-		if ok && err == nil && r >= 1 && ValidEngagement(eng) {
-			tags[r] = eng
-		}
-	}
-	return tags
-}
-
 // indexedTags are the tags the indexes hold for a document's rounds: its
 // own index's, else the store's.
-func (s *Views) indexedTags(folder, key string) map[int]string {
+func (s *Views) indexedTags(d *inscribe.Doc, key string) map[int]string {
 	out := map[int]string{}
 	ctx := context.Background()
 	collect := func(rows []index.Row) {
@@ -164,7 +145,7 @@ func (s *Views) indexedTags(folder, key string) map[int]string {
 			}
 		}
 	}
-	if db, err := index.OpenScratch(filepath.Join(folder, inscribe.SessionDB)); err == nil {
+	if db, err := index.OpenScratch(d.IndexPath()); err == nil {
 		rows, err := db.Rounds(ctx, key, 1)
 		db.Close()
 		if err == nil {
@@ -185,20 +166,19 @@ func (s *Views) indexedTags(folder, key string) map[int]string {
 // VerifyDoc checks a document's derived views: that its index reads (all
 // of it: SQLite's quick check), that its tags read, and that its table of
 // rounds is what its index gives. Each problem is a *inscribe.DamageError.
-func (s *Views) VerifyDoc(md string) []error {
-	folder := inscribe.Folder(md)
-	session := s.SessionOf(md)
+func (s *Views) VerifyDoc(d *inscribe.Doc) []error {
+	session := d.SessionID()
 	damage := func(p, why string) error { return &inscribe.DamageError{Session: session, File: p, Why: why} }
 	var errs []error
-	tagsFile := filepath.Join(folder, inscribe.TagsFile)
-	tags, tagsErr := ReadTags(folder)
+	tagsFile := d.TagsName()
+	tags, tagsErr := d.Tags()
 	if tagsErr != nil {
 		if _, ok := tagsErr.(*inscribe.DamageError); !ok {
 			tagsErr = damage(tagsFile, tagsErr.Error())
 		}
 		errs = append(errs, tagsErr)
 	}
-	local := filepath.Join(folder, inscribe.SessionDB)
+	local := d.IndexPath()
 	if _, err := os.Stat(local); err != nil {
 		return errs // made when next indexed
 	}
@@ -210,7 +190,7 @@ func (s *Views) VerifyDoc(md string) []error {
 	if err := db.QuickCheck(context.Background()); err != nil {
 		return append(errs, damage(local, err.Error()))
 	}
-	m, err := document.ReadMeta(md)
+	m, err := d.Meta()
 	if err != nil {
 		return errs // the document's own check reports it
 	}
@@ -224,24 +204,14 @@ func (s *Views) VerifyDoc(md string) []error {
 			}
 		}
 	}
-	want, err := roundsTable(context.Background(), db, document.Key(m), md)
+	want, err := roundsTableBytes(context.Background(), db, document.Key(m), d.RoundsTableLink(), d.Title())
 	if err != nil {
 		return append(errs, damage(local, err.Error()))
 	}
-	p := filepath.Join(folder, inscribe.RoundsIndex)
-	if got, err := os.ReadFile(p); err != nil || string(got) != string(want) {
-		errs = append(errs, damage(p, "not the table of rounds the document's index gives (missing or damaged)"))
+	if got, err := d.ReadRoundsTable(); err != nil || string(got) != string(want) {
+		errs = append(errs, damage(d.RoundsTableName(), "not the table of rounds the document's index gives (missing or damaged)"))
 	}
 	return errs
-}
-
-// roundsTable is the table of rounds a document's index gives.
-func roundsTable(ctx context.Context, db *index.DB, key, md string) ([]byte, error) {
-	od, err := document.ReadHead(md)
-	if err != nil {
-		return nil, err
-	}
-	return roundsTableBytes(ctx, db, key, md, document.DisplayTitle(od.Meta, od.Summary))
 }
 
 // VerifyStore checks the store's own derived views, reading them all: that
@@ -250,7 +220,7 @@ func roundsTable(ctx context.Context, db *index.DB, key, md string) ([]byte, err
 func (s *Views) VerifyStore() []error {
 	var errs []error
 	damage := func(p, why string) error { return &inscribe.DamageError{File: p, Why: why} }
-	p := filepath.Join(s.SessionsDir(), inscribe.StoreDB)
+	p := s.IndexPath()
 	if _, err := os.Stat(p); err == nil {
 		if db, err := index.Open(p); err != nil {
 			errs = append(errs, damage(p, err.Error()))
@@ -261,7 +231,7 @@ func (s *Views) VerifyStore() []error {
 			db.Close()
 		}
 	}
-	agents, err := s.agents()
+	agents, err := s.Agents()
 	if err != nil {
 		return append(errs, err)
 	}
@@ -270,14 +240,12 @@ func (s *Views) VerifyStore() []error {
 		if err != nil {
 			return append(errs, err)
 		}
-		p := filepath.Join(s.SessionsDir(), a, inscribe.CatalogFile)
-		if got, err := os.ReadFile(p); err != nil || string(got) != string(want) {
-			errs = append(errs, damage(p, "not the catalog the documents give (missing, damaged or behind)"))
+		if got, err := s.Catalog(a); err != nil || string(got) != string(want) {
+			errs = append(errs, damage(s.CatalogName(a), "not the catalog the documents give (missing, damaged or behind)"))
 		}
 	}
-	p = filepath.Join(s.SessionsDir(), inscribe.CatalogFile)
-	if got, err := os.ReadFile(p); err != nil || string(got) != string(s.topIndex(agents)) {
-		errs = append(errs, damage(p, "not the catalog the agents' catalogs give (missing, damaged or behind)"))
+	if got, err := s.Catalog(""); err != nil || string(got) != string(s.topIndex(agents)) {
+		errs = append(errs, damage(s.CatalogName(""), "not the catalog the agents' catalogs give (missing, damaged or behind)"))
 	}
 	return errs
 }

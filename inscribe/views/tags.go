@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -72,30 +70,17 @@ func ValidEngagement(s string) bool {
 	return true
 }
 
-// RoundCount returns how many rounds a document has.
-func RoundCount(md string) (int, error) {
-	ns, err := inscribe.RoundNumbers(inscribe.RoundsDir(inscribe.Folder(md)))
-	if err != nil && !os.IsNotExist(err) {
-		return 0, err
-	}
-	if len(ns) == 0 {
-		return 0, nil
-	}
-	return ns[len(ns)-1], nil
-}
-
 // Tag sets (engagement non-empty) or clears (engagement "") the engagement
 // of rounds of a document: in its durable tags file, in both indexes, in
 // its table of rounds, and in its frontmatter's engagements list. It
 // returns how many rounds changed.
-func (s *Views) Tag(md string, rounds []int, engagement string) (int, error) {
-	folder := inscribe.Folder(md)
-	unlock, err := inscribe.Lock(folder)
+func (s *Views) Tag(d *inscribe.Doc, rounds []int, engagement string) (int, error) {
+	unlock, err := d.Lock(0)
 	if err != nil {
 		return 0, err
 	}
 	defer unlock()
-	tags, err := ReadTags(folder)
+	tags, err := d.Tags()
 	if err != nil {
 		return 0, err
 	}
@@ -110,16 +95,16 @@ func (s *Views) Tag(md string, rounds []int, engagement string) (int, error) {
 			changed++
 		}
 	}
-	if err := WriteTags(folder, tags); err != nil {
+	if err := d.SetTags(tags); err != nil {
 		return 0, err
 	}
-	m, err := document.ReadMeta(md)
+	m, err := d.Meta()
 	if err != nil {
 		return changed, err
 	}
 	// The indexes: bring them up to date (which reads the tags file), then
 	// set the tags of rounds already there.
-	if _, err := s.IndexDoc(md, false); err != nil {
+	if _, err := s.IndexDoc(d, false); err != nil {
 		return changed, err
 	}
 	var eng *string
@@ -137,17 +122,17 @@ func (s *Views) Tag(md string, rounds []int, engagement string) (int, error) {
 		if _, retry := s.recoverIndex(err); !retry {
 			return changed, err
 		}
-		if _, err := s.IndexDoc(md, true); err != nil {
+		if _, err := s.IndexDoc(d, true); err != nil {
 			return changed, err
 		}
 	}
-	ldb, err := index.OpenScratch(filepath.Join(folder, inscribe.SessionDB))
+	ldb, err := index.OpenScratch(d.IndexPath())
 	var se *index.StaleError
 	if errors.As(err, &se) {
 		// Damaged: rebuild it (from the tags file, which has the new tags).
-		removeDB(filepath.Join(folder, inscribe.SessionDB))
-		if _, err = s.IndexDoc(md, true); err == nil {
-			ldb, err = index.OpenScratch(filepath.Join(folder, inscribe.SessionDB))
+		removeDB(d.IndexPath())
+		if _, err = s.IndexDoc(d, true); err == nil {
+			ldb, err = index.OpenScratch(d.IndexPath())
 		}
 	}
 	if err != nil {
@@ -156,19 +141,15 @@ func (s *Views) Tag(md string, rounds []int, engagement string) (int, error) {
 	_, err = ldb.SetEngagement(ctx, document.Key(m), rounds, eng)
 	if _, retry := s.recoverIndex(err); retry {
 		ldb.Close()
-		if _, err = s.IndexDoc(md, true); err == nil {
-			ldb, err = index.OpenScratch(filepath.Join(folder, inscribe.SessionDB))
+		if _, err = s.IndexDoc(d, true); err == nil {
+			ldb, err = index.OpenScratch(d.IndexPath())
 		}
 		if err != nil {
 			return changed, err
 		}
 	}
-	var od *document.Head
 	if err == nil {
-		od, err = document.ReadHead(md)
-	}
-	if err == nil {
-		err = writeRoundsIndex(ctx, ldb, document.Key(m), folder, md, document.DisplayTitle(od.Meta, od.Summary), 1)
+		err = writeRoundsIndex(ctx, ldb, document.Key(m), d, d.Title(), 1)
 	}
 	if cerr := ldb.Close(); err == nil {
 		err = cerr
@@ -183,7 +164,7 @@ func (s *Views) Tag(md string, rounds []int, engagement string) (int, error) {
 	for _, e := range tags {
 		used[e] = true
 	}
-	_, err = s.RewriteHead(md, func(m *session.Meta) {
+	_, err = d.RewriteHead(func(m *session.Meta) {
 		var keep []session.Engagement
 		have := map[string]bool{}
 		for _, e := range m.Engagements {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/scribe-archive/scribe/index"
+	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/serve/web"
 	"github.com/scribe-archive/scribe/session"
@@ -96,11 +97,11 @@ func makeBenchStore() error {
 	bigPages = (len(big.Items) + 199) / 200
 	fmt.Fprintf(os.Stderr, "bench store: %d sessions and one of %.1f MB (%d messages) in %s\n",
 		benchSessions, float64(len(data))/1e6, len(big.Items), time.Since(start).Round(time.Millisecond))
-	benchStore = web.Store{
-		Dir:   sessions,
-		Index: db,
-		Find:  func(id string) (string, bool) { md, ok := docs[id]; return md, ok },
+	store, err := inscribe.OpenStore(dir)
+	if err != nil {
+		return err
 	}
+	benchStore = web.Store{Docs: store, Index: db}
 	return nil
 }
 

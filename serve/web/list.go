@@ -3,14 +3,12 @@ package web
 import (
 	"context"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/scribe-archive/scribe/index"
-	"github.com/scribe-archive/scribe/inscribe/document"
+	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/session"
 )
 
@@ -79,10 +77,11 @@ func (s *Server) listPage(ctx context.Context, c chrome, agent, project string, 
 // meta reads the head of a document (doc is relative to the sessions
 // folder), or nil when it cannot be read.
 func (s *Server) meta(doc string) *session.Meta {
-	if !filepath.IsLocal(filepath.FromSlash(doc)) {
+	d, err := s.store.Docs.DocAt(doc)
+	if err != nil {
 		return nil
 	}
-	return heads.meta(filepath.Join(s.store.Dir, filepath.FromSlash(doc)))
+	return heads.meta(d)
 }
 
 // headCache keeps documents' frontmatter by path, valid while the file's
@@ -101,18 +100,19 @@ type cachedHead struct {
 
 var heads = &headCache{m: map[string]cachedHead{}}
 
-func (c *headCache) meta(path string) *session.Meta {
-	fi, err := os.Stat(path)
+func (c *headCache) meta(d *inscribe.Doc) *session.Meta {
+	mtime, size, err := d.Changed()
 	if err != nil {
 		return nil
 	}
+	path := d.Path()
 	c.mu.Lock()
 	h, ok := c.m[path]
 	c.mu.Unlock()
-	if ok && h.size == fi.Size() && h.mtime.Equal(fi.ModTime()) {
+	if ok && h.size == size && h.mtime.Equal(mtime) {
 		return h.meta
 	}
-	m, err := document.ReadMeta(path)
+	m, err := d.Meta()
 	if err != nil {
 		return nil
 	}
@@ -120,7 +120,7 @@ func (c *headCache) meta(path string) *session.Meta {
 	if len(c.m) >= 100_000 {
 		clear(c.m)
 	}
-	c.m[path] = cachedHead{size: fi.Size(), mtime: fi.ModTime(), meta: m}
+	c.m[path] = cachedHead{size: size, mtime: mtime, meta: m}
 	c.mu.Unlock()
 	return m
 }

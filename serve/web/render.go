@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
-	"path"
 	"strings"
 
 	"github.com/scribe-archive/scribe/index"
@@ -369,8 +368,8 @@ func (v *docView) renderFile(w *bytes.Buffer, f *session.File) {
 // (relative to the document's directory) is in the document's files/
 // folder.
 func (v *docView) fileName(p string) (string, bool) {
-	dir, name := path.Split(p)
-	if dir != path.Base(v.ref.folder())+"/files/" || !validName(name) {
+	name, ok := v.ref.doc.ShownName(p)
+	if !ok || !validName(name) {
 		return "", false
 	}
 	return name, true
@@ -379,16 +378,11 @@ func (v *docView) fileName(p string) (string, bool) {
 // sidechainKey returns the key of a sidechain document a call links to
 // (a path relative to the document's directory).
 func (v *docView) sidechainKey(link string) (string, bool) {
-	p := path.Clean(path.Join(v.ref.dirRel(), link))
-	sid, file, ok := strings.Cut(p, "/")
-	if !ok || sid != v.ref.sid || !strings.HasPrefix(file, "agent-") || !strings.HasSuffix(file, ".md") {
+	aid, ok := v.ref.doc.LinkedSidechain(link)
+	if !ok || !validID(aid) {
 		return "", false
 	}
-	aid := strings.TrimSuffix(strings.TrimPrefix(file, "agent-"), ".md")
-	if !validID(aid) {
-		return "", false
-	}
-	return sid + "/agent-" + aid, true
+	return v.ref.sid + "/agent-" + aid, true
 }
 
 func (v *docView) renderCompaction(w *bytes.Buffer, b *session.Block) {

@@ -9,12 +9,11 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/scribe-archive/scribe/index"
+	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/session"
 )
@@ -24,19 +23,7 @@ type docRef struct {
 	key string // sid, or sid/agent-aid
 	sid string
 	aid string // the subagent's id, for a sidechain document
-	md  string
-}
-
-// folder is the document's folder: its path without .md.
-func (r docRef) folder() string { return strings.TrimSuffix(r.md, ".md") }
-
-// dirRel is the document's directory relative to its agent's folder,
-// where the paths in it start from.
-func (r docRef) dirRel() string {
-	if r.aid == "" {
-		return ""
-	}
-	return r.sid
+	doc *inscribe.Doc
 }
 
 // fileBase is how a download of the document is named.
@@ -55,20 +42,19 @@ func (s *Server) findDoc(sid, aid string) (docRef, bool) {
 	if !validID(sid) || sid == "index" || aid != "" && !validID(aid) {
 		return docRef{}, false
 	}
-	md, ok := s.store.Find(sid)
+	d, ok := s.store.Docs.Find(sid)
 	if !ok {
 		return docRef{}, false
 	}
-	ref := docRef{key: sid, sid: sid, md: md}
+	ref := docRef{key: sid, sid: sid, doc: d}
 	if aid != "" {
 		ref.aid = aid
 		ref.key = sid + "/agent-" + aid
-		ref.md = filepath.Join(strings.TrimSuffix(md, ".md"), "agent-"+aid+".md")
+		if ref.doc, ok = d.Sidechain(aid); !ok {
+			return docRef{}, false
+		}
 	}
-	if fi, err := os.Stat(ref.md); err != nil || !fi.Mode().IsRegular() {
-		return docRef{}, false
-	}
-	return ref, true
+	return ref, ref.doc.Exists()
 }
 
 // handleDoc serves everything under /s/: a document's pages, the
@@ -192,7 +178,7 @@ type pageSet struct {
 // docPage reads and renders one page of a document: it reads the
 // messages before the page only to skip them, and none after it but one.
 func (s *Server) docPage(ctx context.Context, c chrome, ref docRef, page int, ps *pageSet) (*docPage, error) {
-	rd, err := document.OpenItems(ref.md)
+	rd, err := ref.doc.Items()
 	if err != nil {
 		return nil, err
 	}
@@ -404,7 +390,7 @@ func displayTitle(m *session.Meta, summary, key string) string {
 // redirectTo sends the visitor to the page that holds the first message
 // match accepts, at anchor.
 func (s *Server) redirectTo(w http.ResponseWriter, r *http.Request, ref docRef, match func(*session.Item) bool, anchor string) {
-	rd, err := document.OpenItems(ref.md)
+	rd, err := ref.doc.Items()
 	if err != nil {
 		s.serverError(w, r, err)
 		return
@@ -443,13 +429,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, ref docRef, n
 		s.notFound(w, r, "There is no such file.")
 		return
 	}
-	root, err := os.OpenRoot(filepath.Join(ref.folder(), "files"))
-	if err != nil {
-		s.notFound(w, r, "There is no such file.")
-		return
-	}
-	defer root.Close()
-	f, err := root.Open(name)
+	f, err := ref.doc.OpenShown(name)
 	if err != nil {
 		s.notFound(w, r, "There is no such file.")
 		return
@@ -470,7 +450,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, ref docRef, n
 
 // serveMarkdown serves the document as it is on disk.
 func (s *Server) serveMarkdown(w http.ResponseWriter, r *http.Request, ref docRef) {
-	f, err := os.Open(ref.md)
+	f, err := ref.doc.Open()
 	if err != nil {
 		s.serverError(w, r, err)
 		return
@@ -494,9 +474,9 @@ func (s *Server) serveTranscript(w http.ResponseWriter, r *http.Request, ref doc
 	h.Set("Content-Type", "application/x-ndjson; charset=utf-8")
 	h.Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", ref.fileBase()+".jsonl"))
 	cw := &countingWriter{w: w}
-	warnings, err := s.store.Transcript(ref.md, cw)
+	warnings, err := s.store.Transcript(ref.doc, cw)
 	for _, wn := range warnings {
-		s.opts.Logf("web: export %s: %v", ref.md, wn)
+		s.opts.Logf("web: export %s: %v", ref.doc, wn)
 	}
 	if err != nil {
 		if cw.n == 0 {
@@ -504,7 +484,7 @@ func (s *Server) serveTranscript(w http.ResponseWriter, r *http.Request, ref doc
 			s.serverError(w, r, err)
 			return
 		}
-		s.opts.Logf("web: export %s: %v (response cut off)", ref.md, err)
+		s.opts.Logf("web: export %s: %v (response cut off)", ref.doc, err)
 		panic(http.ErrAbortHandler)
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/scribe-archive/scribe/index"
-	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/session"
 )
 
@@ -133,12 +132,12 @@ func (w *siteWriter) write(t *Tally, rel string, data []byte) error {
 }
 
 // copy copies a file into the site as it streams, and counts it in t.
-func (w *siteWriter) copy(t *Tally, rel, from string) error {
+func (w *siteWriter) copy(t *Tally, rel string, open func() (*os.File, error)) error {
 	p := filepath.Join(w.dir, filepath.FromSlash(rel))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
-	in, err := os.Open(from)
+	in, err := open()
 	if err != nil {
 		return err
 	}
@@ -205,7 +204,7 @@ func (w *siteWriter) lists(ctx context.Context, agent string) error {
 func (w *siteWriter) doc(ctx context.Context, ref docRef) (*session.Meta, error) {
 	n := w.s.opts.PageItems
 	ps := &pageSet{page: map[string]int{}, round: map[int]int{}}
-	rd, err := document.OpenItems(ref.md)
+	rd, err := ref.doc.Items()
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +228,7 @@ func (w *siteWriter) doc(ctx context.Context, ref docRef) (*session.Meta, error)
 	}
 	rd.Close()
 
-	if rd, err = document.OpenItems(ref.md); err != nil {
+	if rd, err = ref.doc.Items(); err != nil {
 		return nil, err
 	}
 	defer rd.Close()
@@ -267,7 +266,7 @@ func (w *siteWriter) doc(ctx context.Context, ref docRef) (*session.Meta, error)
 		return nil, err
 	}
 	if !w.s.opts.NoTranscripts {
-		if err := w.copy(&w.report.Documents, folder+"document.md", ref.md); err != nil {
+		if err := w.copy(&w.report.Documents, folder+"document.md", ref.doc.Open); err != nil {
 			return nil, err
 		}
 	}
@@ -276,18 +275,15 @@ func (w *siteWriter) doc(ctx context.Context, ref docRef) (*session.Meta, error)
 
 // files copies the document's files/ folder.
 func (w *siteWriter) files(ref docRef, rel string) error {
-	ents, err := os.ReadDir(filepath.Join(ref.folder(), "files"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
+	names, err := ref.doc.Shown()
 	if err != nil {
 		return err
 	}
-	for _, e := range ents {
-		if !e.Type().IsRegular() || !validName(e.Name()) {
+	for _, name := range names {
+		if !validName(name) {
 			continue
 		}
-		if err := w.copy(&w.report.Files, rel+e.Name(), filepath.Join(ref.folder(), "files", e.Name())); err != nil {
+		if err := w.copy(&w.report.Files, rel+name, func() (*os.File, error) { return ref.doc.OpenShown(name) }); err != nil {
 			return err
 		}
 	}
@@ -307,15 +303,15 @@ func (w *siteWriter) transcript(ref docRef, rel string) (bool, error) {
 		return false, err
 	}
 	cw := &countingWriter{w: f}
-	warnings, err := w.s.store.Transcript(ref.md, cw)
+	warnings, err := w.s.store.Transcript(ref.doc, cw)
 	for _, wn := range warnings {
-		w.s.opts.Logf("web: export %s: %v", ref.md, wn)
+		w.s.opts.Logf("web: export %s: %v", ref.doc, wn)
 	}
 	if cerr := f.Close(); err == nil && cerr != nil {
 		return false, cerr
 	}
 	if err != nil {
-		w.s.opts.Logf("web: export %s: %v; the site has no transcript of it", ref.md, err)
+		w.s.opts.Logf("web: export %s: %v; the site has no transcript of it", ref.doc, err)
 		os.Remove(p)
 		return false, nil
 	}

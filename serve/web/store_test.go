@@ -18,7 +18,6 @@ import (
 	"github.com/scribe-archive/scribe/exportcodex"
 	"github.com/scribe-archive/scribe/index"
 	"github.com/scribe-archive/scribe/inscribe"
-	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/testkit/storetest"
 	"github.com/scribe-archive/scribe/internal/testkit/testenv"
 	"github.com/scribe-archive/scribe/serve/web"
@@ -120,15 +119,14 @@ func wire(t testing.TB, st *inscribe.Store) web.Store {
 	if _, err := s.EnsureIndex(); err != nil {
 		t.Fatal(err)
 	}
-	db, err := index.Open(filepath.Join(s.SessionsDir(), inscribe.StoreDB))
+	db, err := index.Open(filepath.Join(s.SessionsDir(), "sessions.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close(); s.CloseIndex() })
 	return web.Store{
-		Dir:   s.SessionsDir(),
+		Docs:  s.Store,
 		Index: db,
-		Find:  s.FindDoc,
 		Search: func(ctx context.Context, q web.SearchQuery) ([]web.Hit, error) {
 			iq := index.Query{Text: q.Text, Raw: q.Raw, Agent: q.Agent, Project: q.Project, Engagement: q.Engagement, Limit: q.Limit}
 			for _, w := range []struct {
@@ -156,15 +154,15 @@ func wire(t testing.TB, st *inscribe.Store) web.Store {
 			}
 			return out, err
 		},
-		Transcript: func(md string, w io.Writer) ([]error, error) {
-			m, err := document.ReadMeta(md)
+		Transcript: func(d *inscribe.Doc, w io.Writer) ([]error, error) {
+			m, err := d.Meta()
 			if err != nil {
 				return nil, err
 			}
 			if m.SourceFormat == codex.Format {
-				return exportcodex.Transcript(md, codexAdapter, w)
+				return exportcodex.Transcript(d, codexAdapter, w)
 			}
-			return exportclaude.Transcript(md, storetest.Claude, w)
+			return exportclaude.Transcript(d, storetest.Claude, w)
 		},
 	}
 }

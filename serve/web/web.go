@@ -49,6 +49,7 @@ import (
 	"time"
 
 	"github.com/scribe-archive/scribe/index"
+	"github.com/scribe-archive/scribe/inscribe"
 )
 
 // Store is how the server reads the store: the store's index for the
@@ -57,22 +58,17 @@ import (
 // used when a page is asked for, and says what the store holds then: a
 // session appended since shows on the next reload.
 type Store struct {
-	// Dir is the store's sessions folder: documents are read beneath it.
-	Dir string
+	// Docs is the store: documents are read through its read face.
+	Docs *inscribe.Store
 	// Index is the store's index (sessions.db): the sessions and how many
 	// each agent and project has.
 	Index *index.DB
-	// Find returns the document of a session (not a sidechain) by its id.
-	// The id has been checked to be one the store can hold.
-	// A session's pages are named after its document's file name, which
-	// is its id unless the transcript was a copy under another name.
-	Find func(id string) (md string, ok bool)
 	// Search runs a search as scribe search runs it. A query the user
 	// got wrong is reported as a *QueryError. Nil: no search page.
 	Search func(ctx context.Context, q SearchQuery) ([]Hit, error)
 	// Transcript writes a document's session in its source format (the
 	// export chosen by the document's source format). Nil: no download.
-	Transcript func(md string, w io.Writer) (warnings []error, err error)
+	Transcript func(d *inscribe.Doc, w io.Writer) (warnings []error, err error)
 }
 
 // sessions returns the sessions (not sidechains) q selects, newest first,
@@ -132,7 +128,7 @@ type SearchQuery struct {
 // Hit is one round a search found.
 type Hit struct {
 	Key        string // the document's key: a session id, or <session>/agent-<id>
-	Doc        string // the document, relative to Dir, with slashes
+	Doc        string // the document, as the index names it (inscribe.Doc.Rel)
 	Agent      string
 	Title      string
 	Project    string

@@ -349,11 +349,11 @@ func TestSite(t *testing.T) {
 	ws := wire(t, s)
 	ws.Search = nil
 	export := ws.Transcript
-	ws.Transcript = func(md string, w io.Writer) ([]error, error) { // one session does not export
-		if strings.Contains(md, hostileID) {
+	ws.Transcript = func(d *inscribe.Doc, w io.Writer) ([]error, error) { // one session does not export
+		if strings.Contains(d.Path(), hostileID) {
 			return nil, errors.New("cannot export")
 		}
-		return export(md, w)
+		return export(d, w)
 	}
 	out := t.TempDir()
 	rep, err := web.New(ws, web.Options{PageItems: 50, PageSessions: 10, Logf: t.Logf}).WriteSite(t.Context(), out)

@@ -22,6 +22,7 @@ package source
 
 import (
 	"encoding/json"
+	"io"
 
 	"github.com/scribe-archive/scribe/session"
 )
@@ -46,6 +47,10 @@ type Adapter interface {
 	// file (recognised by its content, not only its name), or a directory
 	// laid out as the client lays out its sessions.
 	Detect(path string) bool
+	// Sniff reports whether the bytes r gives are the start of a session
+	// file of this format, as Detect recognises a file by its content
+	// (a store's round files give them back).
+	Sniff(r io.Reader) bool
 	// Discover finds the sessions at path: one session file, or every
 	// session under a directory.
 	Discover(path string) ([]Session, error)
@@ -114,16 +119,30 @@ type Sidechain struct {
 type Config struct {
 	// File names the source in warnings.
 	File string
-	// DocBase is the base name of the document (the session id, or
-	// "agent-<id>" for a sidechain); files a document shows are stored in
-	// the folder of that name beside it.
-	DocBase string
+	// FilePath is where a file the document shows (an image, a PDF) lies,
+	// relative to the document's directory, given the name the builder
+	// gives it (the hash of its bytes and an extension). The store
+	// decides; nil when the caller keeps no files (a scan).
+	FilePath func(name string) string
+	// SidechainPath is where the document of a subagent the session
+	// started lies, relative to this document's directory. The store
+	// decides; nil when the caller links no sidechains.
+	SidechainPath func(agentID string) string
 	// Sidechain is set for a subagent's transcript.
 	Sidechain bool
 	// RawInSource leaves the lines' bytes in the source: the entries of
 	// the rounds the builder returns have no Raw, only Offset and Len, and
 	// the caller reads them back. A long round is then not held in memory.
 	RawInSource bool
+}
+
+// FileOf is where the file name lies (FilePath), or name itself when the
+// caller keeps no files.
+func (c Config) FileOf(name string) string {
+	if c.FilePath == nil {
+		return name
+	}
+	return c.FilePath(name)
 }
 
 // Builder turns the lines of one source file into rounds.

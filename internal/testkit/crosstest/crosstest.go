@@ -15,7 +15,6 @@ import (
 
 	"github.com/scribe-archive/scribe/exportcore"
 	"github.com/scribe-archive/scribe/inscribe"
-	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/session"
 	"github.com/scribe-archive/scribe/session/source"
 )
@@ -66,11 +65,11 @@ func Inscribe(t testing.TB, a source.Adapter, root string) map[string]string {
 				t.Fatalf("%s: %v", r.Source, r.Err)
 			}
 		}
-		md, ok := s.FindDoc(src.ID)
+		d, ok := s.Find(src.ID)
 		if !ok {
 			t.Fatalf("no document for %s", src.ID)
 		}
-		docs[src.ID] = md
+		docs[src.ID] = d.Path()
 	}
 	return docs
 }
@@ -86,9 +85,9 @@ func Inscribe(t testing.TB, a source.Adapter, root string) map[string]string {
 // A call's input is the source's when it is a JSON object, else
 // {"input": value}; a call without a result gets wantAborted when it is
 // not nil (the target sends that in its place).
-func Expect(t testing.TB, md string, aborted []string) []Unit {
+func Expect(t testing.TB, d *inscribe.Doc, aborted []string) []Unit {
 	t.Helper()
-	c, err := exportcore.Live(md)
+	c, err := exportcore.Live(d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,9 +223,9 @@ func Dump(us []Unit) string {
 // Abandoned is what the target must not receive: the texts of the
 // document's items that are not on its live branch (a rewind's abandoned
 // branch), except those the live branch says too.
-func Abandoned(t testing.TB, md string) []Unit {
+func Abandoned(t testing.TB, d *inscribe.Doc) []Unit {
 	t.Helper()
-	c, err := exportcore.Live(md)
+	c, err := exportcore.Live(d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +237,7 @@ func Abandoned(t testing.TB, md string) []Unit {
 			texts[b.Text] = true
 		}
 	}
-	r, err := document.OpenItems(md)
+	r, err := d.Items()
 	if err != nil {
 		t.Fatal(err)
 	}

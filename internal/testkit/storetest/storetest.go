@@ -128,3 +128,14 @@ func RepositoryRedacted(t testing.TB, red inscribe.Redactor) (*inscribe.Store, s
 	}
 	return s, samples
 }
+
+// Doc returns the document at path (inscribe.OpenDoc), failing the test
+// when there is none.
+func Doc(t testing.TB, path string) *inscribe.Doc {
+	t.Helper()
+	d, err := inscribe.OpenDoc(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}

@@ -76,13 +76,13 @@ func Widen(started, ended *string, t string) {
 }
 
 // File is data the document shows as a file beside it (an image, a
-// document), named as every adapter names files (docs/FORMAT.md §2): in
-// the folder named after the document, files/ and the first 8 bytes of
-// the data's SHA-256 in hex, with an extension from its media type.
+// document), named as every adapter names files (docs/FORMAT.md §2): the
+// first 8 bytes of the data's SHA-256 in hex, with an extension from its
+// media type, where the store puts files (source.Config.FilePath).
 func (c *Context) File(typ, mediaType string, data []byte) *session.File {
 	sum := sha256.Sum256(data)
 	name := hex.EncodeToString(sum[:8]) + "." + extension(mediaType)
-	return &session.File{Type: typ, MediaType: mediaType, Path: c.cfg.DocBase + "/files/" + name, Data: data}
+	return &session.File{Type: typ, MediaType: mediaType, Path: c.cfg.FileOf(name), Data: data}
 }
 
 func extension(mediaType string) string {
