@@ -127,6 +127,7 @@ func TestExitCodes(t *testing.T) {
 		{&flagError{errors.New("bad flag")}, exitError, exitHookFailed},
 		{withHint(errors.New("x"), "do y"), exitError, exitHookFailed},
 		{panicError("boom"), exitError, exitHookFailed},
+		{&interruptedError{cmd: "scribe html"}, exitInterrupted, exitHookFailed},
 	} {
 		var stderr bytes.Buffer
 		if got := exitCode(&env{stderr: &stderr}, c.err); got != c.want {

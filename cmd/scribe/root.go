@@ -93,6 +93,12 @@ func execute(e *env, root *cobra.Command, args []string) (code int) {
 	defer stop()
 	context.AfterFunc(ctx, stop)
 	cmd, err := root.ExecuteContextC(ctx)
+	if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) && cmd != nil {
+		// A command Ctrl-C stopped in the middle (html, check, …): one
+		// line, and the shell's status for an interrupt. What it wrote is
+		// whole: a run to the end finishes the rest.
+		err = &interruptedError{cmd: cmd.CommandPath()}
+	}
 	var fe *flagError
 	if err != nil && cmd != nil && (errors.As(err, &fe) || isCobraUsage(err)) {
 		// A usage mistake points to the help of the command it was
@@ -100,6 +106,13 @@ func execute(e *env, root *cobra.Command, args []string) (code int) {
 		err = &usageError{err: err, help: cmd.CommandPath() + " --help"}
 	}
 	return exitCode(e, err)
+}
+
+// interruptedError is a command stopped by Ctrl-C before its end.
+type interruptedError struct{ cmd string }
+
+func (e *interruptedError) Error() string {
+	return "interrupted: " + e.cmd + " stopped before the end; run it again to finish"
 }
 
 // usageError is a usage mistake made in a command whose help is help
@@ -179,6 +192,10 @@ func errorCode(stderr io.Writer, asJSON bool, err error) int {
 	if errors.As(err, &st) {
 		return st.code
 	}
+	code := exitError
+	if errors.As(err, new(*interruptedError)) {
+		code = exitInterrupted
+	}
 	report := errorJSON{Error: strings.TrimSpace(err.Error()), Hints: []string{}}
 	var he *hintError
 	if errors.As(err, &he) {
@@ -197,7 +214,11 @@ func errorCode(stderr io.Writer, asJSON bool, err error) int {
 		enc := json.NewEncoder(stderr)
 		enc.SetEscapeHTML(false)
 		enc.Encode(report)
-		return exitError
+		return code
+	}
+	if code == exitInterrupted {
+		fmt.Fprintf(stderr, "scribe: %s\n", report.Error)
+		return code
 	}
 	fmt.Fprintf(stderr, "scribe: error: %s\n", report.Error)
 	for _, h := range report.Hints {

@@ -246,6 +246,15 @@ func TestBrowser(t *testing.T) {
 		}
 		png, _ := c.screenshot()
 		os.WriteFile(filepath.Join(shots, "session-tool-open.png"), png, 0o644)
+		// The README's picture (docs/serve.png): the thinking and the
+		// first call opened, at 1000 by 960.
+		if err := c.viewport(1000, 960, false); err != nil {
+			t.Fatal(err)
+		}
+		defer c.call("Emulation.clearDeviceMetricsOverride", nil, nil)
+		eval(t, `document.querySelector("details.thinking").open = true; document.querySelector("details.outline").open = false; window.scrollTo(0, 0)`, nil)
+		png, _ = c.screenshot()
+		os.WriteFile(filepath.Join(shots, "readme-serve.png"), png, 0o644)
 	})
 
 	t.Run("images load", func(t *testing.T) {

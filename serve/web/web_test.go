@@ -464,6 +464,8 @@ func TestTimesTokensOutline(t *testing.T) {
 	// the date and the zone.
 	p = get(t, srv.URL+"/s/"+longSession+"/page-2.html")
 	p.must(t, 200, `">2026-11-22 18:26:43 JST</a> · <span class="role">assistant</span>`)
+	// A search's hits too.
+	get(t, srv.URL+"/search?q=third+question").must(t, 200, `<time datetime="2026-11-22T09:26:21.158Z">2026-11-22 18:26 JST</time> · claude`)
 	// A sidechain has no neighbours in the list.
 	p = get(t, srv.URL+"/s/"+subSession+"/agent-"+subAgent+"/")
 	p.must(t, 200)
