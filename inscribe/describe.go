@@ -40,10 +40,7 @@ func (s *Store) SetSummary(md, summary string) (bool, error) {
 	case !utf8.ValidString(summary):
 		return false, errors.New("the summary is not valid UTF-8")
 	}
-	if s.Redact != nil {
-		b, _ := s.Redact.RedactFile([]byte(summary))
-		summary = string(b)
-	}
+	summary = s.redactText(summary)
 	unlock, err := lockWait(folderOf(md), 0)
 	if err != nil {
 		return false, err
@@ -73,10 +70,7 @@ func (s *Store) SetTitle(md, title string) (bool, error) {
 	case strings.IndexFunc(title, unicode.IsControl) >= 0:
 		return false, errors.New("the title is one line of text: no line breaks or control characters")
 	}
-	if s.Redact != nil && title != "" {
-		b, _ := s.Redact.RedactFile([]byte(title))
-		title = string(b)
-	}
+	title = s.redactText(title)
 	unlock, err := lockWait(folderOf(md), 0)
 	if err != nil {
 		return false, err

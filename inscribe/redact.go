@@ -46,6 +46,18 @@ type Redactor interface {
 	RedactName(name string) string
 }
 
+// redactText returns a text the store writes that no source line holds (a
+// subagent's description from its meta.json, a summary or a title given
+// by a person or a model) with its secrets replaced, when the store
+// redacts.
+func (s *Store) redactText(text string) string {
+	if s.Redact == nil || text == "" {
+		return text
+	}
+	b, _ := s.Redact.RedactFile([]byte(text))
+	return string(b)
+}
+
 // redactedLine is a line the store keeps redacted: its bytes, and the
 // length of the source line they stand for.
 type redactedLine struct {
@@ -63,11 +75,18 @@ type redactedLine struct {
 // round's lines, and inscribing a prefix and appending the rest gives what
 // inscribing the whole gives.
 type heldLine struct {
-	l       source.Line // its Raw is the update's own
+	l       source.Line // its Raw is the update's own, redacted
 	srcLen  int
 	changed bool
 	msg     string
-	last    source.TextField // the last text block, in l.Raw
+	// src is the line as the source has it (but for the parts of a secret
+	// cut between it and the line before, replaced), and srcLast its last
+	// text block: a joint is looked at in the source's text, not in the
+	// redacted, where a secret's first part may already be replaced as a
+	// secret of its own (a Stripe key's first 20 characters are one), and
+	// its rest left.
+	src     []byte
+	srcLast source.TextField
 }
 
 // redactLine replaces the secrets of a source line about to be built, and
@@ -82,39 +101,45 @@ func (u *update) redactLine(l source.Line, ready []source.Line) []source.Line {
 	}
 	srcLen := len(l.Raw)
 	fields := tf.TextFields(l.Raw)
-	out, changed := red.RedactLine(l.Raw, fields)
 	tj, joins := u.spec.adapter.(source.TextJoiner)
 	if !joins {
+		out, changed := red.RedactLine(l.Raw, fields)
 		u.keepRedacted(l.No, out, srcLen, changed)
 		l.Raw = out
 		return append(ready, l)
 	}
-	l.Raw = out
 	// Redaction changes no path, so the source's fields say whether the
-	// line is a message's part; a part's joint is cut in the redacted
-	// line, whose fields are found again only then.
-	msg, first, last, part := tj.MessagePart(l.Raw, fields)
-	if changed && part {
-		fields = tf.TextFields(out)
-	}
+	// line is a message's part. A secret cut between two parts is
+	// replaced in the source's text of both (each part by the secret's
+	// marker) before either line is redacted.
+	src, spliced := l.Raw, false // src is the reader's buffer until spliced
+	msg, first, last, part := tj.MessagePart(src, fields)
 	if h := u.held; h != nil {
 		u.held = nil
 		if part && msg == h.msg {
-			if a, b, cut := red.RedactJoint(jsonpatch.FieldText(h.l.Raw, h.last), jsonpatch.FieldText(l.Raw, fields[first])); cut {
-				h.l.Raw, h.changed = spliceText(h.l.Raw, h.last, a), true
-				l.Raw, changed = spliceText(l.Raw, fields[first], b), true
-				fields = tf.TextFields(l.Raw)
-				msg, first, last, part = tj.MessagePart(l.Raw, fields)
+			if a, b, cut := red.RedactJoint(jsonpatch.FieldText(h.src, h.srcLast), jsonpatch.FieldText(src, fields[first])); cut {
+				h.src = spliceText(h.src, h.srcLast, a)
+				h.l.Raw, _ = red.RedactLine(h.src, tf.TextFields(h.src))
+				h.changed = true
+				src, spliced = spliceText(src, fields[first], b), true
+				fields = tf.TextFields(src)
+				msg, first, last, part = tj.MessagePart(src, fields)
 			}
 		}
 		u.keepRedacted(h.l.No, h.l.Raw, h.srcLen, h.changed)
 		ready = append(ready, h.l)
 	}
+	out, changed := red.RedactLine(src, fields)
+	changed = changed || spliced
+	l.Raw = out
 	if part {
-		if !changed {
-			l.Raw = bytes.Clone(l.Raw) // the reader's buffer
+		if !spliced {
+			src = bytes.Clone(src)
 		}
-		u.held = &heldLine{l: l, srcLen: srcLen, changed: changed, msg: msg, last: fields[last]}
+		if !changed {
+			l.Raw = src
+		}
+		u.held = &heldLine{l: l, srcLen: srcLen, changed: changed, msg: msg, src: src, srcLast: fields[last]}
 		return ready
 	}
 	u.keepRedacted(l.No, l.Raw, srcLen, changed)

@@ -266,7 +266,7 @@ func (s *Store) updateSidechain(src source.Session, sc source.Sidechain, parentM
 	if r.Outcome == Failed {
 		return r, nil
 	}
-	return r, &session.Sidechain{AgentID: sc.ID, Path: src.ID + "/" + base + ".md", ToolUseID: sc.ToolUseID, Description: sc.Description}
+	return r, &session.Sidechain{AgentID: sc.ID, Path: src.ID + "/" + base + ".md", ToolUseID: sc.ToolUseID, Description: s.redactText(sc.Description)}
 }
 
 func mergeSidechains(old, add []session.Sidechain) []session.Sidechain {

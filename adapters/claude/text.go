@@ -14,10 +14,11 @@ var _ source.TextFinder = (*Adapter)(nil)
 // TextFields returns the text fields of a transcript line: every string
 // value of the entry except those that identify, time, type or encode
 // something (ids and uuids, signatures, hashes, timestamps, types and roles,
-// models, versions, the working directory and branch, base64 bytes). So a
+// models, versions, the working directory, base64 bytes). So a
 // prompt, a reply, thinking, a tool's input and output (message.content and
 // the client's structured copy, toolUseResult), a reminder, a title, a
-// summary, a queued prompt are text, and so is text in entry types scribe
+// summary, a queued prompt, the git branch (a name a person chose, which
+// can hold anything pasted into it) are text, and so is text in entry types scribe
 // does not know yet: a client's new field is scanned until it is named
 // here. Entries that hold only the client's bookkeeping of requests and
 // files (api-request, file-history-snapshot, cost-state, tools-used, mode,
@@ -97,7 +98,7 @@ var keyKinds atomic.Pointer[map[string]bool]
 func identityKey(k string) bool {
 	switch k {
 	case "id", "uuid", "uuids", "signature", "timestamp", "type", "subtype", "role", "model", "version",
-		"cwd", "gitBranch", "slug", "userType", "entrypoint", "media_type", "base64", "hash",
+		"cwd", "slug", "userType", "entrypoint", "media_type", "base64", "hash",
 		"requestDigest", "shapeHash", "backupFileName", "backupTime", "stop_reason", "stopReason",
 		"permissionMode", "promptSource", "turnOrigin", "operation":
 		return true

@@ -182,6 +182,14 @@ func scanSession(red *redact.Redactor, t source.Session) ([]secretJSON, error) {
 			return nil, err
 		}
 		out = append(out, fs...)
+		// The client's note on the subagent: its description reaches the
+		// session's document, the note is kept beside the subagent's.
+		if sc.MetaFile != "" {
+			if data, err := os.ReadFile(sc.MetaFile); err == nil {
+				_, reps := red.File(data)
+				out = append(out, found(reps, t.ID+"/agent-"+sc.ID, 0, sc.MetaFile, 0)...)
+			}
+		}
 	}
 	for _, rel := range t.Files {
 		p := filepath.Join(t.FilesDir, filepath.FromSlash(rel))

@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -87,6 +88,11 @@ func defaultConfig() (config.Config, error) {
 		defaultCfg.Allowlists = withoutTries(defaultCfg.Allowlists)
 		for id, r := range defaultCfg.Rules {
 			r.Allowlists = withoutTries(r.Allowlists)
+			if r.Regex != nil && id != "generic-api-key" {
+				if w := widened(r.Regex.String()); w != r.Regex.String() {
+					r.Regex = regexp.MustCompile(w)
+				}
+			}
 			defaultCfg.Rules[id] = r
 		}
 	})
@@ -118,6 +124,29 @@ func withoutTries(als []*config.Allowlist) []*config.Allowlist {
 		out[i] = b
 	}
 	return out
+}
+
+// glDelimiter is how some 150 of gitleaks' rules end: the secret must be
+// followed by white space, a quote, a backtick, a semicolon, an escaped
+// line end or the end of the text. In prose, a key is as often followed
+// by a comma, a full stop, a colon or a closing bracket ("the key is
+// sk_live_…, and", "use AIza…."), which that misses.
+const glDelimiter = `(?:[\x60'"\s;]|\\[nr]|$)`
+
+// delimiter is glDelimiter with the punctuation that ends a word in prose.
+const delimiter = `(?:[\x60'"\s;,.:!?)\]}>|]|\\[nr]|$)`
+
+// widened returns a rule's expression with gitleaks' delimiter, where it
+// ends with it, widened to prose's (delimiter). The secret is the rule's
+// group, before the delimiter, so it is the same secret, found in more
+// places. The generic rule keeps gitleaks' delimiter: its value is any
+// word after a keyword and an operator, and a word before a full stop is
+// most often a file's name ("validate_token",\ninternal/sem/csharp.go).
+func widened(re string) string {
+	if strings.HasSuffix(re, glDelimiter) {
+		return strings.TrimSuffix(re, glDelimiter) + delimiter
+	}
+	return re
 }
 
 // NewDetector returns a detector of gitleaks' default rules, extended by
@@ -329,7 +358,10 @@ func (c *chunkCache) put(h uint64, fs []Finding) {
 // scan runs gitleaks where the cheap tests pass: the rules but the hot
 // ones where a keyword of theirs occurs, a hot rule where the shape of its
 // secret does.
-func (d *Detector) scan(c string) []Finding {
+func (d *Detector) scan(c string) []Finding { return d.scanDepth(c, 0) }
+
+// scanDepth is scan of a text decoded depth times (encoded).
+func (d *Detector) scanDepth(c string, depth int) []Finding {
 	var found []report.Finding
 	if d.pre.any(c) {
 		found = d.gl.DetectString(c)
@@ -346,6 +378,13 @@ func (d *Detector) scan(c string) []Finding {
 			continue
 		}
 		out = append(out, Finding{Rule: f.RuleID, Secret: strings.Clone(s)})
+	}
+	if depth < maxDecode {
+		for _, f := range d.encoded(c, depth) {
+			if !isMarkerPart(c, f.Secret) {
+				out = append(out, Finding{Rule: f.Rule, Secret: strings.Clone(f.Secret)})
+			}
+		}
 	}
 	return preferSpecific(out)
 }
@@ -467,6 +506,13 @@ func isMarkerPart(c, s string) bool {
 	}
 }
 
+// awsSecretRegex is an AWS secret access key where gitleaks finds none:
+// 40 characters of base64 at most 80 characters after an access key id,
+// or after the word "secret", on the same line, with no operator between
+// ("the key is AKIA… and secret wJalr…"); gitleaks' generic rule wants
+// one (secret = …).
+const awsSecretRegex = `(?:\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b|(?i:\bsecret))[^\n]{0,80}?[^A-Za-z0-9/+]([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`
+
 const urlPasswordRegex = `\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/?#@'"<>]{1,64}:([^\s:/?#@'"<>]{4,128})@[a-zA-Z0-9][a-zA-Z0-9.-]*`
 
 // builtin are scribe's own rules, added to gitleaks' defaults: gitleaks
@@ -474,6 +520,16 @@ const urlPasswordRegex = `\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/?#@'"<>]{1,64}:
 // agent's session is full of them (a database URL in a command, in a .env
 // file it read).
 const builtin = `
+[[rules]]
+id = "aws-secret-access-key"
+description = "An AWS secret access key (40 characters of base64) after an access key id or the word secret, in prose as in a configuration"
+regex = '''` + awsSecretRegex + `'''
+secretGroup = 1
+entropy = 4.0
+keywords = ["akia", "asia", "abia", "acca", "a3t", "secret"]
+[[rules.allowlists]]
+description = "a path, a word, a hash: not upper case, lower case and digits together"
+regexes = ['''^[^0-9]*$''', '''^[^A-Z]*$''', '''^[^a-z]*$''']
 [[rules]]
 id = "url-password"
 description = "A password in a URL (scheme://user:password@host), as in a database's connection string"

@@ -13,7 +13,7 @@ import (
 // is a cheap test that is true wherever the rule's expression could match
 // (it may be true where it does not): where it is false, gitleaks would
 // find nothing with the rule, so the rule is not run. The test is written
-// against the expression in regex; a store or a gitleaks version that
+// against the expression in regex (gitleaks', its delimiter widened); a store or a gitleaks version that
 // changes the rule runs it as any other (sameRegex).
 type hotRule struct {
 	id    string
@@ -30,7 +30,7 @@ var hotRules = []hotRule{
 	},
 	{
 		id:    "vault-service-token",
-		regex: `\b((?:hvs\.[\w-]{90,120}|s\.(?i:[a-z0-9]{24})))(?:[\x60'"\s;]|\\[nr]|$)`,
+		regex: widened(`\b((?:hvs\.[\w-]{90,120}|s\.(?i:[a-z0-9]{24})))(?:[\x60'"\s;]|\\[nr]|$)`),
 		may:   mayVault,
 	},
 	{
@@ -45,7 +45,7 @@ var hotRules = []hotRule{
 	},
 	{
 		id:    "jwt",
-		regex: `\b(ey[a-zA-Z0-9]{17,}\.ey[a-zA-Z0-9\/\\_-]{17,}\.(?:[a-zA-Z0-9\/\\_-]{10,}={0,2})?)(?:[\x60'"\s;]|\\[nr]|$)`,
+		regex: widened(`\b(ey[a-zA-Z0-9]{17,}\.ey[a-zA-Z0-9\/\\_-]{17,}\.(?:[a-zA-Z0-9\/\\_-]{10,}={0,2})?)(?:[\x60'"\s;]|\\[nr]|$)`),
 		may:   mayJWT,
 	},
 }

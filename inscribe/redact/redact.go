@@ -96,17 +96,63 @@ func (r *Redactor) apply(text string, fs []Finding, path string) (string, []Repl
 
 // Excerpt returns the line of text around text[i:j] with that part
 // masked: its first characters (at most 4, and at most a quarter of it),
-// then "…" and its length.
+// then "…" and its length. The context shows no secret either: a word
+// cut at its edge is left out, and every word that looks like a secret
+// (maskLooking) is masked, whether a rule found it or not.
 func Excerpt(text string, i, j int) string {
 	start := max(0, i-30)
 	if nl := strings.LastIndexByte(text[start:i], '\n'); nl >= 0 {
 		start += nl + 1
 	}
+	for start > 0 && start < i && tokenByte(text[start-1]) && tokenByte(text[start]) {
+		start++ // a word cut short: left out
+	}
 	end := min(len(text), j+30)
 	if nl := strings.IndexByte(text[j:end], '\n'); nl >= 0 {
 		end = j + nl
 	}
-	return clean(text[start:i]) + Mask(text[i:j]) + clean(text[j:end])
+	for end < len(text) && end > j && tokenByte(text[end]) && tokenByte(text[end-1]) {
+		end--
+	}
+	return maskLooking(clean(text[start:i])) + Mask(text[i:j]) + maskLooking(clean(text[j:end]))
+}
+
+// tokenByte reports whether c can be part of a secret as maskLooking reads
+// words: letters, digits and the punctuation of keys and encodings.
+func tokenByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("+/=_-.", c) >= 0
+}
+
+// maskLooking masks the words of s that look like secrets, as Mask does:
+// 12 characters or more of letters, digits and +/=_-. holding upper
+// case, lower case and digits, or 20 and more holding letters and digits.
+// Words of prose, paths and times do not.
+func maskLooking(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if !tokenByte(s[i]) {
+			b.WriteByte(s[i])
+			i++
+			continue
+		}
+		j := i
+		var upper, lower, digit bool
+		for j < len(s) && tokenByte(s[j]) {
+			c := s[j]
+			upper = upper || c >= 'A' && c <= 'Z'
+			lower = lower || c >= 'a' && c <= 'z'
+			digit = digit || c >= '0' && c <= '9'
+			j++
+		}
+		w := s[i:j]
+		if len(w) >= 12 && upper && lower && digit || len(w) >= 20 && (upper || lower) && digit {
+			b.WriteString(Mask(w))
+		} else {
+			b.WriteString(w)
+		}
+		i = j
+	}
+	return b.String()
 }
 
 // Mask shows a secret as its first characters and its length.
@@ -289,7 +335,7 @@ func (r *Redactor) cut(a, b string, s split, path string) (string, string, *Repl
 	}
 	m := r.Marker(s.f.Rule, s.f.Secret)
 	rest := a[:len(a)-len(s.tail)]
-	rep := &Replacement{Rule: s.f.Rule, Marker: m, Path: path, Excerpt: clean(rest[max(0, len(rest)-30):]) + Mask(s.f.Secret)}
+	rep := &Replacement{Rule: s.f.Rule, Marker: m, Path: path, Excerpt: Excerpt(rest+s.f.Secret, len(rest), len(rest)+len(s.f.Secret))}
 	return rest + m, m + b[len(head):], rep
 }
 

@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -241,5 +242,76 @@ func TestStopWords(t *testing.T) {
 	}
 	if fs := r.Find(`api_key = "Zq8Lr2Xv7AbstractWc1Np5Hs3Jd6Fb0"`); len(fs) != 0 {
 		t.Errorf("a value holding a stop word (abstract) is a secret: %+v", fs)
+	}
+}
+
+// TestExcerptMasksNeighbours: an excerpt masks the secret found and every
+// word around it that looks like one, found by a rule or not, and shows
+// no part of a word it cuts (issue 32, 6).
+func TestExcerptMasksNeighbours(t *testing.T) {
+	r := newRedactor(t)
+	const unknown = "Vq7mK2xL9pR4tZ8w"         // a password no rule finds
+	const longer = "zz9q8w7e6r5t4y3u2i1o0pazz" // letters and digits, no upper case
+	text := "export DB_PASS=" + unknown + " AWS=" + planted["aws-access-token"] + " and " + longer + " done at 2026-11-22T09:26:16Z in hello.py"
+	_, reps := r.Text(text)
+	if len(reps) == 0 {
+		t.Fatal("the AWS key is not found")
+	}
+	for _, rep := range reps {
+		for _, s := range []string{unknown, longer, planted["aws-access-token"], unknown[8:], longer[:10]} {
+			if strings.Contains(rep.Excerpt, s) {
+				t.Errorf("the excerpt shows %q: %q", s, rep.Excerpt)
+			}
+		}
+		if !strings.Contains(rep.Excerpt, "AWS=") {
+			t.Errorf("the excerpt lost its context: %q", rep.Excerpt)
+		}
+	}
+	// Words of prose, paths and times are shown.
+	if got := maskLooking("done at 2026-11-22T09:26:16Z in /home/dev/src/tools-thinking/hello.py"); got != "done at 2026-11-22T09:26:16Z in /home/dev/src/tools-thinking/hello.py" {
+		t.Errorf("maskLooking masks prose: %q", got)
+	}
+}
+
+// TestProseDelimiters: the secrets of issue 32's audit that gitleaks'
+// rules missed for what followed or preceded them are found and replaced
+// whole: a key followed by punctuation, an AWS secret key in prose beside
+// its access key id, a JWT ending a sentence, a secret in base64.
+func TestProseDelimiters(t *testing.T) {
+	r := newRedactor(t)
+	const (
+		stripe    = "sk_live_51Hx8Qm2Lr7Xv4Kp9Tz3Wc6Np1Hs5Jd"
+		google    = "AIzaSyD4Qm2Lr7Xv4Kp9Tz3Wc6Np1Hs5JdXq7mZ"
+		awsID     = "AKIAQ4Z7VB2XKM5NPT3W"
+		awsSecret = "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"
+		jwt       = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJzY3JpYmUtdGVzdCIsImlhdCI6MTcwMDAwMDAwMH0.Qm8Lr2Xv7Kp4Tz9Wc1Np5Hs3Jd6Fb0Ga2YeQ4K8r2Xq"
+	)
+	encoded := base64.StdEncoding.EncodeToString([]byte("aws_access_key_id=" + awsID + "\n"))
+	for _, c := range []struct{ text, secret, rule string }{
+		{"the key is " + stripe + ", and more", stripe, "stripe-access-token"},
+		{"the key is " + stripe + ".", stripe, "stripe-access-token"},
+		{"(" + stripe + ")", stripe, "stripe-access-token"},
+		{"the google key is " + google + ".", google, "gcp-api-key"},
+		{"the google key: " + google + ": done", google, "gcp-api-key"},
+		{"the access key id is " + awsID + " and secret " + awsSecret + ".", awsSecret, "aws-secret-access-key"},
+		{"and the secret is " + awsSecret + ", keep it", awsSecret, "aws-secret-access-key"},
+		{"use the token " + jwt + ".", jwt, "jwt"},
+		{"echo " + encoded + " | base64 -d", encoded, "aws-access-token"},
+	} {
+		out, _ := r.Text(c.text)
+		if strings.Contains(out, c.secret) || !strings.Contains(out, "[REDACTED:"+c.rule+":") {
+			t.Errorf("%q\n  gives %q, want the %s replaced", c.text, out, c.rule)
+		}
+	}
+	// What is not a secret stays.
+	for _, text := range []string{
+		"the commit is 2f1c3e4d5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d, secret santa",
+		"secret: /home/dev/src/tools/thinking/hello/world/path/deep",
+		"a word base64 reads: ThisIsAVeryLongIdentifierNameOfSomeFunction",
+		"the token is ey.",
+	} {
+		if out, reps := r.Text(text); len(reps) > 0 {
+			t.Errorf("%q\n  gives %q: a false positive", text, out)
+		}
 	}
 }
