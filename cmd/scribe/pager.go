@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"runtime"
 	"strconv"
 	"strings"
@@ -92,6 +93,10 @@ func (e *env) startPager(off bool) *pager {
 		pipe.Close()
 		return &pager{Writer: e.stdout}
 	}
+	// Ctrl-C in the pager is the pager's (less stops a search with it):
+	// scribe, in the same process group, ignores it while the pager runs,
+	// as git does, rather than end and leave the pager to the shell.
+	signal.Ignore(os.Interrupt)
 	return &pager{Writer: quietPipe{pipe}, cmd: cmd, pipe: pipe}
 }
 

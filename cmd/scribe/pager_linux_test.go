@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/scribe-archive/scribe/internal/testkit/testenv"
@@ -128,5 +129,45 @@ func TestTerminal(t *testing.T) {
 	lines := strings.Split(strings.TrimSuffix(paged, "\n"), "\n")
 	if len(lines) != 7 || !strings.HasPrefix(lines[0], "SESSION ") || lines[6] != "… and 17 more (--limit 0 lists them all)" {
 		t.Errorf("list --limit 5 is %d lines:\n%s", len(lines), paged)
+	}
+}
+
+// TestPagerInterrupt: Ctrl-C while the pager shows the session is the
+// pager's: scribe, given two, waits for the pager to end and ends well,
+// its output whole, instead of leaving the pager to the shell.
+func TestPagerInterrupt(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "store")
+	var stderr bytes.Buffer
+	if code := run([]string{"--root", root, "inscribe", filepath.Join(testenv.Projects(t), "-home-dev-src-multiturn")}, nil, io.Discard, &stderr); code != 0 {
+		t.Fatalf("inscribe: %d\n%s", code, stderr.String())
+	}
+	ptmx, tty := openPTY(t, 80)
+	out := filepath.Join(t.TempDir(), "paged")
+	started := filepath.Join(t.TempDir(), "started")
+	cmd := scribeCmd("--root", root, "show", "2222")
+	cmd.Env = append(cmd.Env, "SCRIBE_PAGER=touch "+started+"; sleep 1; cat > "+out, "TZ=UTC")
+	cmd.Stdout, cmd.Stderr = tty, &stderr
+	go io.Copy(io.Discard, ptmx)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(started); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("the pager did not start")
+		}
+	}
+	for range 2 {
+		cmd.Process.Signal(syscall.SIGINT)
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("scribe show, interrupted twice while the pager ran: %v (%v)\n%s", err, cmd.ProcessState, stderr.String())
+	}
+	if data, _ := os.ReadFile(out); !strings.Contains(string(data), "Answer number 5.") {
+		t.Errorf("the pager was given %q", data)
 	}
 }
