@@ -176,7 +176,7 @@ func (s *Views) agentIndex(agent string) ([]byte, int64, error) {
 			if len(date) >= 10 {
 				date = date[:10]
 			}
-			fmt.Fprintf(&buf, "| [%s](%s) | %s | %s | %s |\n", cell(r.ID), inscribe.CatalogLink(r.ID), cell(r.Title), cell(date), cell(document.SummaryLine(r.Summary)))
+			fmt.Fprintf(&buf, "| [%s](%s) | %s | %s | %s |\n", cell(r.ID), inscribe.CatalogLink(r.ID), cell(document.EscapeInline(r.Title)), cell(date), cell(document.SummaryLine(r.Summary)))
 		}
 	}
 	return buf.Bytes(), newest, nil
