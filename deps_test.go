@@ -73,10 +73,12 @@ const depsRules = `
 	exportcore < check;
 
 	# SERVE: what reads the archive for people and agents.
+	# What keeps a local server to requests addressed to it.
+	NONE < serve/guard;
 	inscribe, index < serve/web;
 	# The MCP server reads and writes the store through the Store and
 	# Writer interfaces it declares, which the command implements.
-	inscribe/document < serve/mcp;
+	serve/guard, inscribe/document < serve/mcp;
 
 	# CLI: the one place that names the concrete adapters and exporters.
 	ADAPTERS, STORE, EXPORT, check, serve/web, serve/mcp < cmd/scribe;

@@ -126,17 +126,14 @@ func (d *Doc) Key() string {
 
 // Exists reports whether the document's file is there (a session of which
 // only sidechains were inscribed has none).
-func (d *Doc) Exists() bool {
-	fi, err := os.Stat(d.path)
-	return err == nil && fi.Mode().IsRegular()
-}
+func (d *Doc) Exists() bool { return d.store.isDocFile(d.path) }
 
 // Head returns the document's head (frontmatter, title, summary), read once.
 func (d *Doc) Head() (*document.Head, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.head == nil {
-		h, err := readHead(d.path)
+		h, err := readHeadVia(d.open, d.path)
 		if err != nil {
 			return nil, err
 		}
@@ -161,8 +158,11 @@ func (d *Doc) RewriteHead(edit func(*session.Meta)) (bool, error) {
 }
 
 // readHead reads the head of the document at path.
-func readHead(path string) (*document.Head, error) {
-	f, err := osfile.Open(path)
+func readHead(path string) (*document.Head, error) { return readHeadVia(osfile.Open, path) }
+
+// readHeadVia is readHead opening the file with open.
+func readHeadVia(open opener, path string) (*document.Head, error) {
+	f, err := open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -194,16 +194,29 @@ func (d *Doc) Title() string {
 	return document.DisplayTitle(h.Meta, h.Summary)
 }
 
-// Open opens the document's bytes as they are stored. A document of a
-// store is opened through its sessions folder, so that a link that leads
-// out of it is not followed.
-func (d *Doc) Open() (*os.File, error) {
+// Open opens the document's bytes as they are stored.
+func (d *Doc) Open() (*os.File, error) { return d.open(d.path) }
+
+// open opens a file of the document (the document, a round file, a file
+// kept beside it) for reading. Every read of a Doc goes through it: in a
+// store, it opens the file through the store's sessions folder (an
+// os.Root), so that a link that leads out of it (a store cloned from git
+// or synced by a tool holds what links it was given) is not followed,
+// and the reader is told so; links within the folder are followed. A
+// document outside a store is read where it lies.
+func (d *Doc) open(p string) (*os.File, error) {
 	if d.store != nil {
-		if rel, err := filepath.Rel(d.store.SessionsDir(), d.path); err == nil && filepath.IsLocal(rel) {
-			return os.OpenInRoot(d.store.SessionsDir(), rel)
+		if rel, err := filepath.Rel(d.store.SessionsDir(), p); err == nil && filepath.IsLocal(rel) {
+			f, err := os.OpenInRoot(d.store.SessionsDir(), rel)
+			if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrPermission) {
+				if fi, lerr := os.Lstat(p); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+					err = fmt.Errorf("%s: a link that leads out of the store's folder %s: not followed", p, d.store.SessionsDir())
+				}
+			}
+			return f, err
 		}
 	}
-	return os.Open(d.path)
+	return osfile.Open(p)
 }
 
 // Changed is when the document's file last changed (its modification
@@ -218,7 +231,12 @@ func (d *Doc) Changed() (time.Time, int64, error) {
 
 // Parse reads the whole document.
 func (d *Doc) Parse() (*session.Document, error) {
-	data, err := os.ReadFile(d.path)
+	f, err := d.open(d.path)
+	if err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(f)
+	f.Close()
 	if err != nil {
 		return nil, err
 	}
@@ -228,7 +246,7 @@ func (d *Doc) Parse() (*session.Document, error) {
 // Items opens the document's messages for reading one at a time, so that a
 // long document is never whole in memory. Close the reader when done.
 func (d *Doc) Items() (*document.ItemReader, error) {
-	f, err := os.Open(d.path)
+	f, err := d.open(d.path)
 	if err != nil {
 		return nil, err
 	}
@@ -273,11 +291,11 @@ func (d *Doc) RoundCount() (int, error) {
 }
 
 // Round reads round n's file whole.
-func (d *Doc) Round(n int) (*RoundFile, error) { return readRound(roundPath(d.folder(), n)) }
+func (d *Doc) Round(n int) (*RoundFile, error) { return readRoundVia(d.open, roundPath(d.folder(), n)) }
 
 // RoundHeader reads round n's file up to its entries (the bulk of it).
 func (d *Doc) RoundHeader(n int) (*RoundFile, error) {
-	return readRoundHeader(roundPath(d.folder(), n))
+	return readRoundUpTo(d.open, roundPath(d.folder(), n), "entries")
 }
 
 // RoundName names round n's file where a person reads it (an error, a
@@ -313,9 +331,11 @@ func (d *Doc) Sidechains() ([]*Doc, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*Doc, len(paths))
-	for i, p := range paths {
-		out[i] = d.store.docAt(p)
+	out := make([]*Doc, 0, len(paths))
+	for _, p := range paths {
+		if d.store.isDocFile(p) {
+			out = append(out, d.store.docAt(p))
+		}
 	}
 	return out, nil
 }
@@ -453,7 +473,7 @@ func (d *Doc) OpenSourceFile(rel string) (*os.File, error) {
 	if !filepath.IsLocal(r) {
 		return nil, fmt.Errorf("%s: kept file %q lies outside the document's folder", d.path, rel)
 	}
-	return os.Open(filepath.Join(d.folder(), sourceFilesDir, r))
+	return d.open(filepath.Join(d.folder(), sourceFilesDir, r))
 }
 
 // SidechainMetaName is the file SidechainMeta reads, to name in a message.
@@ -462,10 +482,15 @@ func (d *Doc) SidechainMetaName() string { return filepath.Join(d.folder(), side
 // SidechainMeta returns what the source client wrote about a subagent
 // (kept as meta.json beside its document), and whether there is any.
 func (d *Doc) SidechainMeta() ([]byte, bool, error) {
-	data, err := os.ReadFile(filepath.Join(d.folder(), sidechainMetaFile))
+	f, err := d.open(filepath.Join(d.folder(), sidechainMetaFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
 	}
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(f)
 	return data, err == nil, err
 }
 
@@ -532,7 +557,11 @@ func (s *Store) AgentDocs(agent string) ([]*Doc, error) {
 		if !ok || e.IsDir() || name == strings.TrimSuffix(catalogFile, ".md") || isTemp(e.Name()) {
 			continue
 		}
-		out = append(out, &Doc{store: s, path: filepath.Join(s.SessionsDir(), agent, e.Name()), agent: agent, id: name})
+		p := filepath.Join(s.SessionsDir(), agent, e.Name())
+		if e.Type()&fs.ModeSymlink != 0 && !s.linkWithin(p) {
+			continue
+		}
+		out = append(out, &Doc{store: s, path: p, agent: agent, id: name})
 	}
 	return out, nil
 }

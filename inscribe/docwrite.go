@@ -16,6 +16,7 @@ import (
 
 	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/atomicfile"
+	"github.com/scribe-archive/scribe/internal/osfile"
 	"github.com/scribe-archive/scribe/session"
 )
 
@@ -202,7 +203,7 @@ func (u *update) writeRound(r *session.Round) error {
 			u.batch.Drop(f)
 			return nil
 		}
-		if old, err := readRoundUpTo(p, "user"); err == nil && !old.Open {
+		if old, err := readRoundUpTo(osfile.Open, p, "user"); err == nil && !old.Open {
 			u.batch.Drop(f)
 			return &document.FormatError{File: p, Msg: "this closed round differs from what the source now gives: the store and the source disagree; nothing was overwritten"}
 		}

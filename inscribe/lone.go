@@ -81,7 +81,9 @@ func (s *Store) LoneSidechains() ([]*Doc, error) {
 			}
 			subs, _ := filepath.Glob(filepath.Join(dir, e.Name(), sidechainGlob))
 			for _, p := range subs {
-				out = append(out, s.docAt(p))
+				if s.isDocFile(p) {
+					out = append(out, s.docAt(p))
+				}
 			}
 		}
 	}

@@ -284,8 +284,15 @@ func partBlocks(parts []session.Part) []RoundBlock {
 // ReadRound reads a round file. The entries' lines are slices of the
 // file's bytes, read into memory once: a round file of a 100 MB line is not
 // held again in a decoder's buffer and again in each line's copy.
-func readRound(p string) (*RoundFile, error) {
-	data, err := readWhole(p)
+func readRound(p string) (*RoundFile, error) { return readRoundVia(osfile.Open, p) }
+
+// An opener opens a file of the store for reading: osfile.Open, or a
+// Doc's open, which follows no link out of the store.
+type opener func(string) (*os.File, error)
+
+// readRoundVia is readRound opening the file with open.
+func readRoundVia(open opener, p string) (*RoundFile, error) {
+	data, err := readWhole(open, p)
 	if err != nil {
 		return nil, err
 	}
@@ -320,8 +327,8 @@ func (v *inPlace) UnmarshalJSON(b []byte) error {
 
 // readWhole reads a file whole (into a buffer of its size), telling the
 // memory limit of it first (source.NoteLine).
-func readWhole(p string) ([]byte, error) {
-	f, err := osfile.Open(p)
+func readWhole(open opener, p string) ([]byte, error) {
+	f, err := open(p)
 	if err != nil {
 		return nil, err
 	}
@@ -338,11 +345,11 @@ func readWhole(p string) ([]byte, error) {
 
 // ReadRoundHeader reads a round file's fields up to its entries, and
 // stops there: the entries (the bulk of the file) are not read.
-func readRoundHeader(p string) (*RoundFile, error) { return readRoundUpTo(p, "entries") }
+func readRoundHeader(p string) (*RoundFile, error) { return readRoundUpTo(osfile.Open, p, "entries") }
 
 // readRoundUpTo reads a round file's fields until the field named stop.
-func readRoundUpTo(p, stop string) (*RoundFile, error) {
-	f, err := osfile.Open(p)
+func readRoundUpTo(open opener, p, stop string) (*RoundFile, error) {
+	f, err := open(p)
 	if err != nil {
 		return nil, err
 	}

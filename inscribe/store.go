@@ -199,11 +199,48 @@ func (s *Store) FindDoc(id string) (string, bool) {
 func (s *Store) findIn(buckets []string, id string) (string, bool) {
 	for _, b := range buckets {
 		p := s.docPath(b, id)
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+		if s.isDocFile(p) {
 			return p, true
 		}
 	}
 	return "", false
+}
+
+// isDocFile reports whether p is a file the store reads as a document (or
+// another file of its own): a regular file, or a link to one within the
+// store's sessions folder. A link that leads out of the folder (a store
+// cloned from git, or synced by a tool, holds whatever links it was
+// given) is none: nothing is read through it (Doc.open).
+func (s *Store) isDocFile(p string) bool {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return false
+	}
+	if fi.Mode().IsRegular() {
+		return true
+	}
+	return fi.Mode()&fs.ModeSymlink != 0 && s.linkWithin(p)
+}
+
+// linkWithin reports whether the link p leads to a regular file within
+// the store's sessions folder (or, for no store, anywhere).
+func (s *Store) linkWithin(p string) bool {
+	target, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return false
+	}
+	if fi, err := os.Stat(target); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	if s == nil {
+		return true
+	}
+	root, err := filepath.EvalSymlinks(s.SessionsDir())
+	if err != nil {
+		return false
+	}
+	rel, err := filepath.Rel(root, target)
+	return err == nil && filepath.IsLocal(rel)
 }
 
 // LockError reports that another process holds a document's lock.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/scribe-archive/scribe/serve/guard"
 	"github.com/scribe-archive/scribe/serve/mcp"
 )
 
@@ -73,7 +74,7 @@ func runMCP(ctx context.Context, e *env, o mcpOptions) error {
 		return err
 	}
 	notLoopback := withHint(fmt.Errorf("--http %s: not a loopback address; scribe mcp serves this machine only", o.http), "use 127.0.0.1:PORT or [::1]:PORT")
-	if !mcp.LoopbackHost(o.http) {
+	if !guard.LoopbackHost(o.http) {
 		return notLoopback
 	}
 	ln, err := net.Listen("tcp", o.http)

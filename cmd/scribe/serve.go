@@ -19,6 +19,7 @@ import (
 	"github.com/scribe-archive/scribe/index"
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/inscribe/views"
+	"github.com/scribe-archive/scribe/serve/guard"
 	"github.com/scribe-archive/scribe/serve/web"
 )
 
@@ -47,8 +48,10 @@ It listens on 127.0.0.1:7420, reachable from this machine only. Another
 --addr is allowed; one that is not a loopback address lets anyone who can
 reach it read every session, and serve says so. An address of every
 interface (0.0.0.0:7420, [::]:7420, :7420) is served at the addresses
-serve prints, which a terminal lets you click. Message text is shown as
-text, never run, and pages allow no script at all.`,
+serve prints, which a terminal lets you click. It answers only requests
+addressed to localhost or to an address it listens on, so that no web page
+reaches it by making its own name resolve to this machine. Message text is
+shown as text, never run, and pages allow no script at all.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runServe(cmd.Context(), e, o)
@@ -86,7 +89,9 @@ func runServe(ctx context.Context, e *env, o serveOptions) error {
 	}
 	logger := log.New(e.stderr, "scribe: ", 0)
 	srv := &http.Server{
-		Handler:           web.New(ws, web.Options{Logf: logger.Printf, Zone: zone(o.utc)}),
+		// Only requests addressed to this server's addresses or
+		// localhost: no web page that makes its name resolve to one.
+		Handler:           guard.For(ln.Addr(), net.InterfaceAddrs).Handler("scribe serve", web.New(ws, web.Options{Logf: logger.Printf, Zone: zone(o.utc)})),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          logger,
 	}

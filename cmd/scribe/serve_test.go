@@ -98,6 +98,22 @@ func TestServe(t *testing.T) {
 			if b := body("s/22222222-2222-4222-8222-222222222222/transcript.jsonl"); b != string(src) {
 				t.Error("the transcript is not the source")
 			}
+			// A page whose name resolves to this machine (DNS rebinding)
+			// is refused; localhost is served (issue 32, 5).
+			_, port, _ := net.SplitHostPort(strings.TrimSuffix(strings.TrimPrefix(base, "http://"), "/"))
+			for host, want := range map[string]int{"attacker.example:" + port: 403, "localhost:" + port: 200} {
+				req, _ := http.NewRequest("GET", base+"s/22222222-2222-4222-8222-222222222222/document.md", nil)
+				req.Host = host
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != want || want == 403 && strings.Contains(string(b), "third question") {
+					t.Errorf("Host %s: %s, want %d", host, resp.Status, want)
+				}
+			}
 			cancel()
 			select {
 			case err := <-done:
