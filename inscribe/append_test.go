@@ -277,7 +277,7 @@ func TestUntouchedSourceNotRead(t *testing.T) {
 			src := l.put(rel, whole)
 			l.update(true)
 			l.put(rel, other[:len(whole)])
-			note := filepath.Join(l.root, "data", "sessions", "claude", "22222222-2222-4222-8222-222222222222", stateFile)
+			note := statePath(filepath.Join(l.root, "data", "sessions", "claude", "22222222-2222-4222-8222-222222222222"))
 			noteBytes, err := os.ReadFile(note)
 			if err != nil {
 				t.Fatal(err)
@@ -303,7 +303,7 @@ func TestUntouchedSourceNotRead(t *testing.T) {
 // time of its document's read note, as a file written later would.
 func putAfterNote(t *testing.T, l *liveDir, rel string, data []byte, id string) {
 	t.Helper()
-	note := filepath.Join(l.root, "data", "sessions", "claude", id, stateFile)
+	note := statePath(filepath.Join(l.root, "data", "sessions", "claude", id))
 	writeAfter(t, note, func() string { return l.put(rel, data) })
 }
 
@@ -402,7 +402,7 @@ func TestEditedOpenRound(t *testing.T) {
 
 	// Forced on a source that did not change, the read note stays what it
 	// was, and no pending note is left behind.
-	note := filepath.Join(folderOf(md), stateFile)
+	note := statePath(folderOf(md))
 	before, _ := os.ReadFile(note)
 	doc, _ = os.ReadFile(md)
 	os.WriteFile(md, append(doc, "\nedited again\n"...), 0o644)
@@ -482,49 +482,74 @@ func TestSidechainGrows(t *testing.T) {
 	}
 }
 
-// TestMissingNote: a document whose read note is lost is not touched until
-// the update is told to rebuild it, and a rebuild killed after writing its
-// note but before putting the document in place (the note then holds only
-// the next note) is still a missing note, not an empty one.
-func TestMissingNote(t *testing.T) {
+// TestNoteMadeFromRecord: a document whose read note is not on this
+// machine (a clone of the store, a .scribe/ deleted; or a note lost, or a
+// rebuild killed after writing only the next note) gets it from its record
+// at its next update, and the update then goes on as if the note had been
+// there: the store ends as the whole inscription leaves it, byte for byte.
+// Without a record of its round files either, the document is not touched
+// until the update is told to rebuild it.
+func TestNoteMadeFromRecord(t *testing.T) {
 	whole, rel := sample(t, "-home-dev-src-multiturn", "22222222-2222-4222-8222-222222222222")
 	ref := newLive(t)
 	ref.put(rel, whole)
 	ref.update(true)
 	want := ref.snapshot()
 
-	note := filepath.Join("sessions", "claude", "22222222-2222-4222-8222-222222222222", stateFile)
+	folder := filepath.Join("sessions", "claude", "22222222-2222-4222-8222-222222222222")
 	for _, c := range []struct {
-		name string
-		note string // what state.json holds instead of the real note ("": none)
+		name   string
+		note   string // what state.json holds instead of the real note ("": none)
+		record bool   // rounds.tsv is lost too
 	}{
-		{"deleted", ""},
-		{"unreadable", "{not json"},
-		{"killed-rebuild", `{"version":1,"none":true,"next":{"version":1,"size":1,"seen":1,"doc_open_at":0,"doc_tail_hash":"00"}}`},
+		{"deleted", "", false},
+		{"local state deleted", "-", false},
+		{"unreadable", "{not json", false},
+		{"killed-rebuild", `{"version":1,"none":true,"next":{"version":1,"size":1,"seen":1,"doc_open_at":0,"doc_tail_hash":"00"}}`, false},
+		{"no record", "", true},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			l := newLive(t)
-			l.put(rel, prefixLines(whole, 10))
-			l.update(true)
-			l.put(rel, whole)
-			p := filepath.Join(l.root, "data", note)
-			os.Remove(p)
-			if c.note != "" {
-				os.WriteFile(p, []byte(c.note), 0o644)
-			}
-			before := l.snapshot()
-			for _, verify := range []bool{false, true} {
-				err := updateErr(t, l, Options{Verify: verify})
-				var mn *MissingNoteError
-				if !errors.As(err, &mn) || !strings.Contains(err.Error(), "22222222-2222-4222-8222-222222222222.md") || !strings.Contains(err.Error(), stateFile) {
-					t.Fatalf("verify=%v: error %v, want a MissingNoteError naming the document and its note", verify, err)
+		for _, verify := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/verify=%v", c.name, verify), func(t *testing.T) {
+				l := newLive(t)
+				l.put(rel, prefixLines(whole, 30)) // closed rounds, and an open one
+				l.update(true)
+				l.put(rel, whole)
+				dir := filepath.Join(l.root, "data", folder)
+				p := statePath(dir)
+				switch c.note {
+				case "-":
+					os.RemoveAll(filepath.Join(l.root, "data", localDir))
+				case "":
+					os.Remove(p)
+				default:
+					os.WriteFile(p, []byte(c.note), 0o644)
 				}
-				sameSnapshot(t, "after the refused update", l.snapshot(), before)
-			}
-			if err := updateErr(t, l, Options{Verify: true, Rebuild: true}); err != nil {
-				t.Fatal(err)
-			}
-			sameSnapshot(t, "after the rebuild", l.snapshot(), want)
-		})
+				if c.record {
+					os.Remove(filepath.Join(dir, roundsFile))
+					before := l.snapshot()
+					err := updateErr(t, l, Options{Verify: verify})
+					var mn *MissingNoteError
+					if !errors.As(err, &mn) || !strings.Contains(err.Error(), "22222222-2222-4222-8222-222222222222.md") || !strings.Contains(err.Error(), stateFile) {
+						t.Fatalf("error %v, want a MissingNoteError naming the document and its note", err)
+					}
+					sameSnapshot(t, "after the refused update", l.snapshot(), before)
+					if err := updateErr(t, l, Options{Verify: true, Rebuild: true}); err != nil {
+						t.Fatal(err)
+					}
+				} else if err := updateErr(t, l, Options{Verify: verify}); err != nil {
+					t.Fatal(err)
+				}
+				got := l.snapshot()
+				if c.note == "-" {
+					// The derived indexes this test's store does not keep.
+					for k := range want {
+						if _, ok := got[k]; !ok && strings.HasSuffix(k, ".db") {
+							delete(want, k)
+						}
+					}
+				}
+				sameSnapshot(t, "after the update", got, want)
+			})
+		}
 	}
 }

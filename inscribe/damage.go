@@ -84,7 +84,11 @@ func checkDoc(md string) error {
 	}
 	st = resolveState(st, md)
 	if st == nil {
-		return &MissingNoteError{Doc: md, Note: filepath.Join(folder, stateFile), Session: DocSession(md)}
+		// No note on this machine: what the record holds (the next
+		// update makes the note from it).
+		if st = recordOnly(folder); st == nil {
+			return &MissingNoteError{Doc: md, Note: statePath(folder), Session: DocSession(md)}
+		}
 	}
 	if st.RoundsSize == nil {
 		return nil
@@ -171,7 +175,18 @@ func verifyDoc(md string, a source.Adapter, sourcePath string) []error {
 		return append(errs, err)
 	}
 	if st = resolveState(st, md); st == nil {
-		return append(errs, &MissingNoteError{Doc: md, Note: filepath.Join(folder, stateFile), Session: session})
+		// No note on this machine (a clone): the closed round files are
+		// checked against their record, the rest waits for the note the
+		// next update makes from it.
+		if st = recordOnly(folder); st == nil {
+			return append(errs, &MissingNoteError{Doc: md, Note: statePath(folder), Session: session})
+		}
+		err := checkSums(folder, session, st, allBytes, src)
+		if errors.Is(err, errRecord) {
+			err = &DamageError{Session: session, File: filepath.Join(folder, roundsFile), Why: "damaged: it does not read as a record of round files"}
+		}
+		walkJoined(err, func(e error) { errs = append(errs, e) })
+		return errs
 	}
 	roundsOK := true
 	if st.RoundsSize != nil {
@@ -189,7 +204,7 @@ func verifyDoc(md string, a source.Adapter, sourcePath string) []error {
 	}
 	if a != nil && roundsOK {
 		if err := verifyGraph(md, st, a); err != nil {
-			errs = append(errs, &DamageError{Session: session, File: filepath.Join(folder, graphFile), Why: err.Error()})
+			errs = append(errs, &DamageError{Session: session, File: graphPath(folder), Why: err.Error()})
 		}
 	}
 	return errs
@@ -240,7 +255,7 @@ func verifyGraph(md string, st *docState, a source.Adapter) error {
 			fmt.Fprintf(&want, "%s\t%s\t%s\n", n.UUID, n.Anchor, n.Parent)
 		}
 	}
-	got, err := os.ReadFile(filepath.Join(folder, graphFile))
+	got, err := os.ReadFile(graphPath(folder))
 	if errors.Is(err, fs.ErrNotExist) && st.GraphSize == 0 {
 		got = nil
 	} else if err != nil {

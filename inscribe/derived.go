@@ -28,10 +28,32 @@ import (
 
 // IndexPath is where the store's index database lies (sessions.db). It is
 // derived and kept per machine: a clone of the store does not carry it.
-func (s *Store) IndexPath() string { return filepath.Join(s.SessionsDir(), storeDB) }
+func (s *Store) IndexPath() string {
+	return moveDB(filepath.Join(s.SessionsDir(), storeDB), filepath.Join(s.localRoot(), storeDB))
+}
 
 // IndexPath is where the document's own index database lies (session.db).
-func (d *Doc) IndexPath() string { return filepath.Join(d.folder(), sessionDB) }
+func (d *Doc) IndexPath() string {
+	return moveDB(filepath.Join(d.folder(), sessionDB), filepath.Join(localOf(d.folder()), sessionDB))
+}
+
+// moveDB returns to, where a database lies now, having moved it there from
+// from, where stores before 0.3 kept it, when it is there and not at to: a
+// database is a file and its write-ahead log (its -shm is rebuilt).
+func moveDB(from, to string) string {
+	if from == to {
+		return to
+	}
+	if _, err := os.Lstat(to); errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Lstat(from); err == nil && os.MkdirAll(filepath.Dir(to), DirMode) == nil {
+			if os.Rename(from, to) == nil {
+				os.Rename(from+"-wal", to+"-wal")
+				os.Remove(from + "-shm")
+			}
+		}
+	}
+	return to
+}
 
 // Rel is the document's path relative to the store's sessions folder,
 // with slashes: how the indexes name it.
@@ -83,11 +105,10 @@ func (d *Doc) Seen() (int64, error) {
 
 // LockCatalogs takes the lock of the catalogs, waiting at most wait.
 func (s *Store) LockCatalogs(wait time.Duration) (unlock func(), err error) {
-	dir := s.SessionsDir()
-	if err := atomicfile.MkdirAll(dir, DirMode); err != nil {
+	if err := s.ensureGitFiles(); err != nil {
 		return nil, err
 	}
-	return lockWait(dir, wait)
+	return lockWait(filepath.Join(s.localRoot(), catalogLock), s.SessionsDir(), wait)
 }
 
 // catalogPath is the catalog of an agent ("" for the store's).
@@ -128,7 +149,7 @@ const UpLink = "../" + catalogFile
 // It is per-machine bookkeeping.
 func (s *Store) CatalogStamps() map[string]int64 {
 	stamps := map[string]int64{}
-	if b, err := os.ReadFile(filepath.Join(s.SessionsDir(), stampFile)); err == nil {
+	if b, err := os.ReadFile(s.stampPath()); err == nil {
 		json.Unmarshal(b, &stamps)
 	}
 	return stamps
@@ -140,8 +161,25 @@ func (s *Store) SetCatalogStamps(stamps map[string]int64) error {
 	if err != nil {
 		return err
 	}
-	_, err = atomicfile.WriteIfChanged(filepath.Join(s.SessionsDir(), stampFile), b, FileMode)
+	p := s.stampPath()
+	if err := atomicfile.MkdirAll(filepath.Dir(p), DirMode); err != nil {
+		return err
+	}
+	_, err = atomicfile.WriteIfChanged(p, b, FileMode)
 	return err
+}
+
+// stampPath is the catalogs' stamps, moved from where stores before 0.3
+// kept them.
+func (s *Store) stampPath() string {
+	to := filepath.Join(s.localRoot(), stampFile)
+	if _, err := os.Lstat(to); errors.Is(err, fs.ErrNotExist) {
+		legacy := filepath.Join(s.SessionsDir(), legacyStamp)
+		if _, err := os.Lstat(legacy); err == nil && os.MkdirAll(filepath.Dir(to), DirMode) == nil {
+			os.Rename(legacy, to)
+		}
+	}
+	return to
 }
 
 // InAgentFolder reports whether the document is one of an agent's session

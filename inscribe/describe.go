@@ -41,7 +41,7 @@ func (s *Store) SetSummary(md, summary string) (bool, error) {
 		return false, errors.New("the summary is not valid UTF-8")
 	}
 	summary = s.redactText(summary)
-	unlock, err := lockWait(folderOf(md), 0)
+	unlock, err := lockDoc(folderOf(md), 0)
 	if err != nil {
 		return false, err
 	}
@@ -71,7 +71,7 @@ func (s *Store) SetTitle(md, title string) (bool, error) {
 		return false, errors.New("the title is one line of text: no line breaks or control characters")
 	}
 	title = s.redactText(title)
-	unlock, err := lockWait(folderOf(md), 0)
+	unlock, err := lockDoc(folderOf(md), 0)
 	if err != nil {
 		return false, err
 	}

@@ -499,11 +499,8 @@ func (d *Doc) SidechainMeta() ([]byte, bool, error) {
 // *LockError. Hold it while changing what the store keeps of the document
 // (its tags).
 func (d *Doc) Lock(wait time.Duration) (unlock func(), err error) {
-	return lockWait(d.lockDir(), wait)
+	return lockDoc(d.folder(), wait)
 }
-
-// lockDir is where the document's lock lies.
-func (d *Doc) lockDir() string { return d.folder() }
 
 // Source is the source the document was inscribed from, as a path of this
 // machine: the frontmatter's, else its read note's ("" when neither

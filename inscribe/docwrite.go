@@ -310,7 +310,7 @@ func copyIfChanged(b *atomicfile.Batch, from, to string) (bool, error) {
 // that lists them already is left as it is: an append of a session with
 // subagents asks at every run, and most find nothing to add.
 func (s *Store) relist(md string, add []session.Sidechain, wait time.Duration) error {
-	unlock, err := lockWait(folderOf(md), wait)
+	unlock, err := lockDoc(folderOf(md), wait)
 	if err != nil {
 		return err
 	}

@@ -53,7 +53,7 @@ func (s *Store) Forget(d *Doc, a source.Adapter, replace Replacer) (*Forgotten, 
 	md := d.path
 	defer d.forget()
 	folder := folderOf(md)
-	unlock, err := Lock(folder)
+	unlock, err := lockDoc(folder, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -1,38 +1,53 @@
 package inscribe
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/scribe-archive/scribe/session/source"
 )
 
-// This file owns every path name of a store's layout (docs/FORMAT.md §2):
+// This file owns every path name of a store's layout (docs/FORMAT.md §2).
+// The record, which a clone of the store carries:
 //
+//	.gitignore, .gitattributes                 what git leaves out and how it merges (git.go)
 //	roles.yaml                                 the roles registry (optional)
+//	redact.toml                                whether secrets are replaced, and the markers' key
 //	sessions/index.md                          agents, session counts, date ranges
-//	sessions/sessions.db                       the store's index (derived)
-//	sessions/.index-stamp.json                 when each catalog was last written
 //	sessions/<agent_id>/index.md               that agent's sessions
 //	sessions/<agent_id>/<session_id>.md        the document
 //	sessions/<agent_id>/<session_id>/          the document's folder:
 //	    rounds/NNN.json                        round files (the backing record)
+//	    rounds.tsv                             the size and hash of each closed round file (manifest.go)
 //	    files/<hash>.<ext>                     images and documents the session showed (hash: 16 hex digits of the SHA-256)
 //	    agent-<id>.md, agent-<id>/             sidechain documents and their folders (meta.json: the client's note on the subagent)
 //	    source-files/...                       files the client kept beside the session, byte for byte
-//	    state.json, graph.tsv                  the read note: where the source was read up to (for append)
-//	    rounds.tsv                             the size and hash of each closed round file (manifest.go)
+//	    index.md, tags.tsv                     the table of rounds, engagement tags
 //	    .repair.tmp-*/                         a repair's scratch inscription (repair.go)
+//
+// The machine's own state, in .scribe/ beside sessions/, which the store's
+// .gitignore leaves out and a clone rebuilds (note.go):
+//
+//	.scribe/sessions.db                        the store's index (derived)
+//	.scribe/catalog-stamps.json                when each catalog was last written
+//	.scribe/catalogs.lock                      held while the catalogs are written
+//	.scribe/docs/<agent_id>/<session_id>/      per document (a sidechain's one folder deeper, agent-<id>/):
+//	    state.json, graph.tsv                  the read note: where the source is and how far it was read
 //	    .lock                                  held while the document is updated
-//	    index.md, session.db, tags.tsv         the table of rounds, the document's index (derived), engagement tags
+//	    session.db                             the document's index (derived)
 //
 // The store writes the documents, round files, files and read notes; the
-// derived views (package inscribe/views) write the indexes, tables,
-// catalogs and tags, under the names given here.
+// derived views (package inscribe/views) decide what the indexes, tables,
+// catalogs and tags hold, and the store writes them where this file says.
 
 const (
+	// localDir is the folder of the machine's own state, in the store's
+	// root.
+	localDir = ".scribe"
 	// RolesFile is the roles registry, in the store root.
 	rolesFile = "roles.yaml"
 	// SourceFilesDir is the folder, in a document's folder, that keeps the
@@ -58,7 +73,11 @@ const (
 	roundsIndex = "index.md"
 	tagsFile    = "tags.tsv"
 	catalogFile = "index.md"
-	stampFile   = ".index-stamp.json"
+	stampFile   = "catalog-stamps.json"
+	catalogLock = "catalogs.lock"
+	// legacyStamp is where stores before 0.3 kept the catalogs' stamps
+	// (in sessions/).
+	legacyStamp = ".index-stamp.json"
 )
 
 // FileMode and DirMode are the permissions of the files and folders the
@@ -99,6 +118,52 @@ func builderConfig(file, base string) source.Config {
 
 // isSidechainBase reports whether a document's base name is a sidechain's.
 func isSidechainBase(base string) bool { return strings.HasPrefix(base, "agent-") }
+
+// localOf returns where the machine's own state of the document whose
+// folder is given lies: .scribe/docs/ and the folder's path below the
+// sessions folder, <root>/sessions/<agent>/<id>[/agent-<x>]. A document
+// outside a store keeps it in its own folder, as stores before 0.3 did.
+func localOf(folder string) string {
+	dir, rel := folder, []string{}
+	for i := 0; i < 3; i++ {
+		rel = append([]string{filepath.Base(dir)}, rel...)
+		dir = filepath.Dir(dir)
+		if i > 0 && filepath.Base(dir) == "sessions" {
+			return filepath.Join(append([]string{filepath.Dir(dir), localDir, "docs"}, rel...)...)
+		}
+	}
+	return folder
+}
+
+// localFile returns the path of the machine's own file name of the
+// document whose folder is given. A store written before 0.3 kept it in
+// the document's folder: it is moved where it belongs now, the first time
+// it is asked for.
+func localFile(folder, name string) string {
+	local := localOf(folder)
+	p := filepath.Join(local, name)
+	if local == folder {
+		return p
+	}
+	if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+		legacy := filepath.Join(folder, name)
+		if _, err := os.Lstat(legacy); err == nil {
+			if os.MkdirAll(local, DirMode) == nil {
+				os.Rename(legacy, p)
+			}
+		}
+	}
+	return p
+}
+
+// statePath, graphPath and lockPath are the document's read note, its
+// graph and its lock.
+func statePath(folder string) string { return localFile(folder, stateFile) }
+func graphPath(folder string) string { return localFile(folder, graphFile) }
+func lockPath(folder string) string  { return filepath.Join(localOf(folder), lockFile) }
+
+// localRoot is the folder of the machine's own state of the store.
+func (s *Store) localRoot() string { return filepath.Join(s.Root, localDir) }
 
 // SessionsDir is where the documents live.
 func (s *Store) SessionsDir() string { return filepath.Join(s.Root, "sessions") }

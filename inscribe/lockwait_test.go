@@ -20,7 +20,7 @@ func TestLockWait(t *testing.T) {
 	before, _ := os.ReadFile(md)
 	l.put(rel, whole)
 
-	unlock, err := Lock(folderOf(md)) // another writer: a lock of its own
+	unlock, err := lockDoc(folderOf(md), 0) // another writer: a lock of its own
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -147,7 +147,7 @@ func (s *Store) Orphans(name string) []*Doc {
 		if d.Exists() || d.agent == "" {
 			continue
 		}
-		if _, err := os.Stat(filepath.Join(dir, stateFile)); err == nil || exists(roundsDir(dir)) {
+		if exists(filepath.Join(dir, stateFile)) || exists(statePath(dir)) || exists(roundsDir(dir)) {
 			out = append(out, d)
 		}
 	}

@@ -201,7 +201,7 @@ func checkSums(folder, session string, st *docState, how sumCheck, src io.Reader
 	}
 	var noted time.Time // hash the files that changed after it
 	if how == changedOnes {
-		fi, err := os.Stat(filepath.Join(folder, stateFile))
+		fi, err := os.Stat(statePath(folder))
 		if err != nil {
 			how = allBytes
 		} else {

@@ -62,7 +62,7 @@ func TestRoundFileDamageNoticed(t *testing.T) {
 			l, src, md := recordStore(t)
 			p := filepath.Join(folderOf(md), filepath.FromSlash(c.file))
 			if !c.atOnce {
-				afterChange(t, filepath.Join(folderOf(md), stateFile))
+				afterChange(t, statePath(folderOf(md)))
 			}
 			if err := c.damage(p); err != nil {
 				t.Fatal(err)
@@ -101,7 +101,7 @@ func TestRoundFilesTrusted(t *testing.T) {
 	}
 	// The note written again after the damage, as it was.
 	afterChange(t, p)
-	note := filepath.Join(folder, stateFile)
+	note := statePath(folder)
 	data, err := os.ReadFile(note)
 	if err != nil {
 		t.Fatal(err)

@@ -101,10 +101,11 @@ func (u *update) repair() error {
 	if err := m.rounds(); err != nil {
 		return err
 	}
-	for _, name := range []string{roundsFile, graphFile} {
-		if err := m.replace(filepath.Join(f.folder, name), filepath.Join(folder, name)); err != nil {
-			return err
-		}
+	if err := m.replace(filepath.Join(f.folder, roundsFile), filepath.Join(folder, roundsFile)); err != nil {
+		return err
+	}
+	if err := m.replace(graphPath(f.folder), graphPath(folder)); err != nil {
+		return err
 	}
 	if err := m.files(); err != nil {
 		return err
@@ -114,7 +115,7 @@ func (u *update) repair() error {
 		return err
 	}
 	if st == nil {
-		m.say("%s: made anew", filepath.Join(folder, stateFile))
+		m.say("%s: made anew", statePath(folder))
 	}
 	if m.docChanged {
 		pending := docState{None: true}

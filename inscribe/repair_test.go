@@ -48,9 +48,9 @@ func TestRepairKeepsEdits(t *testing.T) {
 	folder := folderOf(md)
 	os.Remove(roundPath(folder, 3))
 	os.Truncate(roundPath(folder, 5), 10) // the open round
-	os.Remove(filepath.Join(folder, stateFile))
+	os.Remove(statePath(folder))
 	os.Remove(filepath.Join(folder, roundsFile))
-	os.Truncate(filepath.Join(folder, graphFile), 7)
+	os.Truncate(graphPath(folder), 7)
 
 	r := repairOne(t, l, src)
 	if r.Err != nil || r.Outcome != Repaired {
@@ -160,7 +160,7 @@ func TestRepairSourceGone(t *testing.T) {
 	os.Remove(src)
 	folder := folderOf(md)
 	os.Remove(md)
-	os.Remove(filepath.Join(folder, stateFile))
+	os.Remove(statePath(folder))
 	r := repairOne(t, l, src)
 	if r.Err != nil || r.Outcome != Repaired || !said(r, "the source is gone: rebuilt from the round files") || !said(r, ".md was missing: rebuilt from the round files") {
 		t.Fatalf("%s %v %v", r.Outcome, r.Err, r.Warnings)

@@ -12,7 +12,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -99,7 +98,7 @@ func Seen(folder string) (int64, error) {
 // readState reads the read note of the document in folder: nil when it has
 // none, or none scribe can read.
 func readState(folder string) (*docState, error) {
-	f, err := osfile.Open(filepath.Join(folder, stateFile))
+	f, err := osfile.Open(statePath(folder))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -135,7 +134,7 @@ func writeState(b *atomicfile.Batch, folder string, st *docState) error {
 	if err != nil {
 		return err
 	}
-	_, err = b.WriteIfChanged(filepath.Join(folder, stateFile), append(data, '\n'), FileMode)
+	_, err = b.WriteIfChanged(statePath(folder), append(data, '\n'), FileMode)
 	return err
 }
 

@@ -44,6 +44,10 @@ type Store struct {
 	// document of a store does not list its sessions folder each time.
 	bucketsMu sync.Mutex
 	buckets   []string
+
+	// gitOnce writes the store's .gitignore once (git.go).
+	gitOnce sync.Once
+	gitErr  error
 }
 
 // An Indexer keeps a store's derived views current. The store calls
@@ -256,30 +260,27 @@ func (e *LockError) Error() string {
 // updating the same document.
 var lockTimeout = 30 * time.Second
 
-// lock takes the exclusive lock of a document's folder. Two processes that
-// update the same document run one after the other: the second waits (up to
-// lockTimeout) and then sees what the first wrote. The lock is an flock(2)
-// on <folder>/.lock (LockFileEx on Windows), so it is released when the
-// process dies.
-func Lock(folder string) (unlock func(), err error) { return lockWait(folder, 0) }
-
-// LockWithin is Lock waiting at most wait; past it, the error is a
-// *LockError.
-func LockWithin(folder string, wait time.Duration) (unlock func(), err error) {
-	return lockWait(folder, wait)
+// lockDoc takes the exclusive lock of the document whose folder is
+// given, waiting up to wait (lockTimeout when zero); past it, the error is
+// a *LockError. Two processes that update the same document run one after
+// the other: the second waits and then sees what the first wrote. The lock
+// is an flock(2) on the document's .lock among the machine's own state
+// (LockFileEx on Windows), so it is released when the process dies.
+func lockDoc(folder string, wait time.Duration) (unlock func(), err error) {
+	return lockWait(lockPath(folder), folder, wait)
 }
 
-// lockWait is lock waiting up to wait instead (lockTimeout when zero).
-func lockWait(folder string, wait time.Duration) (unlock func(), err error) {
+// lockWait takes the lock of the file name, waiting up to wait
+// (lockTimeout when zero); what names what it guards in a *LockError.
+func lockWait(name, what string, wait time.Duration) (unlock func(), err error) {
 	if wait <= 0 {
 		wait = lockTimeout
 	}
-	name := filepath.Join(folder, lockFile)
 	f, err := osfile.OpenFile(name, os.O_CREATE|os.O_RDWR, FileMode)
 	if errors.Is(err, fs.ErrNotExist) {
 		// The folder is made on first use only: over a store of many
 		// documents, a stat each is not free.
-		if err = os.MkdirAll(folder, DirMode); err == nil {
+		if err = os.MkdirAll(filepath.Dir(name), DirMode); err == nil {
 			f, err = osfile.OpenFile(name, os.O_CREATE|os.O_RDWR, FileMode)
 		}
 	}
@@ -301,16 +302,18 @@ func lockWait(folder string, wait time.Duration) (unlock func(), err error) {
 		}
 		if time.Now().After(deadline) {
 			f.Close()
-			return nil, &LockError{Path: folder}
+			return nil, &LockError{Path: what}
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 }
 
-// recordedSource is how a source path is written in the frontmatter: relative
-// to the store's parent directory when it lies inside it (so a repository
-// that holds both its sessions and their store is relocatable), absolute
-// otherwise.
+// recordedSource is how a source path is written in the frontmatter:
+// relative to the store's parent directory when it lies inside it (so a
+// repository that holds both its sessions and their store is
+// relocatable), else relative to the home directory as ~/… (so a store
+// shared with a team does not publish where each one's home is), else
+// absolute.
 func (s *Store) recordedSource(p string) string {
 	abs, err := filepath.Abs(p)
 	if err != nil {
@@ -319,15 +322,27 @@ func (s *Store) recordedSource(p string) string {
 	rootAbs, err := filepath.Abs(s.Root)
 	if err == nil {
 		base := filepath.Dir(rootAbs)
-		if rel, err := filepath.Rel(base, abs); err == nil && !strings.HasPrefix(rel, "..") {
+		if rel, err := filepath.Rel(base, abs); err == nil && filepath.IsLocal(rel) {
 			return filepath.ToSlash(rel)
+		}
+	}
+	if home, err := os.UserHomeDir(); err == nil && home != "" {
+		if rel, err := filepath.Rel(home, abs); err == nil && filepath.IsLocal(rel) {
+			return "~/" + filepath.ToSlash(rel)
 		}
 	}
 	return filepath.ToSlash(abs)
 }
 
-// ResolveSource turns a recorded source back into a path.
+// ResolveSource turns a recorded source back into a path of this machine:
+// ~/… from this home directory, a relative one from the store's parent
+// directory.
 func (s *Store) ResolveSource(rec string) string {
+	if rest, ok := strings.CutPrefix(rec, "~/"); ok {
+		if home, err := os.UserHomeDir(); err == nil && home != "" {
+			return filepath.Join(home, filepath.FromSlash(rest))
+		}
+	}
 	p := filepath.FromSlash(rec)
 	if filepath.IsAbs(p) || s == nil {
 		return p

@@ -102,7 +102,7 @@ func removeOld(p string, e fs.DirEntry, age time.Duration) {
 // scribe was writing beside its folder, a new index) are once they are a
 // minute old.
 func (s *Store) RemoveStaleTemps(agents ...string) {
-	dirs := []string{s.SessionsDir()}
+	dirs := []string{s.SessionsDir(), s.localRoot()}
 	for _, a := range agents {
 		dirs = append(dirs, filepath.Join(s.SessionsDir(), a))
 	}
@@ -117,7 +117,7 @@ func (s *Store) RemoveStaleTemps(agents ...string) {
 				continue
 			}
 			age := tempAge
-			if strings.HasPrefix(name, "."+catalogFile+".tmp-") || strings.HasPrefix(name, "."+stampFile+".tmp-") {
+			if strings.HasPrefix(name, "."+catalogFile+".tmp-") || strings.HasPrefix(name, "."+stampFile+".tmp-") || strings.HasPrefix(name, "."+legacyStamp+".tmp-") {
 				age = 0
 			}
 			removeOld(filepath.Join(dir, name), e, age)

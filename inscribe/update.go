@@ -322,12 +322,16 @@ func (s *Store) updateDoc(spec docSpec, opts Options) (res Result) {
 	res = Result{Source: spec.source, Doc: spec.md}
 	u := s.newUpdate(spec, opts, &res)
 	folder := u.folder
+	if err := s.ensureGitFiles(); err != nil {
+		res.Outcome, res.Err = Failed, err
+		return res
+	}
 	// A new folder is made durable with the update's files (Batch.MkdirAll).
 	if err := u.batch.MkdirAll(folder, DirMode); err != nil {
 		res.Outcome, res.Err = Failed, err
 		return res
 	}
-	unlock, err := lockWait(folder, opts.LockWait)
+	unlock, err := lockDoc(folder, opts.LockWait)
 	if err != nil {
 		res.Outcome, res.Err = Failed, err
 		return res
@@ -520,7 +524,16 @@ func (u *update) loadOld(st *docState) error {
 	u.notePending = st != nil && st.Next != nil
 	st = resolveState(st, u.spec.md)
 	if st == nil && !u.opts.Rebuild {
-		return &MissingNoteError{Doc: u.spec.md, Note: filepath.Join(u.folder, stateFile), Session: u.spec.id}
+		// No note on this machine (a clone of the store): made from the
+		// record (note.go).
+		var err error
+		if st, err = u.rebuildNote(); err != nil {
+			return err
+		}
+		if st == nil {
+			return &MissingNoteError{Doc: u.spec.md, Note: statePath(u.folder), Session: u.spec.id}
+		}
+		u.noteChanged = st.changed
 	}
 	// The note holds even when the source was given by another path (a hook
 	// passes it absolute, a person relative): the hashes check the content.
@@ -652,7 +665,7 @@ func (u *update) build() error {
 	if st == nil {
 		st = &docState{OpenLine: 1}
 	}
-	gp := filepath.Join(u.folder, graphFile)
+	gp := graphPath(u.folder)
 	if u.old != nil && !graphComplete(gp, st.GraphSize) {
 		if err := u.rebuildGraph(gp); err != nil {
 			return err
@@ -949,7 +962,7 @@ func (u *update) roundsListChanged() bool {
 // read.
 func (u *update) noteTime() time.Time {
 	if u.noteChanged.IsZero() {
-		if fi, err := os.Stat(filepath.Join(u.folder, stateFile)); err == nil {
+		if fi, err := os.Stat(statePath(u.folder)); err == nil {
 			u.noteChanged = changeTime(fi)
 		}
 	}

@@ -114,6 +114,7 @@ func TestDamageCampaign(t *testing.T) {
 	want := kept(t, pristine)
 	sessions := filepath.Join("sessions", "claude")
 	folder := filepath.Join(sessions, id)
+	local := filepath.Join(".scribe", "docs", "claude", id) // the machine's own state
 	files := []struct {
 		name, path string
 		// noticed: a repair must be suggested for every damage (the others
@@ -124,11 +125,12 @@ func TestDamageCampaign(t *testing.T) {
 		{"closed round file", filepath.Join(folder, "rounds", "002.json"), true},
 		{"open round file", filepath.Join(folder, "rounds", "005.json"), true},
 		{"sidechain round file", filepath.Join(sessions, "33333333-3333-4333-8333-333333333333", "agent-a851eb1970e603fa2", "rounds", "001.json"), true},
-		{"state.json", filepath.Join(folder, "state.json"), true},
+		// The read note and the graph are made again from the record.
+		{"state.json", filepath.Join(local, "state.json"), false},
 		{"rounds.tsv", filepath.Join(folder, "rounds.tsv"), false},
-		{"graph.tsv", filepath.Join(folder, "graph.tsv"), false},
-		{"session.db", filepath.Join(folder, "session.db"), false},
-		{"sessions.db", filepath.Join("sessions", "sessions.db"), false},
+		{"graph.tsv", filepath.Join(local, "graph.tsv"), false},
+		{"session.db", filepath.Join(local, "session.db"), false},
+		{"sessions.db", filepath.Join(".scribe", "sessions.db"), false},
 		{"tags.tsv", filepath.Join(folder, "tags.tsv"), true},
 		{"index.md (rounds)", filepath.Join(folder, "index.md"), true},
 		{"index.md (catalog)", filepath.Join(sessions, "index.md"), true},

@@ -55,9 +55,9 @@ func TestDamagedIndexes(t *testing.T) {
 			if out, err := scribeCmd("--root", root, "append", src).CombinedOutput(); err != nil {
 				t.Fatalf("%v\n%s", err, out)
 			}
-			db := filepath.Join(root, "sessions", "sessions.db")
+			db := filepath.Join(root, ".scribe", "sessions.db")
 			if which == "session.db" {
-				db = filepath.Join(root, "sessions", "claude", "s", "session.db")
+				db = filepath.Join(root, ".scribe", "docs", "claude", "s", "session.db")
 			}
 			corruptPages(t, db, rand.New(rand.NewSource(1)))
 			os.WriteFile(src, data, 0o644)

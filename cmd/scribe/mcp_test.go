@@ -245,7 +245,7 @@ func TestMCPToolErrors(t *testing.T) {
 	// Damage: the index overwritten, a round file lost, a document cut
 	// short or replaced. The index is set aside and built again; the
 	// others are errors naming what to do; the server goes on.
-	db := filepath.Join(root, "sessions", "sessions.db")
+	db := filepath.Join(root, ".scribe", "sessions.db")
 	c.mustCall("search", map[string]any{"query": "question"}) // builds the index
 	if err := os.WriteFile(db, bytes.Repeat([]byte("garbage!"), 4096), 0o600); err != nil {
 		t.Fatal(err)

@@ -102,7 +102,7 @@ func TestSeedQuery(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.CloseIndex()
-	db, err := sql.Open("sqlite", filepath.Join(s.SessionsDir(), "sessions.db"))
+	db, err := sql.Open("sqlite", s.IndexPath())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,8 +190,8 @@ func TestIndexLossAndDamage(t *testing.T) {
 
 	// Damaged: garbage in the store's index, an old version in a
 	// document's. Both are rebuilt, with a warning.
-	os.WriteFile(filepath.Join(s.SessionsDir(), "sessions.db"), []byte("this is not a database"), 0o644)
-	old, _ := sql.Open("sqlite", filepath.Join(folderOf(md), "session.db"))
+	os.WriteFile(s.IndexPath(), []byte("this is not a database"), 0o644)
+	old, _ := sql.Open("sqlite", storetest.Doc(t, md).IndexPath())
 	old.Exec("PRAGMA user_version = 0")
 	old.Close()
 	s3, _ := reopen(s.Root)
@@ -205,7 +205,7 @@ func TestIndexLossAndDamage(t *testing.T) {
 	sameDumps(t, "after damage", dumps(t, s3), want)
 
 	// A document's index damaged alone is rebuilt when next used.
-	os.WriteFile(filepath.Join(folderOf(md), "session.db"), []byte("garbage"), 0o644)
+	os.WriteFile(storetest.Doc(t, md).IndexPath(), []byte("garbage"), 0o644)
 	s4, _ := reopen(s.Root)
 	if _, err := s4.Tag(storetest.Doc(t, md), []int{1}, "console-work"); err != nil {
 		t.Fatal(err)
@@ -297,7 +297,7 @@ func TestContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A view writes nothing, even where an index is missing.
-	if err := os.Remove(filepath.Join(folderOf(md), "session.db")); err != nil {
+	if err := os.Remove(storetest.Doc(t, md).IndexPath()); err != nil {
 		t.Fatal(err)
 	}
 	before := stamps(t, s.Root)
@@ -308,7 +308,7 @@ func TestContext(t *testing.T) {
 	if after := stamps(t, s.Root); !maps.Equal(after, before) {
 		t.Error("context changed the store")
 	}
-	if _, err := os.Stat(filepath.Join(folderOf(md), "session.db")); err == nil {
+	if _, err := os.Stat(storetest.Doc(t, md).IndexPath()); err == nil {
 		t.Error("context rebuilt the session's index")
 	}
 	out := buf.String()
@@ -405,7 +405,7 @@ func TestEnsureIndexStamp(t *testing.T) {
 	md := filepath.Join(s.SessionsDir(), want[0].Doc)
 	lose := func() {
 		t.Helper()
-		db, err := sql.Open("sqlite", filepath.Join(s.SessionsDir(), "sessions.db"))
+		db, err := sql.Open("sqlite", s.IndexPath())
 		if err != nil {
 			t.Fatal(err)
 		}

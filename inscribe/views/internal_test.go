@@ -214,7 +214,7 @@ func TestPlannedUpdates(t *testing.T) {
 	spoil := func() {
 		t.Helper()
 		v.CloseIndex()
-		db, err := sql.Open("sqlite", filepath.Join(v.SessionsDir(), "sessions.db"))
+		db, err := sql.Open("sqlite", v.IndexPath())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,7 +2,6 @@ package views_test
 
 import (
 	"context"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -23,7 +22,7 @@ func TestSearchDuringReindex(t *testing.T) {
 
 	// Another process rebuilds: its transaction has cleared the index and
 	// written nothing back yet.
-	rebuilder, err := index.Open(filepath.Join(s.SessionsDir(), "sessions.db"))
+	rebuilder, err := index.Open(s.IndexPath())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,17 +21,23 @@ func TestRepositoryData(t *testing.T) {
 	s, _ := storetest.Repository(t)
 	repoData := filepath.Join(testenv.RepoRoot(t), "data")
 	got, want := storeFiles(t, filepath.Join(s.Root, "sessions")), storeFiles(t, filepath.Join(repoData, "sessions"))
+	// The record a clone carries: the sessions, and the store's own
+	// .gitignore, which leaves .scribe/ (the machine's state) out.
+	ignore := filepath.Join(s.Root, ".gitignore")
 	if *testenv.Update {
 		os.RemoveAll(filepath.Join(repoData, "sessions"))
 		testenv.CopyTree(t, filepath.Join(s.Root, "sessions"), filepath.Join(repoData, "sessions"))
-		os.Remove(filepath.Join(repoData, "sessions", ".lock"))
-		filepath.WalkDir(filepath.Join(repoData, "sessions"), func(p string, d fs.DirEntry, err error) error {
-			if err == nil && d.Name() == ".lock" {
-				os.Remove(p)
-			}
-			return nil
-		})
+		data, err := os.ReadFile(ignore)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(repoData, ".gitignore"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
 		return
+	}
+	if a, b := readFile(t, ignore), readFile(t, filepath.Join(repoData, ".gitignore")); !bytes.Equal(a, b) {
+		t.Errorf("data/.gitignore is not the one scribe writes for a store (run go test ./inscribe/views -update)")
 	}
 	var names []string
 	for n := range got {
@@ -68,6 +74,15 @@ func TestRepositoryData(t *testing.T) {
 			t.Errorf("data/sessions/%s should not be there (run go test ./inscribe/views -update)", n)
 		}
 	}
+}
+
+func readFile(t *testing.T, p string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }
 
 // storeFiles lists a store's files (relative paths), leaving out lock files,

@@ -119,7 +119,7 @@ func wire(t testing.TB, st *inscribe.Store) web.Store {
 	if _, err := s.EnsureIndex(); err != nil {
 		t.Fatal(err)
 	}
-	db, err := index.Open(filepath.Join(s.SessionsDir(), "sessions.db"))
+	db, err := index.Open(s.IndexPath())
 	if err != nil {
 		t.Fatal(err)
 	}
