@@ -39,6 +39,18 @@ func isTemp(name string) bool {
 // documents' temporary files an earlier scribe wrote beside them, in this
 // folder, unless they are old.
 func removeTemps(folder string, rounds bool) {
+	// The machine's own files of the document (its note, graph and index)
+	// are written under its lock too; its sidechains' lie in folders
+	// below, with locks of their own.
+	if local := localOf(folder); local != folder {
+		if ents, err := osfile.ReadDir(local); err == nil {
+			for _, e := range ents {
+				if !e.IsDir() && isTemp(e.Name()) {
+					os.Remove(filepath.Join(local, e.Name()))
+				}
+			}
+		}
+	}
 	ents, err := osfile.ReadDir(folder)
 	if err != nil {
 		return

@@ -298,6 +298,13 @@ func (s *Views) indexDocInto(batch *index.Batch, d *inscribe.Doc, key string, se
 	}
 	local := d.IndexPath()
 	_, localErr := os.Stat(local)
+	if errors.Is(localErr, fs.ErrNotExist) {
+		// Its folder among the machine's own state may not be there yet
+		// (a clone of the store).
+		if err := atomicfile.MkdirAll(filepath.Dir(local), 0o700); err != nil {
+			return warnings, err
+		}
+	}
 	mark := index.Mark{Doc: d.Rel(), Seen: seen}
 	var indexed index.Mark
 	known := false
