@@ -108,6 +108,11 @@ func (s *Store) LockCatalogs(wait time.Duration) (unlock func(), err error) {
 	if err := s.ensureGitFiles(); err != nil {
 		return nil, err
 	}
+	// The catalogs are written in the sessions folder, an empty store's
+	// too.
+	if err := atomicfile.MkdirAll(s.SessionsDir(), DirMode); err != nil {
+		return nil, err
+	}
 	return lockWait(filepath.Join(s.localRoot(), catalogLock), s.SessionsDir(), wait)
 }
 

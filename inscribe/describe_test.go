@@ -67,7 +67,7 @@ func TestSetSummarySurvivesAppend(t *testing.T) {
 	delete(want, docRel)
 	// The read note says where the open round starts in the document,
 	// which a longer head moves.
-	noteRel := filepath.Join(strings.TrimSuffix(docRel, ".md"), "state.json")
+	noteRel := filepath.Join(localDir, "docs", strings.TrimSuffix(strings.TrimPrefix(docRel, "sessions"+string(filepath.Separator)), ".md"), stateFile)
 	for _, snap := range []map[string][]byte{got, want} {
 		snap[noteRel] = regexp.MustCompile(`"doc_open_at": \d+`).ReplaceAll(snap[noteRel], []byte(`"doc_open_at": 0`))
 	}

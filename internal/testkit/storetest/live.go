@@ -73,7 +73,8 @@ func (l *Live) Update(verify bool) []inscribe.Result {
 func (l *Live) Snapshot() map[string][]byte {
 	out := map[string][]byte{}
 	filepath.WalkDir(l.Data, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || strings.HasPrefix(d.Name(), ".") || strings.Contains(d.Name(), ".db") {
+		if err != nil || d.IsDir() || strings.HasPrefix(d.Name(), ".") || strings.Contains(d.Name(), ".db") ||
+			strings.HasSuffix(d.Name(), ".lock") || d.Name() == "catalog-stamps.json" {
 			return err
 		}
 		rel, _ := filepath.Rel(l.Data, p)
