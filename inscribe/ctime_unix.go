@@ -13,7 +13,8 @@ import (
 // tool can set back (touch, cp -p and rsync set the mtime).
 func changeTime(fi fs.FileInfo) time.Time {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return time.Unix(int64(st.Ctim.Sec), int64(st.Ctim.Nsec))
+		sec, nsec := statCtime(st)
+		return time.Unix(sec, nsec)
 	}
 	return fi.ModTime()
 }
