@@ -68,8 +68,17 @@ func (s *Store) Forget(d *Doc, a source.Adapter, replace Replacer) (*Forgotten, 
 	res := &Forgotten{Doc: md}
 	var b atomicfile.Batch
 	defer b.Abort()
+	// All or nothing: a kill between the renames of the round files and
+	// of their sums would leave a record that reads as damaged.
+	b.Journal(journalPath(folder))
 	write := func(p string, data []byte) error {
-		changed, err := b.WriteIfChanged(p, data, FileMode)
+		// The document's and its round files' in its folder, where the
+		// next writer looks for leftovers (removeTemps).
+		dir := filepath.Dir(p)
+		if p == md || dir == roundsDir(folder) {
+			dir = folder
+		}
+		changed, err := b.WriteIfChangedIn(dir, p, data, FileMode)
 		if changed {
 			res.Files = append(res.Files, p)
 		}

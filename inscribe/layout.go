@@ -38,6 +38,7 @@ import (
 //	.scribe/docs/<agent_id>/<session_id>/      per document (a sidechain's one folder deeper, agent-<id>/):
 //	    state.json, graph.tsv                  the read note: where the source is and how far it was read
 //	    .lock                                  held while the document is updated
+//	    journal.json                           a multi-file rewrite's renames, while it makes them (forget)
 //	    session.db                             the document's index (derived)
 //
 // The store writes the documents, round files, files and read notes; the
@@ -62,6 +63,9 @@ const (
 	graphFile  = "graph.tsv"
 	roundsFile = "rounds.tsv"
 	lockFile   = ".lock"
+	// journalFile lists the renames of a rewrite of several files of a
+	// document while it makes them (atomicfile.Batch.Journal).
+	journalFile = "journal.json"
 
 	// The derived views' files: one database per document in its folder,
 	// one for the whole store, a table of rounds per document in its folder,
@@ -161,6 +165,10 @@ func localFile(folder, name string) string {
 func statePath(folder string) string { return localFile(folder, stateFile) }
 func graphPath(folder string) string { return localFile(folder, graphFile) }
 func lockPath(folder string) string  { return filepath.Join(localOf(folder), lockFile) }
+
+// journalPath is the journal of a rewrite of the document's files under
+// its lock.
+func journalPath(folder string) string { return filepath.Join(localOf(folder), journalFile) }
 
 // localRoot is the folder of the machine's own state of the store.
 func (s *Store) localRoot() string { return filepath.Join(s.Root, localDir) }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/scribe-archive/scribe/inscribe/document"
+	"github.com/scribe-archive/scribe/internal/atomicfile"
 	"github.com/scribe-archive/scribe/internal/osfile"
 	"github.com/scribe-archive/scribe/session/source"
 )
@@ -267,7 +268,18 @@ var lockTimeout = 30 * time.Second
 // is an flock(2) on the document's .lock among the machine's own state
 // (LockFileEx on Windows), so it is released when the process dies.
 func lockDoc(folder string, wait time.Duration) (unlock func(), err error) {
-	return lockWait(lockPath(folder), folder, wait)
+	unlock, err = lockWait(lockPath(folder), folder, wait)
+	if err != nil {
+		return nil, err
+	}
+	// A rewrite of several files (forget) a kill cut short is completed
+	// before anything reads the document's files, or removes the
+	// temporary files it was renaming.
+	if _, err := atomicfile.Recover(journalPath(folder)); err != nil {
+		unlock()
+		return nil, fmt.Errorf("complete the rewrite a kill stopped: %w", err)
+	}
+	return unlock, nil
 }
 
 // lockWait takes the lock of the file name, waiting up to wait

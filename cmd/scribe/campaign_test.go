@@ -311,3 +311,91 @@ func TestKillCampaign(t *testing.T) {
 	})
 	t.Logf("%d of 30 appends were killed mid-run (an append takes %v here)", killed, span)
 }
+
+// synthWords is a session of n rounds whose every answer holds the words
+// tok-00 … tok-<words-1>: forgetting one rewrites every round file.
+func synthWords(n, words int) []byte {
+	var toks []string
+	for k := 0; k < words; k++ {
+		toks = append(toks, fmt.Sprintf("tok-%02d", k))
+	}
+	all := strings.Join(toks, " ")
+	var b bytes.Buffer
+	parent := "null"
+	for i := 0; i < n; i++ {
+		u, x := fmt.Sprintf("u-%d", i), fmt.Sprintf("x-%d", i)
+		ts := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Minute).Format("2006-01-02T15:04:05.000Z")
+		fmt.Fprintf(&b, `{"parentUuid":%s,"type":"user","message":{"role":"user","content":"question %d"},"uuid":%q,"timestamp":%q,"cwd":"/home/me/app","sessionId":"s"}`+"\n", parent, i, u, ts)
+		fmt.Fprintf(&b, `{"parentUuid":%q,"type":"assistant","message":{"id":"n%d","role":"assistant","model":"m","content":[{"type":"text","text":"answer %d: %s"}]},"uuid":%q,"timestamp":%q}`+"\n", u, i, i, all, x, ts)
+		parent = fmt.Sprintf("%q", x)
+	}
+	return b.Bytes()
+}
+
+// TestForgetKillCampaign forgets one word after another in a process
+// killed with SIGKILL at random moments (issue 32, 1): after every kill
+// the session is appendable; at the end, forget again completes what was
+// cut, no forgotten word is left in the store, a new turn is appended and
+// check --store is clean.
+func TestForgetKillCampaign(t *testing.T) {
+	const rounds, words, kills = 24, 110, 100
+	data := synthWords(rounds, words)
+	dir := t.TempDir()
+	src := filepath.Join(dir, "proj", "s.jsonl")
+	os.MkdirAll(filepath.Dir(src), 0o755)
+	root := filepath.Join(dir, "data")
+	os.WriteFile(src, data, 0o644)
+	if code, stdout, stderr := scribeRun(t, root, "append", src); code != 0 {
+		t.Fatalf("%d\n%s%s", code, stdout, stderr)
+	}
+	start := time.Now()
+	if code, stdout, stderr := scribeRun(t, root, "forget", "--secret", "tok-00"); code != 0 {
+		t.Fatalf("forget: %d\n%s%s", code, stdout, stderr)
+	}
+	span := time.Since(start)
+	rng := rand.New(rand.NewSource(32))
+	killed, cut := 0, 0
+	journal := filepath.Join(root, ".scribe", "docs", "claude", "s", "journal.json")
+	for i := 1; i <= kills; i++ {
+		cmd := scribeCmd("--root", root, "forget", "--secret", fmt.Sprintf("tok-%02d", i))
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(rng.Int63n(int64(span) + 1)))
+		cmd.Process.Signal(syscall.SIGKILL)
+		if err := cmd.Wait(); err != nil {
+			killed++
+		}
+		if _, err := os.Stat(journal); err == nil {
+			cut++ // killed between the renames of its rewrite
+		}
+		if code, stdout, stderr := scribeRun(t, root, "append", src); code != 0 {
+			t.Fatalf("kill %d: the append after it failed: %d\n%s%s", i, code, stdout, stderr)
+		}
+	}
+	// What the kills cut short, a forget run to its end completes.
+	if code, stdout, stderr := scribeRun(t, root, "forget", `tok-(0[0-9]|[1-9][0-9]|100)\b`); code != 0 {
+		t.Fatalf("the forget after the kills: %d\n%s%s", code, stdout, stderr)
+	}
+	for p, b := range storeState(t, root) {
+		if m := regexp.MustCompile(`tok-(0[0-9]|[1-9][0-9]|100)\b`).Find(b); m != nil {
+			t.Errorf("%s still holds %s", p, m)
+		}
+	}
+	// A new turn is archived.
+	more := synthWords(rounds+1, words)
+	os.WriteFile(src, more, 0o644)
+	if code, stdout, stderr := scribeRun(t, root, "append", src); code != 0 || !strings.Contains(stdout, "1 appended") {
+		t.Fatalf("the append of a new turn: %d\n%s%s", code, stdout, stderr)
+	}
+	if code, stdout, stderr := scribeRun(t, root, "check", "--store"); code != 0 || !strings.Contains(stdout, " 0 with differences") {
+		t.Fatalf("check --store after the kills: %d\n%s%s", code, stdout, stderr)
+	}
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasPrefix(d.Name(), ".") && strings.Contains(d.Name(), ".tmp-") {
+			t.Errorf("left behind: %s", p)
+		}
+		return err
+	})
+	t.Logf("%d of %d forgets were killed mid-run, %d between the renames of the document's files (a forget takes %v here)", killed, kills, cut, span)
+}

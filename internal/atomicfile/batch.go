@@ -35,6 +35,9 @@ type Batch struct {
 	// (MkdirAll), synced when it commits.
 	made []string
 	held int // descriptors its files keep (Pending.Close)
+	// journal, if set, lists the renames while Commit makes them
+	// (journal.go).
+	journal string
 }
 
 // MkdirAll creates a directory and its missing parents, as the package's
@@ -84,12 +87,18 @@ func (b *Batch) CreateIn(dir, name string, perm fs.FileMode) (*Pending, error) {
 // anyway: it holds it now and the batch does not replace it already. It
 // reports whether the file will be written.
 func (b *Batch) WriteIfChanged(name string, data []byte, perm fs.FileMode) (bool, error) {
+	return b.WriteIfChangedIn(filepath.Dir(name), name, data, perm)
+}
+
+// WriteIfChangedIn is WriteIfChanged with the new version written in dir
+// (see CreateIn).
+func (b *Batch) WriteIfChangedIn(dir, name string, data []byte, perm fs.FileMode) (bool, error) {
 	if !b.replaces(name) {
 		if same, err := Equal(name, data); err != nil || same {
 			return false, err
 		}
 	}
-	p, err := b.Create(name, perm)
+	p, err := b.CreateIn(dir, name, perm)
 	if err != nil {
 		return false, err
 	}
@@ -140,6 +149,22 @@ func (b *Batch) Commit() error {
 	if err := syncAll(b.files, b.first); err != nil {
 		return err
 	}
+	journal := b.journal != "" && len(b.files) > 1
+	if journal {
+		for _, p := range b.files {
+			if err := p.Close(); err != nil {
+				return err
+			}
+		}
+		if err := b.writeJournal(b.files); err != nil {
+			return err
+		}
+		// From here the temporary files are the journal's: a rename that
+		// fails leaves them, and the journal, to Recover.
+		for _, p := range b.files {
+			p.done = true
+		}
+	}
 	dirs := map[string]bool{}
 	var order []string
 	for i, p := range b.files {
@@ -154,7 +179,9 @@ func (b *Batch) Commit() error {
 			queryTimes(order, p)
 		}
 		if err := os.Rename(p.f.Name(), p.target); err != nil {
-			os.Remove(p.f.Name())
+			if !journal {
+				os.Remove(p.f.Name())
+			}
 			return err
 		}
 		if d := filepath.Dir(p.target); !dirs[d] {
@@ -174,6 +201,9 @@ func (b *Batch) Commit() error {
 		}
 	}
 	b.files = nil
+	if journal {
+		return b.endJournal()
+	}
 	return nil
 }
 
