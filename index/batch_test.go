@@ -27,9 +27,9 @@ func batchOfSessionsInOneSecond(t *testing.T, pad int) {
 		var rows []Row
 		for r := 1; r <= 3; r++ {
 			body := fmt.Sprintf("round %d of %s", r, id) + strings.Repeat(" word", pad/5)
-			rows = append(rows, Row{SessionID: id, Round: r, Started: "2026-01-02T03:04:05Z", Body: body})
+			rows = append(rows, Row{SessionID: id, Round: r, Started: "2026-01-02T03:04:05Z", Reply: body})
 		}
-		rows = append(rows, Row{SessionID: id, Round: 4, Started: "not a time", Body: "when?"})
+		rows = append(rows, Row{SessionID: id, Round: 4, Started: "not a time", Reply: "when?"})
 		return Session{SessionID: id, AgentID: "claude", Doc: id + ".md"}, rows
 	}
 	open := func() *DB {
@@ -89,7 +89,7 @@ func TestRowidsOneTime(t *testing.T) {
 			s := Session{SessionID: "s", AgentID: "claude", Doc: "s.md"}
 			var rows []Row
 			for r := 1; r <= n; r++ {
-				rows = append(rows, Row{SessionID: "s", Round: r, Started: at, Body: fmt.Sprintf("round %d", r)})
+				rows = append(rows, Row{SessionID: "s", Round: r, Started: at, Reply: fmt.Sprintf("round %d", r)})
 			}
 			// All but the last 50 at once, then one a batch, as appends.
 			put := func(rows []Row) int {

@@ -83,7 +83,7 @@ func millionRounds(b *testing.B) (*DB, millionWords) {
 				body := strings.Join(words, " ")
 				at := started.Add(time.Duration(r)*20*time.Second + time.Duration(rng.Intn(1000))*time.Millisecond)
 				rows[r] = Row{SessionID: sess.SessionID, Round: r + 1, Started: at.Format(stampLayout), UserPreview: body[:min(120, len(body))],
-					AgentPreview: body[len(body)/2:][:min(120, len(body)/2)], Body: body, RoundFile: "x"}
+					AgentPreview: body[len(body)/2:][:min(120, len(body)/2)], Reply: body, RoundFile: "x"}
 				if r%50 == 0 {
 					eng := "console-work"
 					rows[r].EngagementID = &eng
@@ -266,7 +266,7 @@ func BenchmarkPutOneRound(b *testing.B) {
 		body := fmt.Sprintf("round %d of an appended session: we decided to keep the index incremental", i)
 		sess.Seen = int64(i)
 		if err := db.Put(ctx, sess, []Row{{SessionID: sess.SessionID, Round: i + 1, Started: time.Now().UTC().Format(stampLayout),
-			Body: body, UserPreview: body, RoundFile: "y"}}); err != nil {
+			Reply: body, UserPreview: body, RoundFile: "y"}}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -302,7 +302,7 @@ func BenchmarkSearchLargeRound(b *testing.B) {
 	defer db.Close()
 	start := time.Now()
 	sess := Session{SessionID: "large", AgentID: "claude", Doc: "claude/large.md"}
-	row := Row{SessionID: "large", Round: 1, Started: "2026-11-22T09:26:16.967Z", Body: body.String(), RoundFile: "x"}
+	row := Row{SessionID: "large", Round: 1, Started: "2026-11-22T09:26:16.967Z", Reply: body.String(), RoundFile: "x"}
 	if err := db.Put(context.Background(), sess, []Row{row}); err != nil {
 		b.Fatal(err)
 	}
@@ -340,7 +340,7 @@ func BenchmarkPutTimes(b *testing.B) {
 				at = t0.Format(stampLayout)
 			}
 			body := fmt.Sprintf("question %d about the index answer %d", r, r)
-			out = append(out, Row{SessionID: "s", Round: r + 1, Started: at, Body: body, UserPreview: body, RoundFile: "x"})
+			out = append(out, Row{SessionID: "s", Round: r + 1, Started: at, Reply: body, UserPreview: body, RoundFile: "x"})
 		}
 		return out
 	}

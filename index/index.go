@@ -2,8 +2,9 @@
 // Each session has one (session.db in its folder) and the store has one
 // for all sessions (sessions.db); both have the same schema (schema.sql):
 // the rounds table and its rounds_fts full-text table exactly as the method
-// specifies, plus a body column and a text_fts table for searching what
-// was said, and a sessions table for what search shows and filters on.
+// specifies, plus the prompt, reply and tools columns and a text_fts table
+// for searching what was said and done, and a sessions table for what
+// search shows and filters on.
 //
 // An index is derived data: the round files are the authority, and an
 // index can always be rebuilt from them. Engagement tags are the exception
@@ -34,7 +35,7 @@ var schema string
 
 // Version is the schema version (PRAGMA user_version). A database of
 // another version is rebuilt, never migrated.
-const Version = 4
+const Version = 5
 
 // DB is an open index.
 type DB struct {
@@ -379,8 +380,16 @@ type Row struct {
 	ThinkingChars int     `json:"thinking_chars"`
 	TokenCount    int64   `json:"token_count"`
 	RoundFile     string  `json:"round_file"`
-	Body          string  `json:"-"`
+	// The text search finds the round by: the person's prompt, the
+	// agent's replies and thinking, and its tool calls' inputs and results
+	// (each as text, not JSON).
+	Prompt string `json:"-"`
+	Reply  string `json:"-"`
+	Tools  string `json:"-"`
 }
+
+// textSize is how many bytes of text search indexes of r.
+func (r *Row) textSize() int { return len(r.Prompt) + len(r.Reply) + len(r.Tools) }
 
 // Session is what the index knows of a document.
 type Session struct {
@@ -599,7 +608,7 @@ func (b *Batch) Put(ctx context.Context, s Session, rows []Row) (err error) {
 		return err
 	}
 	const cols = `session_id=?, round=?, started=?, engagement_id=?, user_preview=?, agent_preview=?,
-			tool_count=?, thinking_count=?, thinking_chars=?, token_count=?, round_file=?, body=?`
+			tool_count=?, thinking_count=?, thinking_chars=?, token_count=?, round_file=?, prompt=?, reply=?, tools=?`
 	const upd, del = `UPDATE rounds SET ` + cols + ` WHERE rowid = ?`, `DELETE FROM rounds WHERE rowid = ?`
 	// New rounds are inserted together, in rowid order, by one statement
 	// (stage, insertStaged): FTS5 flushes its pending terms to disk at the
@@ -607,7 +616,7 @@ func (b *Batch) Put(ctx context.Context, s Session, rows []Row) (err error) {
 	// INSERT a round would flush once a round.
 	for _, r := range rows {
 		vals := []any{r.SessionID, r.Round, r.Started, r.EngagementID, r.UserPreview, r.AgentPreview,
-			r.ToolCount, r.ThinkingCount, r.ThinkingChars, r.TokenCount, r.RoundFile, r.Body}
+			r.ToolCount, r.ThinkingCount, r.ThinkingChars, r.TokenCount, r.RoundFile, r.Prompt, r.Reply, r.Tools}
 		ms, known, err := keys.millis(ctx, r.Started)
 		if err != nil {
 			return fmt.Errorf("%s: round %d of %s: %w", x.path, r.Round, r.SessionID, err)
@@ -623,7 +632,7 @@ func (b *Batch) Put(ctx context.Context, s Session, rows []Row) (err error) {
 			}
 			var id int64
 			if id, err = keys.next(ctx, ms, known); err == nil {
-				err = b.stage(ctx, id, vals, len(r.Body))
+				err = b.stage(ctx, id, vals, r.textSize())
 			}
 		}
 		if err != nil {
@@ -636,7 +645,7 @@ func (b *Batch) Put(ctx context.Context, s Session, rows []Row) (err error) {
 // stageTable is the temporary table (no trigger, no full-text table) that
 // holds a batch's new rounds until insertStaged copies them into rounds.
 const stageTable = `CREATE TEMP TABLE IF NOT EXISTS round_stage(id INTEGER PRIMARY KEY, session_id, round, started,
-	engagement_id, user_preview, agent_preview, tool_count, thinking_count, thinking_chars, token_count, round_file, body)`
+	engagement_id, user_preview, agent_preview, tool_count, thinking_count, thinking_chars, token_count, round_file, prompt, reply, tools)`
 
 // stage puts a new round, its rowid given, in round_stage, from which
 // insertStaged copies the staged rounds into rounds by one statement, in
@@ -644,7 +653,7 @@ const stageTable = `CREATE TEMP TABLE IF NOT EXISTS round_stage(id INTEGER PRIMA
 // stageBytes of text. A staged round's rowid is not free
 // (rowidAllocator).
 func (b *Batch) stage(ctx context.Context, id int64, vals []any, size int) error {
-	if _, err := b.exec(ctx, `INSERT INTO round_stage VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, append([]any{id}, vals...)...); err != nil {
+	if _, err := b.exec(ctx, `INSERT INTO round_stage VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, append([]any{id}, vals...)...); err != nil {
 		return err
 	}
 	b.staged++
@@ -661,7 +670,7 @@ func (b *Batch) insertStaged(ctx context.Context) error {
 		return nil
 	}
 	if _, err := b.exec(ctx, `INSERT INTO rounds(rowid, session_id, round, started, engagement_id, user_preview, agent_preview,
-			tool_count, thinking_count, thinking_chars, token_count, round_file, body)
+			tool_count, thinking_count, thinking_chars, token_count, round_file, prompt, reply, tools)
 		SELECT * FROM round_stage ORDER BY id`); err != nil {
 		return err
 	}
@@ -1052,6 +1061,94 @@ type Query struct {
 	// stamp without one is UTC), to the millisecond.
 	Since, Until time.Time
 	Limit        int // at most this many hits; 0 or less: 20
+	// In says which texts of a round to search: its prompt, its
+	// replies (and thinking), its tools (calls and results); 0 is all.
+	In Texts
+}
+
+// Texts is a set of the texts of a round that search looks in.
+type Texts uint8
+
+const (
+	Prompts Texts = 1 << iota // the person's prompt
+	Replies                   // the agent's replies and thinking
+	Tools                     // the tool calls' inputs and results
+)
+
+// The texts of a round, in their order in text_fts.
+const (
+	colPrompt = iota
+	colReply
+	colTools
+	nCols
+)
+
+// columnNames are the texts' columns in rounds and text_fts; textNames
+// what a person calls them (ParseTexts, Hit.In).
+var (
+	columnNames = [nCols]string{"prompt", "reply", "tools"}
+	textNames   = [nCols]string{"prompts", "replies", "tools"}
+)
+
+// ParseTexts reads a comma list of "prompts", "replies" and "tools" (or
+// their singulars).
+func ParseTexts(s string) (Texts, error) {
+	var t Texts
+	for _, f := range strings.Split(s, ",") {
+		f = strings.ToLower(strings.TrimSpace(f))
+		switch f {
+		case "prompts", "prompt":
+			t |= Prompts
+		case "replies", "reply":
+			t |= Replies
+		case "tools", "tool":
+			t |= Tools
+		default:
+			return 0, fmt.Errorf("%q is not a text of a round: say prompts, replies or tools (or several, with commas)", f)
+		}
+	}
+	return t, nil
+}
+
+// String is the comma list ParseTexts reads.
+func (t Texts) String() string {
+	var names []string
+	for col := 0; col < nCols; col++ {
+		if t.has(col) {
+			names = append(names, textNames[col])
+		}
+	}
+	return strings.Join(names, ",")
+}
+
+func (t Texts) orAll() Texts {
+	if t &= Prompts | Replies | Tools; t == 0 {
+		return Prompts | Replies | Tools
+	}
+	return t
+}
+
+func (t Texts) has(col int) bool { return t&(1<<col) != 0 }
+
+// first is the first of t's texts.
+func (t Texts) first() int {
+	for col := 0; col < nCols; col++ {
+		if t.has(col) {
+			return col
+		}
+	}
+	return 0
+}
+
+// columns is the FTS5 column filter of t's texts.
+func (t Texts) columns() string {
+	var names []string
+	for col := 0; col < nCols; col++ {
+		if t.has(col) {
+			names = append(names, columnNames[col])
+		}
+	}
+	return "{" + strings.Join(names, " ") + "}"
 }
 
 // Hit is one round a search found.
@@ -1064,6 +1161,7 @@ type Hit struct {
 	Started      string  `json:"started"`
 	EngagementID *string `json:"engagement_id"`
 	Snippet      string  `json:"snippet"`
+	In           string  `json:"in"` // the text the snippet is of: prompts, replies or tools
 	Doc          string  `json:"doc"`
 	Rank         float64 `json:"rank"`
 }
@@ -1180,7 +1278,7 @@ func (x *DB) Dump(ctx context.Context) (_ string, err error) {
 	for _, q := range []string{
 		`SELECT session_id, agent_id, title, project, started, ended, doc, seen FROM sessions ORDER BY session_id`,
 		`SELECT session_id, round, started, engagement_id, user_preview, agent_preview, tool_count, thinking_count,
-			thinking_chars, token_count, round_file, body FROM rounds ORDER BY session_id, round`,
+			thinking_chars, token_count, round_file, prompt, reply, tools FROM rounds ORDER BY session_id, round`,
 	} {
 		rows, err := x.db.QueryContext(ctx, q)
 		if err != nil {

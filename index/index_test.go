@@ -35,7 +35,7 @@ func TestOpenConcurrently(t *testing.T) {
 				}
 			}
 			ctx := context.Background()
-			row := Row{SessionID: "s", Round: 1, Body: "hello", RoundFile: "r"}
+			row := Row{SessionID: "s", Round: 1, Reply: "hello", RoundFile: "r"}
 			if err := dbs[0].Put(ctx, Session{SessionID: "s", Doc: "d"}, []Row{row}); err != nil {
 				t.Fatal(err)
 			}

@@ -35,10 +35,39 @@ const (
 )
 
 func init() {
-	sqlite.MustRegisterDeterministicScalarFunction("scribe_pairs", 1, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
-		body, _ := args[0].(string)
-		return pairText(body), nil
+	sqlite.MustRegisterDeterministicScalarFunction("scribe_pairs", -1, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+		var texts []string
+		for _, a := range args {
+			t, _ := a.(string)
+			texts = append(texts, t)
+		}
+		return pairsOf(texts...), nil
 	})
+	sqlite.MustRegisterDeterministicScalarFunction("scribe_cjk", 1, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+		t, _ := args[0].(string)
+		return cjkText(t), nil
+	})
+}
+
+// pairsOf returns the pairs of texts (pairText), those of each text after
+// the last's; unpairedToken when a text has not got them all.
+func pairsOf(texts ...string) string {
+	size := 0
+	for _, t := range texts {
+		size += len(t)
+	}
+	if size > pairBytes {
+		return unpairedToken
+	}
+	var sb strings.Builder
+	for _, t := range texts {
+		p := pairText(t)
+		if p == unpairedToken {
+			return p
+		}
+		sb.WriteString(p)
+	}
+	return sb.String()
 }
 
 // pairText returns the pairs of adjacent tokens of body, each as the two
@@ -52,12 +81,12 @@ func pairText(body string) string {
 	}
 	var sb strings.Builder
 	prev := ""
-	for i := 0; ; {
-		start, end := nextToken(body, i)
+	for i, after := 0, 0; ; {
+		start, end, next := nextToken(body, i)
 		if start == len(body) {
 			break
 		}
-		if hasMark(body[i:start]) {
+		if from := max(i, after); from < start && hasMark(body[from:start]) {
 			return unpairedToken
 		}
 		tok := body[start:end]
@@ -68,7 +97,7 @@ func pairText(body string) string {
 			sb.WriteString(tok)
 			sb.WriteByte(' ')
 		}
-		prev, i = tok, end
+		prev, i, after = tok, next, end
 	}
 	return sb.String()
 }
@@ -116,6 +145,17 @@ func uncertain(body string) bool {
 	return false
 }
 
+// uncertain reports whether a text of c read has a letter FTS5 may fold
+// (uncertain).
+func (c *candidate) uncertain() bool {
+	for _, t := range c.texts {
+		if t != nil && uncertain(*t) {
+			return true
+		}
+	}
+	return false
+}
+
 // commonWord is how many rounds a word of a query with phrases must match
 // for the phrases' pairs to be searched: the rounds of a rarer word are
 // fewer, and they are the candidates instead.
@@ -146,7 +186,7 @@ func (s *searcher) phraseSource(q Query, phrases []phrase, parts, filters []stri
 	for _, w := range words {
 		var n int
 		if err := s.tx.QueryRowContext(s.ctx, `SELECT count(*) FROM (SELECT 1 FROM text_fts WHERE text_fts MATCH ? AND rowid >= ? AND rowid < ? LIMIT ?)`,
-			"{body} : ("+w+")", s.lo, s.hi, commonWord).Scan(&n); err != nil {
+			s.in.columns()+" : ("+w+")", s.lo, s.hi, commonWord).Scan(&n); err != nil {
 			return "", "", false, err
 		}
 		if n < fewest {
@@ -154,7 +194,7 @@ func (s *searcher) phraseSource(q Query, phrases []phrase, parts, filters []stri
 		}
 	}
 	if rarest != "" {
-		match = "{body} : (" + rarest + ")"
+		match = s.in.columns() + " : (" + rarest + ")"
 		for _, f := range filters {
 			match += " AND {filters} : " + f
 		}
@@ -193,7 +233,7 @@ func (s *searcher) verified(table, match, body string, k int, sc *scorer) (_ []c
 			return nil, err
 		}
 		for _, c := range cs {
-			if !c.found && (c.body == nil || uncertain(*c.body)) {
+			if !c.found && (!c.complete || c.uncertain()) {
 				if byFTS == nil {
 					if byFTS, err = s.tx.PrepareContext(s.ctx, `SELECT count(*) FROM text_fts WHERE text_fts MATCH ? AND rowid = ?`); err != nil {
 						return nil, err

@@ -59,7 +59,7 @@ func TestSearchPhrasesByPairs(t *testing.T) {
 				}
 				body = strings.Join(words, " ")
 			}
-			row := Row{SessionID: sess.SessionID, Round: r, Started: stamp(s*500 + r), Body: body, RoundFile: "r"}
+			row := Row{SessionID: sess.SessionID, Round: r, Started: stamp(s*500 + r), Reply: body, RoundFile: "r"}
 			if r%5 == 0 {
 				eng := "e1"
 				row.EngagementID = &eng
@@ -72,17 +72,17 @@ func TestSearchPhrasesByPairs(t *testing.T) {
 		q     Query
 		match string // text_fts's, for the same rounds
 	}{
-		{Query{Text: "go-test-data"}, `{body}: "go test data"`},
-		{Query{Text: "GO.TEST"}, `{body}: "go test"`},
-		{Query{Text: "cafe-au-lait"}, `{body}: "cafe au lait"`},
-		{Query{Text: "café.au"}, `{body}: "café au"`},
-		{Query{Text: "test-data go-test"}, `{body}: "test data" AND {body}: "go test"`},
-		{Query{Text: "go-test-dat*"}, `{body}: "go test dat"*`},
-		{Query{Text: "go-te*"}, `{body}: "go te"*`},
-		{Query{Text: "the go-test"}, `{body}: the AND {body}: "go test"`},
-		{Query{Text: "go-test-data", Agent: "codex"}, `{body}: "go test data" AND {filters}: ` + filterToken('a', "codex")},
-		{Query{Text: "go-test", Engagement: "e1", Project: "p1"}, `{body}: "go test" AND {filters}: ` + filterToken('e', "e1") + ` AND {filters}: ` + filterToken('p', "/p1")},
-		{Query{Text: "file-error-run-go"}, `{body}: "file error run go"`},
+		{Query{Text: "go-test-data"}, `{prompt reply tools}: "go test data"`},
+		{Query{Text: "GO.TEST"}, `{prompt reply tools}: "go test"`},
+		{Query{Text: "cafe-au-lait"}, `{prompt reply tools}: "cafe au lait"`},
+		{Query{Text: "café.au"}, `{prompt reply tools}: "café au"`},
+		{Query{Text: "test-data go-test"}, `{prompt reply tools}: "test data" AND {prompt reply tools}: "go test"`},
+		{Query{Text: "go-test-dat*"}, `{prompt reply tools}: "go test dat"*`},
+		{Query{Text: "go-te*"}, `{prompt reply tools}: "go te"*`},
+		{Query{Text: "the go-test"}, `{prompt reply tools}: the AND {prompt reply tools}: "go test"`},
+		{Query{Text: "go-test-data", Agent: "codex"}, `{prompt reply tools}: "go test data" AND {filters}: ` + filterToken('a', "codex")},
+		{Query{Text: "go-test", Engagement: "e1", Project: "p1"}, `{prompt reply tools}: "go test" AND {filters}: ` + filterToken('e', "e1") + ` AND {filters}: ` + filterToken('p', "/p1")},
+		{Query{Text: "file-error-run-go"}, `{prompt reply tools}: "file error run go"`},
 	} {
 		tc.q.Limit = 2000
 		hits, err := c.db.Search(context.Background(), tc.q)

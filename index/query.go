@@ -11,6 +11,14 @@ import (
 // unicode61 tokenizer (FTS5's default) cuts text: a run of letters,
 // digits and private-use characters, without regard to case. Everything
 // else (spaces, punctuation, symbols, '_') only separates tokens.
+//
+// Scripts written without spaces between words (isCJK) are the exception:
+// unicode61 would make a whole sentence one token, and a word inside it
+// could not be found. Their runs are cut into overlapping pairs of letters,
+// one token at each letter: the letter and the next one, the last letter
+// of the run alone ("连接超时" is 连接 接超 超时 时), as Lucene's CJK
+// bigrams and the index's text (cjkText) have them. A word of the run is
+// then the phrase of its pairs.
 func isTokenRune(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Co, r)
 }
@@ -19,9 +27,39 @@ func isTokenByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
 
-// nextToken returns the first token of s at or after byte i, as s[start:end];
-// start is len(s) when there is none.
-func nextToken(s string, i int) (start, end int) {
+// isCJK reports whether r is a letter (or digit) of a script written
+// without spaces between words, whose runs the index cuts into pairs: Han,
+// Hiragana, Katakana, Hangul and Bopomofo, with the marks of length and
+// repetition written among them.
+func isCJK(r rune) bool {
+	switch {
+	case r < 0x1100:
+		return false
+	case r == 0x30FC || r == 0xFF70 || r == 0x3005 || r == 0x303B || r == 0x309D || r == 0x309E || r == 0x30FD || r == 0x30FE:
+		return true // ー ｰ 々 〻 ゝ ゞ ヽ ヾ: of no script of their own
+	}
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul, unicode.Bopomofo) &&
+		(unicode.IsLetter(r) || unicode.IsNumber(r))
+}
+
+// cjkAt returns the CJK rune that starts at byte i of s, and its length;
+// 0 if there is none.
+func cjkAt(s string, i int) (rune, int) {
+	if i >= len(s) || s[i] < 0xE1 { // every CJK rune is U+1100 or above
+		return 0, 0
+	}
+	r, n := utf8.DecodeRuneInString(s[i:])
+	if !isCJK(r) {
+		return 0, 0
+	}
+	return r, n
+}
+
+// nextToken returns the first token of s at or after byte i, as s[start:end],
+// and where the token after it may start (next: end, but inside a run of
+// CJK letters, whose tokens overlap, the next letter); start is len(s) when
+// there is none.
+func nextToken(s string, i int) (start, end, next int) {
 	for i < len(s) {
 		if c := s[i]; c < utf8.RuneSelf {
 			if isTokenByte(c) {
@@ -36,10 +74,26 @@ func nextToken(s string, i int) (start, end int) {
 		}
 		i += n
 	}
-	return i, tokenEnd(s, i)
+	end, next = tokenAt(s, i)
+	return i, end, next
 }
 
-// tokenEnd returns where the token that starts at byte i of s ends.
+// tokenAt returns where the token that starts at byte i of s ends, and
+// where the one after it may start (nextToken).
+func tokenAt(s string, i int) (end, next int) {
+	if _, n := cjkAt(s, i); n > 0 {
+		end = i + n
+		if _, m := cjkAt(s, end); m > 0 {
+			return end + m, end
+		}
+		return end, end
+	}
+	end = tokenEnd(s, i)
+	return end, end
+}
+
+// tokenEnd returns where the token that starts at byte i of s ends, a
+// token of letters that are not CJK: at a separator or a CJK letter.
 func tokenEnd(s string, i int) int {
 	for i < len(s) {
 		if c := s[i]; c < utf8.RuneSelf {
@@ -50,7 +104,7 @@ func tokenEnd(s string, i int) int {
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if !isTokenRune(r) {
+		if !isTokenRune(r) || isCJK(r) {
 			break
 		}
 		i += n
@@ -58,17 +112,164 @@ func tokenEnd(s string, i int) int {
 	return i
 }
 
+// isTokenStart reports whether a token of s starts at byte i: a letter or
+// digit not preceded by one of its own kind (every CJK letter starts one).
+func isTokenStart(s string, i int) bool {
+	if i >= len(s) {
+		return false
+	}
+	if _, n := cjkAt(s, i); n > 0 {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(s[i:])
+	if !isTokenRune(r) {
+		return false
+	}
+	if i == 0 {
+		return true
+	}
+	p, _ := utf8.DecodeLastRuneInString(s[:i])
+	return !isTokenRune(p) || isCJK(p)
+}
+
 // tokens returns the tokens of s.
 func tokens(s string) []string {
 	var out []string
 	for i := 0; ; {
-		start, end := nextToken(s, i)
+		start, end, next := nextToken(s, i)
 		if start == len(s) {
 			return out
 		}
 		out = append(out, s[start:end])
-		i = end
+		i = next
 	}
+}
+
+// wordPhrase returns the phrase a word of a literal query is: its tokens
+// (phraseTokens), the last a prefix if the word ends in '*' or in a lone
+// CJK letter (the text may go on with more: the letter starts the pair
+// the text has there).
+func wordPhrase(w string) phrase {
+	p := phrase{prefix: strings.HasSuffix(w, "*")}
+	p.tokens = phraseTokens(strings.TrimRight(w, "*"))
+	if n := len(p.tokens); n > 0 && !p.prefix && isLoneCJK(p.tokens[n-1]) && (n == 1 || !strings.HasSuffix(p.tokens[n-2], p.tokens[n-1])) {
+		p.prefix = true
+	}
+	return p
+}
+
+// phraseTokens returns the tokens of a phrase: where a run of CJK letters
+// ends it, the text may go on with more, so the token of the run's last
+// letter alone is dropped (the pair before it has the letter).
+func phraseTokens(s string) []string {
+	toks := tokens(s)
+	if n := len(toks); n >= 2 && isLoneCJK(toks[n-1]) && strings.HasSuffix(toks[n-2], toks[n-1]) {
+		toks = toks[:n-1]
+	}
+	return toks
+}
+
+// isLoneCJK reports whether a token is one CJK letter.
+func isLoneCJK(tok string) bool {
+	r, n := utf8.DecodeRuneInString(tok)
+	return n == len(tok) && isCJK(r)
+}
+
+// cjkQuery returns an FTS5 query with its CJK letters as the index has
+// them (cjkText): a bareword that has some becomes the phrase of its
+// tokens (wordPhrase), and a run of them in a string its tokens
+// (phraseTokens, where the run ends the string).
+func cjkQuery(q string) string {
+	if cjkText(q) == q {
+		return q
+	}
+	var sb strings.Builder
+	for i := 0; i < len(q); {
+		c := q[i]
+		switch {
+		case c == '"':
+			j := i + 1
+			for j < len(q) {
+				if q[j] == '"' {
+					if j+1 < len(q) && q[j+1] == '"' {
+						j += 2
+						continue
+					}
+					break
+				}
+				j++
+			}
+			inner := q[i+1 : min(j, len(q))]
+			if cjkText(inner) != inner {
+				inner = strings.Join(phraseTokens(inner), " ")
+				// The tokens drop what is not a letter or digit: a
+				// quote among them is gone too.
+			}
+			sb.WriteString(`"` + inner)
+			if j < len(q) {
+				sb.WriteByte('"')
+			}
+			i = j + 1
+		case c >= utf8.RuneSelf || isTokenByte(c) || c == '_' || c == 0x1a:
+			j := i
+			for j < len(q) && (q[j] >= utf8.RuneSelf || isTokenByte(q[j]) || q[j] == '_' || q[j] == 0x1a) {
+				j++
+			}
+			word := q[i:j]
+			if cjkText(word) == word {
+				sb.WriteString(word)
+			} else {
+				star := j < len(q) && q[j] == '*'
+				if star {
+					j++
+					word += "*"
+				}
+				sb.WriteString(quotePhrase(wordPhrase(word)))
+			}
+			i = j
+		default:
+			sb.WriteByte(c)
+			i++
+		}
+	}
+	return sb.String()
+}
+
+// cjkText returns s as the full-text index reads it: each run of CJK
+// letters replaced by its tokens (nextToken), each between spaces, the
+// rest as it is; s itself when it has no CJK letter.
+func cjkText(s string) string {
+	first := -1
+	for i := 0; i < len(s); i++ {
+		if _, n := cjkAt(s, i); n > 0 {
+			first = i
+			break
+		}
+	}
+	if first < 0 {
+		return s
+	}
+	var sb strings.Builder
+	sb.Grow(len(s) * 2)
+	sb.WriteString(s[:first])
+	for i := first; i < len(s); {
+		if _, n := cjkAt(s, i); n == 0 {
+			sb.WriteByte(s[i])
+			i++
+			continue
+		}
+		for {
+			end, next := tokenAt(s, i)
+			sb.WriteByte(' ')
+			sb.WriteString(s[i:end])
+			i = next
+			if _, n := cjkAt(s, i); n == 0 {
+				break
+			}
+		}
+		sb.WriteByte(' ')
+	}
+	return sb.String()
 }
 
 // A phrase is tokens that must follow one another; with prefix, the last
@@ -102,8 +303,7 @@ func parseQuery(q Query) (match string, phrases []phrase, err error) {
 	}
 	var parts []string
 	for _, w := range strings.Fields(q.Text) {
-		p := phrase{prefix: strings.HasSuffix(w, "*")}
-		p.tokens = tokens(strings.TrimRight(w, "*"))
+		p := wordPhrase(w)
 		if len(p.tokens) == 0 {
 			// Punctuation alone: FTS5 would read it as a phrase of no
 			// tokens, which matches no row at all.
@@ -189,7 +389,15 @@ func rawPhrases(q string) []phrase {
 			continue
 		}
 		afterComma = false
-		p := phrase{tokens: tokens(word), prefix: j < len(q) && q[j] == '*'}
+		var p phrase
+		switch {
+		case bare && j < len(q) && q[j] == '*':
+			p = wordPhrase(word + "*")
+		case bare:
+			p = wordPhrase(word)
+		default:
+			p = phrase{tokens: phraseTokens(word), prefix: j < len(q) && q[j] == '*'}
+		}
 		if len(p.tokens) > 0 {
 			out = append(out, p)
 		}

@@ -69,7 +69,7 @@ func (c *corpus) want(q Query) []string {
 				continue
 			}
 		}
-		toks := strings.Fields(strings.ToLower(r.Body))
+		toks := strings.Fields(strings.ToLower(r.Reply))
 		all := true
 		for _, w := range strings.Fields(strings.ToLower(q.Text)) {
 			prefix := strings.HasSuffix(w, "*")
@@ -133,7 +133,7 @@ func randomCorpus(t *testing.T) *corpus {
 					words = append(words, common[rng.Intn(len(common))])
 				}
 			}
-			row := Row{SessionID: sess.SessionID, Round: r, Started: stamp(s*50 + r), Body: strings.Join(words, " "), RoundFile: "r"}
+			row := Row{SessionID: sess.SessionID, Round: r, Started: stamp(s*50 + r), Reply: strings.Join(words, " "), RoundFile: "r"}
 			if r%7 == 0 {
 				eng := []string{"eng-1", "eng/2"}[s%2]
 				row.EngagementID = &eng
@@ -204,10 +204,10 @@ func TestSearchRanking(t *testing.T) {
 	}
 	var rows []Row
 	for i, b := range bodies {
-		rows = append(rows, Row{SessionID: "s", Round: i + 1, Started: stamp(i), Body: b, RoundFile: "r"})
+		rows = append(rows, Row{SessionID: "s", Round: i + 1, Started: stamp(i), Reply: b, RoundFile: "r"})
 	}
 	for i := 0; i < 100; i++ { // the common word is common
-		rows = append(rows, Row{SessionID: "s", Round: 100 + i, Started: stamp(100 + i), Body: "common words " + filler, RoundFile: "r"})
+		rows = append(rows, Row{SessionID: "s", Round: 100 + i, Started: stamp(100 + i), Reply: "common words " + filler, RoundFile: "r"})
 	}
 	c.put(t, Session{SessionID: "s", AgentID: "claude", Doc: "x/s.md"}, rows)
 	rank := func(text string) []int {
@@ -251,7 +251,7 @@ func TestSearchWindow(t *testing.T) {
 		case n - 10: // within the window
 			body = strings.Repeat("common ", 10)
 		}
-		rows = append(rows, Row{SessionID: "s", Round: i, Started: stamp(i), Body: body, RoundFile: "r"})
+		rows = append(rows, Row{SessionID: "s", Round: i, Started: stamp(i), Reply: body, RoundFile: "r"})
 	}
 	c.put(t, Session{SessionID: "s", AgentID: "claude", Doc: "x/s.md"}, rows)
 	ctx := context.Background()
@@ -284,8 +284,8 @@ func TestSearchFiltersFollow(t *testing.T) {
 	ctx := context.Background()
 	s := Session{SessionID: "s", AgentID: "claude", Project: "/src/app", Doc: "x/s.md"}
 	c.put(t, s, []Row{
-		{SessionID: "s", Round: 1, Started: stamp(1), Body: "alpha", RoundFile: "r"},
-		{SessionID: "s", Round: 2, Started: stamp(2), Body: "alpha beta", RoundFile: "r"},
+		{SessionID: "s", Round: 1, Started: stamp(1), Reply: "alpha", RoundFile: "r"},
+		{SessionID: "s", Round: 2, Started: stamp(2), Reply: "alpha beta", RoundFile: "r"},
 	})
 	search := func(q Query) []string {
 		t.Helper()
@@ -337,13 +337,13 @@ func TestRowids(t *testing.T) {
 	ctx := context.Background()
 	s := Session{SessionID: "s", Doc: "x/s.md"}
 	rows := []Row{
-		{SessionID: "s", Round: 1, Started: "2026-11-22T09:26:16.967Z", Body: "word"},
-		{SessionID: "s", Round: 2, Started: "2026-11-22T10:26:16.967+01:00", Body: "word"}, // the same instant
-		{SessionID: "s", Round: 3, Started: "2026-11-22T09:26:16.968Z", Body: "word"},
-		{SessionID: "s", Round: 4, Started: "", Body: "word"},
-		{SessionID: "s", Round: 5, Started: "yesterday", Body: "word"},
-		{SessionID: "s", Round: 6, Started: "2026-11-22T09:00:00Z", Body: "word"},
-		{SessionID: "s", Round: 7, Started: "1969-12-31T23:59:59Z", Body: "word"},
+		{SessionID: "s", Round: 1, Started: "2026-11-22T09:26:16.967Z", Reply: "word"},
+		{SessionID: "s", Round: 2, Started: "2026-11-22T10:26:16.967+01:00", Reply: "word"}, // the same instant
+		{SessionID: "s", Round: 3, Started: "2026-11-22T09:26:16.968Z", Reply: "word"},
+		{SessionID: "s", Round: 4, Started: "", Reply: "word"},
+		{SessionID: "s", Round: 5, Started: "yesterday", Reply: "word"},
+		{SessionID: "s", Round: 6, Started: "2026-11-22T09:00:00Z", Reply: "word"},
+		{SessionID: "s", Round: 7, Started: "1969-12-31T23:59:59Z", Reply: "word"},
 	}
 	c.put(t, s, rows)
 	order := func() []int {
@@ -365,7 +365,7 @@ func TestRowids(t *testing.T) {
 	}
 	// Round 6 moves to the newest; round 1 is rewritten in place.
 	rows[5].Started = "2026-11-23T00:00:00Z"
-	rows[0].Body = "word again"
+	rows[0].Reply = "word again"
 	c.put(t, s, []Row{rows[0], rows[5]})
 	if got, want := order(), []int{6, 3, 2, 1, 4, 5, 7}; !reflect.DeepEqual(got, want) {
 		t.Errorf("after a start changed: %v, want %v", got, want)
@@ -386,7 +386,7 @@ func TestRowids(t *testing.T) {
 // its own, which a stray one must not close.
 func TestSearchRawParentheses(t *testing.T) {
 	c := newCorpus(t)
-	c.put(t, Session{SessionID: "s", AgentID: "claude", Doc: "x/s.md"}, []Row{{SessionID: "s", Round: 1, Body: "x y"}})
+	c.put(t, Session{SessionID: "s", AgentID: "claude", Doc: "x/s.md"}, []Row{{SessionID: "s", Round: 1, Reply: "x y"}})
 	for _, text := range []string{"x) OR (y", "(x", "x)", `"(" x)`} {
 		_, err := c.db.Search(context.Background(), Query{Text: text, Raw: true, Agent: "claude"})
 		var qe *QueryError
@@ -407,10 +407,10 @@ func TestSearchCrowdedSecond(t *testing.T) {
 	c := newCorpus(t)
 	var rows []Row
 	for i := 1; i <= 12; i++ {
-		rows = append(rows, Row{SessionID: "s", Round: i, Started: "2026-11-22T10:00:00.500Z", Body: "word"})
+		rows = append(rows, Row{SessionID: "s", Round: i, Started: "2026-11-22T10:00:00.500Z", Reply: "word"})
 	}
 	for i, at := range []string{"2026-11-22T10:00:01.000Z", "2026-11-22T10:00:02.000Z", "2026-11-22T11:00:03.999+01:00"} {
-		rows = append(rows, Row{SessionID: "s", Round: 13 + i, Started: at, Body: "word"})
+		rows = append(rows, Row{SessionID: "s", Round: 13 + i, Started: at, Reply: "word"})
 	}
 	c.put(t, Session{SessionID: "s", AgentID: "claude", Doc: "x/s.md"}, rows)
 	at := func(s string) time.Time {
@@ -460,11 +460,11 @@ func TestSearchManyProjects(t *testing.T) {
 	for i := 0; i < n; i++ {
 		id := fmt.Sprintf("s%03d", i)
 		c.put(t, Session{SessionID: id, AgentID: "claude", Project: fmt.Sprintf("/src/proj%03d", i), Doc: "x/" + id + ".md"}, []Row{
-			{SessionID: id, Round: 1, Started: stamp(i), Body: "word"},
-			{SessionID: id, Round: 2, Started: stamp(i), Body: "other"},
+			{SessionID: id, Round: 1, Started: stamp(i), Reply: "word"},
+			{SessionID: id, Round: 2, Started: stamp(i), Reply: "other"},
 		})
 	}
-	c.put(t, Session{SessionID: "t", AgentID: "claude", Project: "/elsewhere", Doc: "x/t.md"}, []Row{{SessionID: "t", Round: 1, Started: stamp(0), Body: "word"}})
+	c.put(t, Session{SessionID: "t", AgentID: "claude", Project: "/elsewhere", Doc: "x/t.md"}, []Row{{SessionID: "t", Round: 1, Started: stamp(0), Reply: "word"}})
 	for _, q := range []Query{
 		{Text: "word", Project: "proj", Limit: 1000},
 		{Text: "word", Project: "proj", Limit: 5},
@@ -500,7 +500,7 @@ func TestSearchShortPrefix(t *testing.T) {
 	c := newCorpus(t)
 	var rows []Row
 	for i, b := range []string{"t", "tea time", "Tête-à-tête", "tж", "tѣ x", "x T9", "other", "hello pie", "hello p", "hello, Père", "hello world", "t\ue000 private", "жук"} {
-		rows = append(rows, Row{SessionID: "s", Round: i + 1, Started: stamp(i), Body: b})
+		rows = append(rows, Row{SessionID: "s", Round: i + 1, Started: stamp(i), Reply: b})
 	}
 	c.put(t, Session{SessionID: "s", AgentID: "claude", Doc: "x/s.md"}, rows)
 	ctx := context.Background()

@@ -1,7 +1,7 @@
 -- The index schema. rounds and rounds_fts are Method 53's Layer 2, exactly;
--- the rest is scribe's: the body column and text_fts (full-text search over
--- what was said, not only the 120-character previews), and the sessions
--- table (what search shows and filters on).
+-- the rest is scribe's: the prompt, reply and tools columns and text_fts
+-- (full-text search over what was said and done, not only the 120-character
+-- previews), and the sessions table (what search shows and filters on).
 --
 -- A round's rowid orders rounds by time: the second it starts in (Unix
 -- time) times 4, plus a sequence number; a round whose start is unknown
@@ -20,7 +20,9 @@ CREATE TABLE rounds (
 	thinking_chars INTEGER,
 	token_count INTEGER,
 	round_file TEXT, -- path to rounds/NNN.json
-	body TEXT, -- scribe: the round's text (prompt, replies, thinking, tool inputs)
+	prompt TEXT, -- scribe: the person's prompt
+	reply TEXT, -- scribe: the agent's replies and thinking
+	tools TEXT, -- scribe: the tool calls' inputs and results, as text
 	PRIMARY KEY (session_id, round)
 );
 
@@ -29,24 +31,26 @@ CREATE VIRTUAL TABLE rounds_fts USING fts5(
 	content='rounds', content_rowid='rowid'
 );
 
--- What scribe search matches: the body, and in a column of their own the
--- values search filters on, each one token (round_filters). Contentless:
--- the text is in rounds. Prefix indexes answer prefixes of two and three
--- characters without merging the words they start (search makes a prefix
--- of one character the prefixes of two it can be).
+-- What scribe search matches: the prompt, the replies and the tools' text,
+-- and in a column of their own the values search filters on, each one token
+-- (round_filters). Contentless: the text is in rounds; what is indexed is
+-- that text with each run of CJK letters cut into overlapping pairs
+-- (scribe_cjk). Prefix indexes answer prefixes of two and three characters
+-- without merging the words they start (search makes a prefix of one
+-- character the prefixes of two it can be).
 CREATE VIRTUAL TABLE text_fts USING fts5(
-	body, filters,
+	prompt, reply, tools, filters,
 	content='', contentless_delete=1, prefix='2 3'
 );
 
--- Every two adjacent words of the body as one token (scribe_pairs: "go_test"
--- for "go test"), and the filters again: a phrase's rounds are those
--- with all its pairs, which a phrase of common words finds without
+-- Every two adjacent words of each text as one token (scribe_pairs:
+-- "go_test" for "go test"), and the filters again: a phrase's rounds are
+-- those with all its pairs, which a phrase of common words finds without
 -- reading every round that has the words (Elasticsearch's index_phrases).
--- Only which rounds have a token is kept (detail=none). A body whose pairs
+-- Only which rounds have a token is kept (detail=none). A round whose pairs
 -- are not all there (scribe_pairs) has the token "unpaired" instead; one
--- with no pairs (fewer than two words; session.db's, which are empty) has
--- no row.
+-- with no pairs (fewer than two words a text; session.db's, which are
+-- empty) has no row.
 CREATE VIRTUAL TABLE pairs_fts USING fts5(
 	pairs, filters,
 	content='', contentless_delete=1, detail=none, tokenize="unicode61 tokenchars '_'"
@@ -84,10 +88,10 @@ CREATE VIEW round_filters AS
 CREATE TRIGGER rounds_ai AFTER INSERT ON rounds BEGIN
 	INSERT INTO rounds_fts(rowid, session_id, round, user_preview, agent_preview)
 		VALUES (new.rowid, new.session_id, new.round, new.user_preview, new.agent_preview);
-	INSERT INTO text_fts(rowid, body, filters)
-		SELECT new.rowid, new.body, filters FROM round_filters WHERE rowid = new.rowid;
+	INSERT INTO text_fts(rowid, prompt, reply, tools, filters)
+		SELECT new.rowid, scribe_cjk(new.prompt), scribe_cjk(new.reply), scribe_cjk(new.tools), filters FROM round_filters WHERE rowid = new.rowid;
 	INSERT INTO pairs_fts(rowid, pairs, filters)
-		SELECT new.rowid, p.pairs, f.filters FROM (SELECT scribe_pairs(new.body) AS pairs LIMIT 1) p, round_filters f
+		SELECT new.rowid, p.pairs, f.filters FROM (SELECT scribe_pairs(new.prompt, new.reply, new.tools) AS pairs LIMIT 1) p, round_filters f
 		WHERE f.rowid = new.rowid AND p.pairs <> '';
 END;
 CREATE TRIGGER rounds_ad AFTER DELETE ON rounds BEGIN
@@ -103,32 +107,32 @@ CREATE TRIGGER rounds_au AFTER UPDATE ON rounds BEGIN
 	DELETE FROM pairs_fts WHERE rowid = old.rowid;
 	INSERT INTO rounds_fts(rowid, session_id, round, user_preview, agent_preview)
 		VALUES (new.rowid, new.session_id, new.round, new.user_preview, new.agent_preview);
-	INSERT INTO text_fts(rowid, body, filters)
-		SELECT new.rowid, new.body, filters FROM round_filters WHERE rowid = new.rowid;
+	INSERT INTO text_fts(rowid, prompt, reply, tools, filters)
+		SELECT new.rowid, scribe_cjk(new.prompt), scribe_cjk(new.reply), scribe_cjk(new.tools), filters FROM round_filters WHERE rowid = new.rowid;
 	INSERT INTO pairs_fts(rowid, pairs, filters)
-		SELECT new.rowid, p.pairs, f.filters FROM (SELECT scribe_pairs(new.body) AS pairs LIMIT 1) p, round_filters f
+		SELECT new.rowid, p.pairs, f.filters FROM (SELECT scribe_pairs(new.prompt, new.reply, new.tools) AS pairs LIMIT 1) p, round_filters f
 		WHERE f.rowid = new.rowid AND p.pairs <> '';
 END;
 CREATE TRIGGER sessions_ai AFTER INSERT ON sessions BEGIN
 	DELETE FROM text_fts WHERE rowid IN (SELECT rowid FROM rounds WHERE session_id = new.session_id);
-	INSERT INTO text_fts(rowid, body, filters)
-		SELECT r.rowid, r.body, f.filters FROM rounds r JOIN round_filters f ON f.rowid = r.rowid
+	INSERT INTO text_fts(rowid, prompt, reply, tools, filters)
+		SELECT r.rowid, scribe_cjk(r.prompt), scribe_cjk(r.reply), scribe_cjk(r.tools), f.filters FROM rounds r JOIN round_filters f ON f.rowid = r.rowid
 		WHERE r.session_id = new.session_id;
 	DELETE FROM pairs_fts WHERE rowid IN (SELECT rowid FROM rounds WHERE session_id = new.session_id);
 	INSERT INTO pairs_fts(rowid, pairs, filters)
-		SELECT rowid, pairs, filters FROM (SELECT r.rowid, scribe_pairs(r.body) AS pairs, f.filters FROM rounds r
+		SELECT rowid, pairs, filters FROM (SELECT r.rowid, scribe_pairs(r.prompt, r.reply, r.tools) AS pairs, f.filters FROM rounds r
 			JOIN round_filters f ON f.rowid = r.rowid WHERE r.session_id = new.session_id LIMIT -1)
 		WHERE pairs <> '';
 END;
 CREATE TRIGGER sessions_au AFTER UPDATE OF agent_id, project ON sessions
 	WHEN old.agent_id IS NOT new.agent_id OR old.project IS NOT new.project BEGIN
 	DELETE FROM text_fts WHERE rowid IN (SELECT rowid FROM rounds WHERE session_id = new.session_id);
-	INSERT INTO text_fts(rowid, body, filters)
-		SELECT r.rowid, r.body, f.filters FROM rounds r JOIN round_filters f ON f.rowid = r.rowid
+	INSERT INTO text_fts(rowid, prompt, reply, tools, filters)
+		SELECT r.rowid, scribe_cjk(r.prompt), scribe_cjk(r.reply), scribe_cjk(r.tools), f.filters FROM rounds r JOIN round_filters f ON f.rowid = r.rowid
 		WHERE r.session_id = new.session_id;
 	DELETE FROM pairs_fts WHERE rowid IN (SELECT rowid FROM rounds WHERE session_id = new.session_id);
 	INSERT INTO pairs_fts(rowid, pairs, filters)
-		SELECT rowid, pairs, filters FROM (SELECT r.rowid, scribe_pairs(r.body) AS pairs, f.filters FROM rounds r
+		SELECT rowid, pairs, filters FROM (SELECT r.rowid, scribe_pairs(r.prompt, r.reply, r.tools) AS pairs, f.filters FROM rounds r
 			JOIN round_filters f ON f.rowid = r.rowid WHERE r.session_id = new.session_id LIMIT -1)
 		WHERE pairs <> '';
 END;

@@ -83,11 +83,12 @@ func (x *DB) Search(ctx context.Context, q Query) (_ []Hit, err error) {
 		return nil, err
 	}
 	defer tx.Rollback()
-	s := &searcher{ctx: ctx, tx: tx, path: x.path}
+	s := &searcher{ctx: ctx, tx: tx, path: x.path, in: q.In.orAll()}
 	defer s.close()
+	cols := s.in.columns()
 
 	// Each phrase as a match of its own (empty: it cannot match): a
-	// literal query is all of them, in the body column; then the
+	// literal query is all of them, in the texts searched; then the
 	// filters.
 	parts := make([]string, len(phrases))
 	possible := true
@@ -101,7 +102,7 @@ func (x *DB) Search(ctx context.Context, q Query) (_ []Hit, err error) {
 	}
 	text := strings.Join(parts, " AND ")
 	if q.Raw {
-		text, possible = q.Text, true
+		text, possible = cjkQuery(q.Text), true
 	}
 	filterTerms, ok, err := s.filterMatch(q)
 	if err != nil {
@@ -114,7 +115,7 @@ func (x *DB) Search(ctx context.Context, q Query) (_ []Hit, err error) {
 	for _, t := range filterTerms {
 		filters += " AND {filters} : " + t
 	}
-	body := "{body} : (" + text + ")"
+	body := cols + " : (" + text + ")"
 	match := body + filters
 	s.lo, s.hi = math.MinInt64, math.MaxInt64
 	if !q.Since.IsZero() {
@@ -127,64 +128,97 @@ func (x *DB) Search(ctx context.Context, q Query) (_ []Hit, err error) {
 	}
 
 	k := max(rankWindow, limit)
+	sc, err := s.scorer(q, phrases, parts)
+	if err != nil {
+		return nil, s.searchError(q, err)
+	}
+	var found []candidate
+	more := false // rounds that match may be left out of found (older ones)
 	table, source, ok, err := s.phraseSource(q, phrases, parts, filterTerms)
 	if err != nil {
 		return nil, err
 	}
 	if ok {
-		sc, err := s.scorer(q, phrases, parts)
+		if found, err = s.verified(table, source, body, k, sc); err != nil {
+			return nil, err
+		}
+		more = len(found) >= k
+	} else {
+		ids, _, done, err := s.candidates("text_fts", match, s.hi, k)
 		if err != nil {
 			return nil, s.searchError(q, err)
 		}
-		found, err := s.verified(table, source, body, k, sc)
+		// An OR of --fts may have a rare phrase whose rounds are all older
+		// than the window: every round with a rare phrase of the query is a
+		// candidate too, up to k of each.
+		if q.Raw && len(ids) == k && hasOR(q.Text) {
+			seen := map[int64]bool{}
+			for _, id := range ids {
+				seen[id] = true
+			}
+			for i, m := range parts {
+				if m == "" || sc.hits[i] > float64(k) {
+					continue
+				}
+				more, _, _, err := s.candidates("text_fts", cols+" : ("+text+") AND "+cols+" : ("+m+")"+filters, s.hi, k)
+				if err != nil {
+					return nil, s.searchError(q, err)
+				}
+				for _, id := range more {
+					if !seen[id] {
+						seen[id] = true
+						ids = append(ids, id)
+					}
+				}
+			}
+		}
+		if found, err = s.load(ids, sc); err != nil {
+			return nil, err
+		}
+		more = !done
+	}
+	// Rounds where the query's words are one phrase rank first: when the
+	// window may have left some out, the newest k of them are candidates
+	// too, however old.
+	if sc.whole != nil && more {
+		wm, ok, err := s.phraseMatch(*sc.whole)
 		if err != nil {
 			return nil, err
 		}
-		if len(found) == 0 {
-			return nil, unknownFilter(ctx, tx, q)
-		}
-		return s.hits(best(found, limit), phrases)
-	}
-	ids, _, _, err := s.candidates("text_fts", match, s.hi, k)
-	if err != nil {
-		return nil, s.searchError(q, err)
-	}
-	if len(ids) == 0 {
-		return nil, unknownFilter(ctx, tx, q)
-	}
-	sc, err := s.scorer(q, phrases, parts)
-	if err != nil {
-		return nil, s.searchError(q, err)
-	}
-	// An OR of --fts may have a rare phrase whose rounds are all older
-	// than the window: every round with a rare phrase of the query is a
-	// candidate too, up to k of each.
-	if q.Raw && len(ids) == k && hasOR(q.Text) {
-		seen := map[int64]bool{}
-		for _, id := range ids {
-			seen[id] = true
-		}
-		for i, m := range parts {
-			if m == "" || sc.hits[i] > float64(k) {
-				continue
-			}
-			more, _, _, err := s.candidates("text_fts", "{body} : ("+q.Text+") AND {body} : ("+m+")"+filters, s.hi, k)
+		if ok {
+			wparts := []string{wm}
+			wholes := []phrase{*sc.whole}
+			table, source, ok, err := s.phraseSource(q, wholes, wparts, filterTerms)
 			if err != nil {
-				return nil, s.searchError(q, err)
+				return nil, err
 			}
-			for _, id := range more {
-				if !seen[id] {
-					seen[id] = true
-					ids = append(ids, id)
+			var extra []candidate
+			if ok {
+				extra, err = s.verified(table, source, cols+" : ("+wm+")", k, sc)
+			} else {
+				var ids []int64
+				if ids, _, _, err = s.candidates("text_fts", cols+" : ("+wm+")"+filters, s.hi, k); err == nil {
+					extra, err = s.load(ids, sc)
+				}
+			}
+			if err != nil {
+				return nil, err
+			}
+			seen := map[int64]bool{}
+			for _, c := range found {
+				seen[c.id] = true
+			}
+			for _, c := range extra {
+				if !seen[c.id] {
+					found = append(found, c)
 				}
 			}
 		}
 	}
-	found, err := s.load(ids, sc)
-	if err != nil {
-		return nil, err
+	if len(found) == 0 {
+		return nil, unknownFilter(ctx, tx, q)
 	}
-	return s.hits(best(found, limit), phrases)
+	return s.hits(best(found, limit), sc)
 }
 
 // searcher is one search's transaction and statements.
@@ -198,6 +232,7 @@ type searcher struct {
 	lo, hi       int64
 	since, until *time.Time
 	project      string // a project filter the match does not have
+	in           Texts  // the texts searched
 }
 
 func (s *searcher) close() {
@@ -513,23 +548,50 @@ func isBareword(c byte) bool { return c >= utf8.RuneSelf || isTokenByte(c) || c 
 
 // scorer ranks rounds as FTS5's bm25 does, from estimates where FTS5
 // would read every match: how often each phrase is found is counted among
-// the newest idfSample rounds.
+// the newest idfSample rounds. Before bm25, a literal query of several
+// phrases ranks the rounds where they are one phrase (whole) first, then
+// those where they are near one another, then the rest; and, of each, the
+// rounds where the query is found in a prompt or a reply before those
+// where it is found only in the tools' text.
 type scorer struct {
 	phrases []phrase
+	whole   *phrase  // the literal query's phrases as one, when it has several
+	marks   []phrase // whole (if any), then phrases: what a text is searched for
 	idf     []float64
 	hits    []float64 // in how many rounds each phrase is, estimated (with two phrases or more)
 	avgdl   float64
-	all     bool // every phrase is in every match (a literal query)
+	all     bool  // every phrase is in every match (a literal query)
+	in      Texts // the texts searched
 }
 
+// nearTokens is how many tokens may lie between the phrases of a query for
+// a round to rank as one where they are near (FTS5's NEAR's default).
+const nearTokens = 10
+
 func (s *searcher) scorer(q Query, phrases []phrase, parts []string) (*scorer, error) {
-	sc := &scorer{phrases: phrases, all: !q.Raw, avgdl: 1}
+	sc := &scorer{phrases: phrases, all: !q.Raw, avgdl: 1, in: s.in}
+	if !q.Raw && len(phrases) >= 2 {
+		w := phrase{}
+		for i, p := range phrases {
+			if p.prefix && i < len(phrases)-1 {
+				w.tokens = nil // a prefix can only end a phrase
+				break
+			}
+			w.tokens = append(w.tokens, p.tokens...)
+			w.prefix = p.prefix
+		}
+		if w.tokens != nil {
+			sc.whole = &w
+			sc.marks = append(sc.marks, w)
+		}
+	}
+	sc.marks = append(sc.marks, phrases...)
 	sc.idf = make([]float64, len(phrases))
 	sc.hits = make([]float64, len(phrases))
 	for i := range sc.idf {
 		sc.idf[i] = 1
 	}
-	// The table's rounds and the tokens of their bodies: FTS5's
+	// The table's rounds and the tokens of each of its columns: FTS5's
 	// "averages" record, varints.
 	var avg []byte
 	err := s.tx.QueryRowContext(s.ctx, `SELECT block FROM text_fts_data WHERE id = 1`).Scan(&avg)
@@ -537,7 +599,14 @@ func (s *searcher) scorer(q Query, phrases []phrase, parts []string) (*scorer, e
 		return nil, err
 	}
 	n, k := varint(avg)
-	toks, _ := varint(avg[k:])
+	var toks uint64
+	for col := 0; col < nCols; col++ {
+		t, m := varint(avg[k:])
+		k += m
+		if sc.in.has(col) {
+			toks += t
+		}
+	}
 	if n > 0 && toks > 0 {
 		sc.avgdl = float64(toks) / float64(n)
 	}
@@ -557,7 +626,7 @@ func (s *searcher) scorer(q Query, phrases []phrase, parts []string) (*scorer, e
 		var c int64
 		if m != "" {
 			if err := s.tx.QueryRowContext(s.ctx, `SELECT count(*) FROM text_fts WHERE text_fts MATCH ? AND rowid >= ?`,
-				"{body} : ("+m+")", since).Scan(&c); err != nil {
+				sc.in.columns()+" : ("+m+")", since).Scan(&c); err != nil {
 				return nil, err
 			}
 		}
@@ -571,49 +640,227 @@ func (s *searcher) scorer(q Query, phrases []phrase, parts []string) (*scorer, e
 	return sc, nil
 }
 
-// score is bm25 of a round whose body (nil: too long to read) has dl
-// tokens; found says every phrase is in the body, as countMatches finds
-// them.
-func (sc *scorer) score(body *string, dl int64) (score float64, found bool) {
-	var tf []int
-	if body != nil {
-		var n int64
-		tf, n = countMatches(*body, sc.phrases)
-		if dl <= 0 {
-			dl = n
+// The tiers of a literal query of several phrases, best first.
+const (
+	tierPhrase   = iota // the phrases are one phrase: the words as typed, in order
+	tierNear            // they are within nearTokens of one another, in one text
+	tierAnywhere        // elsewhere in the round
+)
+
+// score scores a candidate whose texts are read (those not read are nil;
+// partly read, not whole), of sizes tokens each as FTS5 counts them (0:
+// unknown): bm25, its tier, whether the query is found only in the tools'
+// text, the text and place to cut its snippet from, and whether every
+// phrase is found in what was read.
+func (sc *scorer) score(c *candidate, sizes [nCols]int64) {
+	np := len(sc.phrases)
+	off := len(sc.marks) - np // whole, if any, comes first
+	tf := make([]int, np)
+	var occ [nCols][][]occurrence
+	var dl int64
+	c.complete = true
+	conv := make([]bool, np) // each phrase in a prompt or a reply
+	convKnown := true        // the prompt and the reply searched were read whole
+	readAny := false
+	for col := 0; col < nCols; col++ {
+		if !sc.in.has(col) {
+			continue
 		}
-	} else {
-		tf = make([]int, len(sc.phrases))
+		dl += sizes[col]
+		t := c.texts[col]
+		if t == nil || !c.whole[col] {
+			c.complete = false
+			if col != colTools {
+				convKnown = false
+			}
+		}
+		if t == nil {
+			continue
+		}
+		readAny = true
+		var ntok int64
+		occ[col], ntok = matchPositions(*t, sc.marks)
+		if sizes[col] <= 0 {
+			dl += ntok
+		}
+		for i := 0; i < np; i++ {
+			tf[i] += len(occ[col][off+i])
+			if col != colTools && len(occ[col][off+i]) > 0 {
+				conv[i] = true
+			}
+		}
+	}
+	if !readAny {
 		for i := range tf {
 			tf[i] = 1
 		}
 	}
 	norm := bm25K1 * (1 - bm25B + bm25B*float64(dl)/sc.avgdl)
-	found = body != nil
+	c.found = readAny
+	c.score = 0
 	for i, f := range tf {
-		found = found && f > 0
+		c.found = c.found && f > 0
 		if f == 0 && sc.all {
-			f = 1 // a match FTS5 folds letters to find
+			f = 1 // a match FTS5 folds letters to find, or in what was not read
 		}
-		score += sc.idf[i] * float64(f) * (bm25K1 + 1) / (float64(f) + norm)
+		c.score += sc.idf[i] * float64(f) * (bm25K1 + 1) / (float64(f) + norm)
 	}
-	return score, found
+
+	// The tier, and the text that has it.
+	c.tier, c.col, c.at = tierPhrase, -1, -1
+	better := func(tier, col, at int) {
+		if c.col < 0 || tier < c.tier || tier == c.tier && col != colTools && c.col == colTools {
+			c.tier, c.col, c.at = tier, col, at
+		}
+	}
+	for col := 0; col < nCols; col++ {
+		o := occ[col]
+		if o == nil {
+			continue
+		}
+		switch {
+		case sc.whole != nil && len(o[0]) > 0:
+			better(tierPhrase, col, o[0][0].at)
+		case sc.whole != nil:
+			if at, ok := near(o[off:], sc.phrases); ok {
+				better(tierNear, col, at)
+			} else if allFound(o[off:]) {
+				better(tierAnywhere, col, -1)
+			}
+		case allFound(o[off:]):
+			better(tierPhrase, col, -1)
+		}
+	}
+	// Found only in the tools' text: where the tier is, or (no text has
+	// every phrase) where the phrases are, as far as what was read tells.
+	tiered := c.col >= 0
+	if !tiered {
+		c.tier = tierAnywhere
+		if sc.whole == nil {
+			c.tier = tierPhrase
+		}
+		for col := 0; col < nCols && c.col < 0; col++ {
+			if anyFound(occ[col]) {
+				c.col = col
+			}
+		}
+		for col := 0; col < nCols && c.col < 0; col++ {
+			if sc.in.has(col) && !c.whole[col] {
+				c.col = col // the match may be in what was not read
+			}
+		}
+		if c.col < 0 {
+			c.col = sc.in.first()
+		}
+	}
+	c.tool = false
+	if sc.in.has(colTools) && (sc.in.has(colPrompt) || sc.in.has(colReply)) && convKnown {
+		if tiered {
+			c.tool = c.col == colTools
+		} else {
+			inConv := sc.all // literal: every phrase; raw: some phrase
+			for _, f := range conv {
+				if sc.all {
+					inConv = inConv && f
+				} else {
+					inConv = inConv || f
+				}
+			}
+			c.tool = !inConv
+		}
+	}
 }
 
-// countMatches returns how often each phrase matches body, as the snippet
-// marks them, and how many tokens body has.
-func countMatches(body string, phrases []phrase) ([]int, int64) {
+// occurrence is where a phrase matches a text: its first token, and the
+// byte where that starts.
+type occurrence struct{ tok, at int }
+
+// allFound reports whether every phrase has an occurrence.
+func allFound(o [][]occurrence) bool {
+	for _, p := range o {
+		if len(p) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// anyFound reports whether a phrase has an occurrence.
+func anyFound(o [][]occurrence) bool {
+	for _, p := range o {
+		if len(p) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// near reports whether an occurrence of each phrase lies within the
+// phrases' tokens and nearTokens more, in any order, and where the first
+// of the first such group starts.
+func near(o [][]occurrence, phrases []phrase) (int, bool) {
+	type ev struct{ tok, end, at, p int }
+	var evs []ev
+	span := nearTokens
+	for i, p := range o {
+		if len(p) == 0 {
+			return 0, false
+		}
+		span += len(phrases[i].tokens)
+		for _, x := range p {
+			evs = append(evs, ev{x.tok, x.tok + len(phrases[i].tokens), x.at, i})
+		}
+	}
+	slices.SortFunc(evs, func(a, b ev) int { return cmp.Compare(a.tok, b.tok) })
+	count := make([]int, len(o))
+	have := 0
+	lo := 0
+	for _, e := range evs {
+		if count[e.p] == 0 {
+			have++
+		}
+		count[e.p]++
+		for have == len(o) {
+			// The window evs[lo] .. e has every phrase: shrink it.
+			l := evs[lo]
+			if count[l.p] > 1 {
+				count[l.p]--
+				lo++
+				continue
+			}
+			end := e.end
+			for _, x := range evs[lo:] {
+				if x.tok > e.tok {
+					break
+				}
+				end = max(end, x.end)
+			}
+			if end-l.tok <= span {
+				return l.at, true
+			}
+			count[l.p]--
+			have--
+			lo++
+		}
+	}
+	return 0, false
+}
+
+// matchPositions returns where each phrase matches text (the tokens of
+// each match, in order), as the snippet marks them, and how many tokens
+// text has.
+func matchPositions(text string, phrases []phrase) ([][]occurrence, int64) {
 	type span struct{ start, end int }
 	var toks []span
 	for i := 0; ; {
-		start, end := nextToken(body, i)
-		if start == len(body) {
+		start, end, next := nextToken(text, i)
+		if start == len(text) {
 			break
 		}
 		toks = append(toks, span{start, end})
-		i = end
+		i = next
 	}
-	tf := make([]int, len(phrases))
+	out := make([][]occurrence, len(phrases))
 	for i := range toks {
 		for pi, p := range phrases {
 			if i+len(p.tokens) > len(toks) {
@@ -622,17 +869,17 @@ func countMatches(body string, phrases []phrase) ([]int, int64) {
 			ok := true
 			for k, want := range p.tokens {
 				t := toks[i+k]
-				if !tokenMatches(body[t.start:t.end], want, p.prefix && k == len(p.tokens)-1) {
+				if !tokenMatches(text[t.start:t.end], want, p.prefix && k == len(p.tokens)-1) {
 					ok = false
 					break
 				}
 			}
 			if ok {
-				tf[pi]++
+				out[pi] = append(out[pi], occurrence{i, toks[i].start})
 			}
 		}
 	}
-	return tf, int64(len(toks))
+	return out, int64(len(toks))
 }
 
 // candidate is a round being ranked.
@@ -640,10 +887,24 @@ type candidate struct {
 	id      int64
 	session string
 	round   int
-	body    *string // nil: longer than scoreBytes, not read
-	score   float64
-	found   bool // every phrase is in body (scorer.score)
+	// texts are its prompt, reply and tools' text as read (nil: not
+	// searched, or too long to read); whole says a text was read whole,
+	// not only its start.
+	texts    [nCols]*string
+	whole    [nCols]bool
+	complete bool // every text searched was read whole
+	score    float64
+	found    bool // every phrase is in the texts read (scorer.score)
+	tier     int  // tierPhrase, tierNear or tierAnywhere
+	tool     bool // found only in the tools' text
+	col      int  // the text the snippet is cut from
+	at       int  // where in it, if known (else -1)
 }
+
+// toolsScan is how much of a round's tools' text (in characters) a search
+// reads to score it: a round's tool calls and their output can be
+// megabytes, and the rounds that match are read by the hundred.
+const toolsScan = 1 << 16
 
 // load reads and scores the rounds ids, in no order.
 func (s *searcher) load(ids []int64, sc *scorer) ([]candidate, error) {
@@ -652,8 +913,11 @@ func (s *searcher) load(ids []int64, sc *scorer) ([]candidate, error) {
 		return nil, err
 	}
 	rows, err := s.tx.QueryContext(s.ctx, `SELECT r.rowid, r.session_id, r.round,
-			CASE WHEN octet_length(r.body) <= ? THEN r.body END, d.sz
-		FROM json_each(?) j JOIN rounds r ON r.rowid = j.value LEFT JOIN text_fts_docsize d ON d.id = r.rowid`, scoreBytes, list)
+			CASE WHEN ?1 AND octet_length(r.prompt) <= ?4 THEN r.prompt END,
+			CASE WHEN ?2 AND octet_length(r.reply) <= ?4 THEN r.reply END,
+			CASE WHEN ?3 THEN substr(r.tools, 1, ?5) END, ?3 AND length(r.tools) <= ?5, d.sz
+		FROM json_each(?6) j JOIN rounds r ON r.rowid = j.value LEFT JOIN text_fts_docsize d ON d.id = r.rowid`,
+		sc.in.has(colPrompt), sc.in.has(colReply), sc.in.has(colTools), scoreBytes, toolsScan, list)
 	if err != nil {
 		return nil, err
 	}
@@ -661,16 +925,25 @@ func (s *searcher) load(ids []int64, sc *scorer) ([]candidate, error) {
 	var out []candidate
 	for rows.Next() {
 		var c candidate
-		var body sql.NullString
+		var texts [nCols]sql.NullString
+		var toolsWhole bool
 		var sz []byte
-		if err := rows.Scan(&c.id, &c.session, &c.round, &body, &sz); err != nil {
+		if err := rows.Scan(&c.id, &c.session, &c.round, &texts[colPrompt], &texts[colReply], &texts[colTools], &toolsWhole, &sz); err != nil {
 			return nil, err
 		}
-		if body.Valid {
-			c.body = &body.String
+		for col, t := range texts {
+			if t.Valid {
+				c.texts[col] = &t.String
+				c.whole[col] = col != colTools || toolsWhole
+			}
 		}
-		dl, _ := varint(sz) // the body's tokens, as FTS5 counts them
-		c.score, c.found = sc.score(c.body, int64(dl))
+		// The texts' tokens, as FTS5 counts them.
+		var sizes [nCols]int64
+		for col, k := 0, 0; col < nCols; col++ {
+			v, m := varint(sz[k:])
+			sizes[col], k = int64(v), k+m
+		}
+		sc.score(&c, sizes)
 		out = append(out, c)
 	}
 	return out, rows.Err()
@@ -679,6 +952,15 @@ func (s *searcher) load(ids []int64, sc *scorer) ([]candidate, error) {
 // best returns the best limit candidates, best first.
 func best(cs []candidate, limit int) []candidate {
 	slices.SortFunc(cs, func(a, b candidate) int {
+		if a.tier != b.tier {
+			return cmp.Compare(a.tier, b.tier)
+		}
+		if a.tool != b.tool {
+			if b.tool {
+				return -1
+			}
+			return 1
+		}
 		if a.score != b.score {
 			return cmp.Compare(b.score, a.score)
 		}
@@ -689,7 +971,7 @@ func best(cs []candidate, limit int) []candidate {
 
 // hits returns the hits of the ranked rounds, in order, with what search
 // shows of them.
-func (s *searcher) hits(ranked []candidate, phrases []phrase) ([]Hit, error) {
+func (s *searcher) hits(ranked []candidate, sc *scorer) ([]Hit, error) {
 	ids := make([]int64, len(ranked))
 	for i, c := range ranked {
 		ids[i] = c.id
@@ -728,15 +1010,16 @@ func (s *searcher) hits(ranked []candidate, phrases []phrase) ([]Hit, error) {
 		if !ok {
 			continue // a round without its session
 		}
-		body := c.body
-		if body == nil {
-			var b string
-			if err := s.tx.QueryRowContext(s.ctx, `SELECT body FROM rounds WHERE rowid = ?`, c.id).Scan(&b); err != nil {
+		text := c.texts[c.col]
+		if text == nil || !c.whole[c.col] && c.at < 0 {
+			var t string
+			if err := s.tx.QueryRowContext(s.ctx, `SELECT `+columnNames[c.col]+` FROM rounds WHERE rowid = ?`, c.id).Scan(&t); err != nil {
 				return nil, fmt.Errorf("%s: round %d of %s: %w", s.path, h.Round, h.SessionID, err)
 			}
-			body = &b
+			text = &t
 		}
-		h.Snippet = snippet(*body, phrases)
+		h.Snippet = snippet(*text, sc.marks, c.at)
+		h.In = textNames[c.col]
 		h.Rank = -c.score
 		out = append(out, h)
 	}

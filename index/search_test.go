@@ -22,7 +22,7 @@ func testIndex(t *testing.T, bodies []string, started []string) *DB {
 	t.Cleanup(func() { db.Close() })
 	var rows []Row
 	for i, b := range bodies {
-		r := Row{SessionID: "s", Round: i + 1, Body: b, RoundFile: "r"}
+		r := Row{SessionID: "s", Round: i + 1, Reply: b, RoundFile: "r"}
 		if i < len(started) {
 			r.Started = started[i]
 		}
@@ -150,8 +150,9 @@ func TestSnippet(t *testing.T) {
 		raw         bool
 		want        string
 	}{
-		{"third question\nAnswer number 3.", "third question", false, "«third» «question»\nAnswer number 3."},
-		{"  > third question!", "question", false, "  > third «question»!"},
+		{"third question\nAnswer number 3.", "third question", false, "«third» «question» Answer number 3."},
+		{"  > third question!", "question", false, "> third «question»!"},
+		{"run:\n\n```bash\nnpm install\n```\n\tdone", "npm", false, "run: ```bash «npm» install ``` done"},
 		{"create hello.py please", "hello.py", false, "create «hello.py» please"},
 		{"Hello.PY and hello py", "hello.py", false, "«Hello.PY» and «hello py»"},
 		{"helpful hello help", "hel*", false, "«helpful» «hello» «help»"},
@@ -162,14 +163,15 @@ func TestSnippet(t *testing.T) {
 		{long + "needle in the haystack " + long, "needle", false, "…dolor sit amet «needle» in the haystack lorem ipsum dolor sit amet lorem ipsum dolor sit…"},
 		{"nothing matches here", "absent", false, "nothing matches here"},
 		{"foo bar baz", `"bar baz" OR foo NOT qux`, true, "«foo» «bar baz»"},
-		{"a 5 b c body", `NEAR(a c, 5) OR {body}: b OR body : c`, true, "«a» 5 «b» «c» body"},
-		{"x " + strings.Repeat("ab", 1000) + " needle", "needle", false, "…b" + strings.Repeat("ab", 29) + " «needle»"},
+		{"a 5 b c body", `NEAR(a c, 5) OR {reply}: b OR reply : c`, true, "«a» 5 «b» «c» body"},
+		{"x " + strings.Repeat("ab", 1000) + " needle", "needle", false, "…«needle»"}, // cut between tokens
+		{"x " + strings.Repeat("ab", 1000), "x", false, "«x»…"},
 	} {
 		_, phrases, err := parseQuery(Query{Text: c.query, Raw: c.raw})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := marked(snippet(c.body, phrases)); got != c.want {
+		if got := marked(snippet(c.body, phrases, -1)); got != c.want {
 			t.Errorf("%q in %.40q…:\n got %q\nwant %q", c.query, c.body, got, c.want)
 		}
 	}
@@ -181,7 +183,7 @@ func TestSnippetFarMatch(t *testing.T) {
 	body := strings.Repeat("the quick brown fox ", 1<<16) + "Zanzibar! " + strings.Repeat("jumps ", 10)
 	for _, q := range []string{"zanzibar", "zanz*", "ZANZIBAR jumps"} {
 		_, phrases, _ := parseQuery(Query{Text: q})
-		if got := marked(snippet(body, phrases)); !strings.Contains(got, "«Zanzibar»! «jumps»") && !strings.Contains(got, "«Zanzibar»! jumps") {
+		if got := marked(snippet(body, phrases, -1)); !strings.Contains(got, "«Zanzibar»! «jumps»") && !strings.Contains(got, "«Zanzibar»! jumps") {
 			t.Errorf("%q: %q", q, got)
 		}
 	}

@@ -3,6 +3,7 @@ package index
 import (
 	"bytes"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -18,14 +19,19 @@ const (
 	snippetReach  = 1024 // how far from the first match a snippet may reach
 )
 
-// snippet returns the part of body around the first match of the phrases,
-// each match marked with HighlightStart and HighlightEnd, and "…" where it
-// cuts the body. With no match (FTS5 folds some letters this does not), it
-// is the start of body.
-func snippet(body string, phrases []phrase) string {
-	m, ok := firstMatch(body, phrases)
-	if !ok {
-		m, _ = nextToken(body, 0)
+// snippet returns the part of body around the first match of the phrases
+// (or the match at byte at, if at >= 0), each match marked with
+// HighlightStart and HighlightEnd, and "…" where it cuts the body: text as
+// it was written, on one line (each run of spaces, tabs and line breaks
+// one space), cut between tokens. With no match (FTS5 folds some letters
+// this does not), it is the start of body.
+func snippet(body string, phrases []phrase, at int) string {
+	m := at
+	if m < 0 {
+		var ok bool
+		if m, ok = firstMatch(body, phrases); !ok {
+			m, _, _ = nextToken(body, 0)
+		}
 	}
 	// The tokens of the region around m.
 	type span struct{ start, end int }
@@ -34,7 +40,7 @@ func snippet(body string, phrases []phrase) string {
 	var toks []span
 	t := 0 // the token at m
 	for i := lo; ; {
-		start, end := nextToken(region, i)
+		start, end, next := nextToken(region, i)
 		if start == len(region) {
 			break
 		}
@@ -42,26 +48,33 @@ func snippet(body string, phrases []phrase) string {
 			t = len(toks)
 		}
 		toks = append(toks, span{start, end})
-		i = end
+		i = next
 	}
 	if len(toks) == 0 {
-		return cut(body, 0, runeStart(body, snippetBytes))
+		return oneLine(cut(body, 0, runeStart(body, snippetBytes)))
 	}
 	// A window of snippetTokens tokens, snippetBefore of them before the
-	// match unless the region ends too soon after it.
+	// match unless the region ends too soon after it, and no longer than
+	// snippetBytes unless one token is.
 	a := max(0, t-snippetBefore)
 	b := min(len(toks), a+snippetTokens)
 	a = max(0, b-snippetTokens)
+	for b-1 > t && toks[b-1].end-toks[a].start > snippetBytes {
+		b--
+	}
+	for a < t && toks[b-1].end-toks[a].start > snippetBytes {
+		a++
+	}
 	start, end := toks[a].start, toks[b-1].end
+	if end-start > snippetBytes { // one long token
+		start = max(start, runeStart(body, m-snippetBytes/4))
+		end = min(end, runeStart(body, start+snippetBytes))
+	}
 	if a == 0 && lo == 0 {
 		start = 0 // the body's first token: keep what leads up to it
 	}
 	if b == len(toks) && hi == len(body) {
 		end = len(body) // its last: keep what follows it
-	}
-	if end-start > snippetBytes {
-		start = max(start, runeStart(body, m-snippetBytes/4))
-		end = min(end, runeStart(body, start+snippetBytes))
 	}
 
 	// matchAt returns how many tokens the longest phrase that matches at
@@ -90,7 +103,7 @@ func snippet(body string, phrases []phrase) string {
 	if start > 0 {
 		sb.WriteString("…")
 	}
-	at := start
+	at = start
 	for i := a; i < b; i++ {
 		if toks[i].start < at {
 			continue
@@ -99,17 +112,50 @@ func snippet(body string, phrases []phrase) string {
 		if n == 0 {
 			continue
 		}
-		sb.WriteString(body[at:toks[i].start])
+		writeOneLine(&sb, body[at:toks[i].start])
 		sb.WriteString(HighlightStart)
-		sb.WriteString(body[toks[i].start:toks[i+n-1].end])
+		writeOneLine(&sb, body[toks[i].start:toks[i+n-1].end])
 		sb.WriteString(HighlightEnd)
 		at = toks[i+n-1].end
 	}
-	sb.WriteString(body[at:end])
+	writeOneLine(&sb, body[at:end])
 	if end < len(body) {
 		sb.WriteString("…")
 	}
+	return strings.TrimSpace(sb.String())
+}
+
+// oneLine is s with each run of white space and control characters one
+// space.
+func oneLine(s string) string {
+	var sb strings.Builder
+	writeOneLine(&sb, s)
 	return sb.String()
+}
+
+// writeOneLine writes s with each run of white space and control
+// characters as one space (none after one already written).
+func writeOneLine(sb *strings.Builder, s string) {
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) || unicode.IsControl(r) {
+			j := i + n
+			for j < len(s) {
+				r2, n2 := utf8.DecodeRuneInString(s[j:])
+				if !unicode.IsSpace(r2) && !unicode.IsControl(r2) {
+					break
+				}
+				j += n2
+			}
+			if b := sb.String(); !strings.HasSuffix(b, " ") {
+				sb.WriteByte(' ')
+			}
+			i = j
+			continue
+		}
+		sb.WriteString(s[i : i+n])
+		i += n
+	}
 }
 
 // tokenMatches reports whether a token of the text is want, case aside,
@@ -179,16 +225,14 @@ func firstMatch(body string, phrases []phrase) (int, bool) {
 // matchesAt reports whether phrase p matches body at byte at, which must
 // start a token.
 func matchesAt(body string, at int, p phrase) bool {
-	if at > 0 {
-		r, _ := utf8.DecodeLastRuneInString(body[:at])
-		if isTokenRune(r) {
-			return false
-		}
+	if !isTokenStart(body, at) {
+		return false
 	}
-	start, end := at, tokenEnd(body, at)
+	start := at
+	end, next := tokenAt(body, at)
 	for k, want := range p.tokens {
 		if k > 0 {
-			start, end = nextToken(body, end)
+			start, end, next = nextToken(body, next)
 		}
 		if start == len(body) || !tokenMatches(body[start:end], want, p.prefix && k == len(p.tokens)-1) {
 			return false
@@ -199,7 +243,7 @@ func matchesAt(body string, at int, p phrase) bool {
 
 func firstMatchByToken(body string, phrases []phrase) (int, bool) {
 	for i := 0; ; {
-		start, end := nextToken(body, i)
+		start, _, next := nextToken(body, i)
 		if start == len(body) {
 			return 0, false
 		}
@@ -208,7 +252,7 @@ func firstMatchByToken(body string, phrases []phrase) (int, bool) {
 				return start, true
 			}
 		}
-		i = end
+		i = next
 	}
 }
 

@@ -12,13 +12,13 @@ import (
 // Written holds the headers of the round files an update wrote, by number,
 // until the indexer takes them (Update.Rounds). An update holds one per
 // round it wrote, so for a whole session when it inscribes one: the texts
-// (the prompt, the agent's text, thinking and tool calls) are kept in a
-// scratch file (scratchFiles), and only the other fields in
-// memory; the tool calls' results, which the indexes do not hold, are not
-// kept. (Held as RoundFile values, results included, they were most of the
-// 86 MB live at the end of a 315 MB session of 0.9 MB rounds; without the
-// results, 19 MB; packed in memory, 4.7 MB.) A long text is written and
-// read back without a copy beside it.
+// (the prompt, the agent's text, thinking and tool calls, and of the
+// calls' results what the index holds: ResultText) are kept in a scratch
+// file (scratchFiles), and only the other fields in memory. (Held as
+// RoundFile values, results included, they were most of the 86 MB live at
+// the end of a 315 MB session of 0.9 MB rounds; without the results,
+// 19 MB; packed in memory, 4.7 MB.) A long text is written and read back
+// without a copy beside it.
 type Written struct {
 	dir string // the document's folder, where a new one is made
 	m   map[int]*packedHeader
@@ -70,29 +70,50 @@ func (w *Written) add(rf *RoundFile) {
 	p.n = w.end - p.at
 }
 
-// packBlock writes a block's Type, Text, Name, ID and Input, each as its
+// packBlock writes a block's Type, Text, Name, ID and Input, then its
+// result (packResult), each as its
 // length and bytes (Result, Path and MediaType are left out: an agent's
 // blocks and a prompt have none the indexes use).
 func (w *Written) packBlock(b RoundBlock) {
-	for _, s := range []string{b.Type, b.Text, b.Name, b.ID} {
-		w.buf = binary.AppendUvarint(w.buf, uint64(len(s)))
-		if len(s) < longField {
-			w.buf = append(w.buf, s...)
-			continue
+	for _, s := range []string{b.Type, b.Text, b.Name, b.ID, string(b.Input)} {
+		w.packString(s)
+	}
+	w.packResult(b.Result)
+}
+
+// packString writes a field's length and bytes: a long one straight to
+// the file.
+func (w *Written) packString(s string) {
+	w.buf = binary.AppendUvarint(w.buf, uint64(len(s)))
+	if len(s) < longField {
+		w.buf = append(w.buf, s...)
+		if len(w.buf) >= longField {
+			w.flush()
 		}
-		w.flush()
-		w.write(func() (int, error) { return w.f.WriteString(s) })
-	}
-	if len(w.buf) >= longField {
-		w.flush()
-	}
-	w.buf = binary.AppendUvarint(w.buf, uint64(len(b.Input)))
-	if len(b.Input) < longField {
-		w.buf = append(w.buf, b.Input...)
 		return
 	}
 	w.flush()
-	w.write(func() (int, error) { return w.f.Write(b.Input) })
+	w.write(func() (int, error) { return w.f.WriteString(s) })
+}
+
+// packResult writes a block's result: 0 for none, else 1 + its number of
+// parts, whether it is an error, and each part's Type and Text (a text
+// part's as the index holds it: ResultText).
+func (w *Written) packResult(r *RoundResult) {
+	if r == nil {
+		w.buf = binary.AppendUvarint(w.buf, 0)
+		return
+	}
+	w.buf = binary.AppendUvarint(w.buf, uint64(len(r.Content))+1)
+	w.buf = binary.AppendUvarint(w.buf, map[bool]uint64{false: 0, true: 1}[r.IsError])
+	for _, c := range r.Content {
+		text := c.Text
+		if c.Type == "text" {
+			text = ResultText(text)
+		}
+		w.packString(c.Type)
+		w.packString(text)
+	}
 }
 
 func (w *Written) flush() {
@@ -118,7 +139,8 @@ func (w *Written) open(n int) bool {
 }
 
 // Take returns the header of round n, if this update wrote it, and forgets
-// it: the indexer's row takes its place. Its agent blocks have no Result.
+// it: the indexer's row takes its place. Its agent blocks' results hold
+// their parts' Type and Text only, a text part's as ResultText has it.
 func (w *Written) Take(n int) (*RoundFile, bool) {
 	if w == nil || w.err != nil {
 		return nil, false
@@ -140,6 +162,13 @@ func (w *Written) Take(n int) (*RoundFile, bool) {
 		}
 		if in := w.readBytes(); len(in) > 0 {
 			b.Input = in
+		}
+		if n := w.readLen(); n > 0 {
+			b.Result = &RoundResult{IsError: w.readLen() == 1, Content: make([]RoundBlock, n-1)}
+			for j := range b.Result.Content {
+				b.Result.Content[j].Type = w.readString()
+				b.Result.Content[j].Text = w.readString()
+			}
 		}
 	}
 	if w.err != nil {

@@ -67,24 +67,32 @@ type reindexJSON struct {
 type searchOptions struct {
 	q            index.Query
 	since, until string
+	in           string
 	json         bool
 }
 
 func newSearchCmd(e *env) *cobra.Command {
 	var o searchOptions
 	cmd := &cobra.Command{
-		Use:   "search QUERY",
+		Use:   "search QUERY...",
 		Short: "Search every round of the store",
 		Long: `search finds the rounds whose text (prompts, replies, thinking, tool
-inputs) has every word of QUERY, best first. Words are searched as they are
-typed, in any case: hello.py, foo-bar, src/index.go:42 and AND find
-themselves (their letters and digits in order, with only spaces or
-punctuation between them). A word that ends in * finds the words that
-start with it: hel* finds hello and help.
+calls and their output) has every word of QUERY, best first. The words
+need no quotes: scribe search No such file is the query "No such file".
+Words are searched as they are typed, in any case: hello.py, foo-bar,
+src/index.go:42 and AND find themselves (their letters and digits in
+order, with only spaces or punctuation between them). A word that ends in
+* finds the words that start with it: hel* finds hello and help. Chinese,
+Japanese and Korean words are found inside a sentence: 错误 finds
+请帮我修复这个错误.
 
 With --fts, QUERY is SQLite FTS5 syntax instead: "a phrase", prefix*, AND,
 OR, NOT, NEAR(a b, 5), and parentheses
 (https://sqlite.org/fts5.html#full_text_query_syntax).
+
+--in narrows the texts searched: prompts (the person's), replies (the
+agent's replies and thinking), tools (tool calls and their output), or
+several with commas (--in prompts,replies).
 
 --since and --until take a day (2026-11-22: from midnight UTC), an RFC 3339
 time with any offset (2026-11-22T10:26:16+01:00; none means UTC), a span
@@ -93,14 +101,25 @@ back from now (30m, 24h, 7d, 2w), today or yesterday (midnight UTC).
 today is yesterday's rounds. An --agent, --project or --engagement the
 store has never seen is an error that lists the ones it has.
 
-Hits are ranked by relevance (bm25) among the newest 256 rounds that match
-(or --limit, if more): all of a rare word's rounds, a common word's of lately.
-Each hit shows the session's title, the round, its time, a snippet with the
-matching words marked, and where to read it: the document and the round's
-anchor.`,
-		Args: cobra.ExactArgs(1),
+Hits are ranked among the newest 256 rounds that match (or --limit, if
+more; and every round where the words are one phrase): first the rounds
+where the words are together, in order, as typed; then those where they
+are near one another; then the rest. Of each, the rounds where the words
+are in a prompt or a reply come before those where they are only in a
+tool's text, and then the more relevant first (bm25). Each hit shows the
+session's title, the round, its time, a snippet with the matching words
+marked (and, when it is not from the prompt, which text it is from), and
+where to read it: the document and the round's anchor.`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.q.Text = args[0]
+			o.q.Text = strings.Join(args, " ")
+			if o.in != "" {
+				in, err := index.ParseTexts(o.in)
+				if err != nil {
+					return &flagError{fmt.Errorf("--in %s: %w", o.in, err)}
+				}
+				o.q.In = in
+			}
 			return runSearch(e, o)
 		},
 	}
@@ -112,6 +131,8 @@ anchor.`,
 	f.StringVar(&o.until, "until", "", "only rounds started before this time (same forms as --since)")
 	f.StringVar(&o.q.Engagement, "engagement", "", "only rounds tagged with this engagement")
 	f.IntVar(&o.q.Limit, "limit", 20, "at most this many hits (1 or more)")
+	f.StringVar(&o.in, "in", "", "only these texts of a round: prompts, replies, tools (or several, with commas)")
+	cmd.RegisterFlagCompletionFunc("in", cobra.FixedCompletions([]string{"prompts", "replies", "tools"}, cobra.ShellCompDirectiveNoFileComp))
 	f.BoolVar(&o.json, "json", false, "print the hits as JSON")
 	return cmd
 }
@@ -177,7 +198,11 @@ func runSearch(e *env, o searchOptions) error {
 		if h.EngagementID != nil {
 			eng = " · " + *h.EngagementID
 		}
-		fmt.Fprintf(e.stdout, "%s · %s · round %d · %s%s\n    %s\n    %s\n\n", title, h.AgentID, h.Round, h.Started, eng, mark.Replace(h.Snippet), h.Path)
+		in := ""
+		if h.In != "" && h.In != "prompts" {
+			in = h.In + ": "
+		}
+		fmt.Fprintf(e.stdout, "%s · %s · round %d · %s%s\n    %s%s\n    %s\n\n", title, h.AgentID, h.Round, h.Started, eng, in, mark.Replace(h.Snippet), h.Path)
 	}
 	return nil
 }

@@ -303,7 +303,15 @@ func webStore(e *env, store *views.Views) (web.Store, func() error, error) {
 // dates, the same complaints. What the person got wrong comes back as a
 // *web.QueryError, which the page shows beside the form.
 func webSearch(store *views.Views, q web.SearchQuery) ([]web.Hit, error) {
-	hits, err := searchAs(store, index.Query{Text: q.Text, Raw: q.Raw, Agent: q.Agent, Project: q.Project, Engagement: q.Engagement, Limit: max(q.Limit, 1)}, q.Since, q.Until)
+	iq := index.Query{Text: q.Text, Raw: q.Raw, Agent: q.Agent, Project: q.Project, Engagement: q.Engagement, Limit: max(q.Limit, 1)}
+	if q.In != "" {
+		in, err := index.ParseTexts(q.In)
+		if err != nil {
+			return nil, &web.QueryError{Msg: "in: " + err.Error()}
+		}
+		iq.In = in
+	}
+	hits, err := searchAs(store, iq, q.Since, q.Until)
 	var ue *userError
 	if errors.As(err, &ue) {
 		return nil, &web.QueryError{Msg: ue.Error()}
@@ -313,7 +321,7 @@ func webSearch(store *views.Views, q web.SearchQuery) ([]web.Hit, error) {
 	}
 	out := make([]web.Hit, len(hits))
 	for i, h := range hits {
-		out[i] = web.Hit{Key: h.SessionID, Doc: h.Doc, Agent: h.AgentID, Title: h.Title, Project: h.Project, Round: h.Round, Started: h.Started, Snippet: h.Snippet}
+		out[i] = web.Hit{Key: h.SessionID, Doc: h.Doc, Agent: h.AgentID, Title: h.Title, Project: h.Project, Round: h.Round, Started: h.Started, Snippet: h.Snippet, In: h.In}
 		if h.EngagementID != nil {
 			out[i].Engagement = *h.EngagementID
 		}

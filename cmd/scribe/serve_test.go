@@ -88,7 +88,7 @@ func TestServe(t *testing.T) {
 			if b := body("s/22222222-2222-4222-8222-222222222222/"); !strings.Contains(b, "third question") {
 				t.Error("a session page lacks its text")
 			}
-			if b := body("search?q=third+question"); !strings.Contains(b, "<mark>third</mark>") {
+			if b := body("search?q=third+question"); !strings.Contains(b, "<mark>third question</mark>") {
 				t.Error("search finds nothing")
 			}
 			src, err := os.ReadFile(filepath.Join(projects, "-home-dev-src-multiturn", "22222222-2222-4222-8222-222222222222.jsonl"))

@@ -57,7 +57,13 @@ func sameDumps(t *testing.T, what string, got, want map[string]string) {
 	t.Helper()
 	for p, w := range want {
 		if got[p] != w {
-			t.Errorf("%s: %s differs", what, p)
+			gl, wl := strings.Split(got[p], "\n"), strings.Split(w, "\n")
+			for i := range min(len(gl), len(wl)) {
+				if gl[i] != wl[i] {
+					t.Errorf("%s: %s differs at line %d:\n got %s\nwant %s", what, p, i+1, gl[i], wl[i])
+					break
+				}
+			}
 		}
 	}
 	if len(got) != len(want) {
@@ -219,13 +225,13 @@ func TestIndexLossAndDamage(t *testing.T) {
 func TestSearch(t *testing.T) {
 	s, _ := sampleStore(t)
 	defer s.CloseIndex()
-	hits, err := s.Search(index.Query{Text: "python files"})
+	hits, err := s.Search(index.Query{Text: "find python files"})
 	if err != nil || len(hits) == 0 {
 		t.Fatalf("%v %v", hits, err)
 	}
 	h := hits[0]
-	if !strings.HasPrefix(h.SessionID, "33333333") || h.Round != 1 || !strings.HasSuffix(h.Path, "#round-1") ||
-		!strings.Contains(h.Snippet, index.HighlightStart+"python"+index.HighlightEnd) || h.Title != "find python files using a subagent" {
+	if !strings.HasPrefix(h.SessionID, "33333333") || h.Round != 1 || !strings.HasSuffix(h.Path, "#round-1") || h.In != "prompts" ||
+		!strings.Contains(h.Snippet, index.HighlightStart+"find python files"+index.HighlightEnd) || h.Title != "find python files using a subagent" {
 		t.Errorf("first hit %+v", h)
 	}
 	for _, c := range []struct {

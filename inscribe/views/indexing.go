@@ -6,13 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/scribe-archive/scribe/index"
 	"github.com/scribe-archive/scribe/inscribe"
@@ -29,7 +29,8 @@ import (
 // 30 MB whatever the round. Only a pasted prompt reaches them in practice:
 // what the model writes is bounded by its output limit. Like GitHub's code
 // search (files over 384 KiB) or Lucene's LimitTokenCountAnalyzer, words
-// past them are not found.
+// past them are not found. Of a tool's result, the index holds the start
+// and the end of each text (inscribe.ResultText).
 const (
 	indexedPartMax  = 1 << 20
 	indexedRoundMax = 4 << 20
@@ -41,11 +42,13 @@ func roundRow(key string, rf *inscribe.RoundFile) index.Row {
 	row := index.Row{SessionID: key, Round: rf.Round, Started: rf.Started, TokenCount: rf.TokenCount}
 	// The texts are joined once, at their size, and not copied at all when
 	// there is one that needs no cut.
-	var body indexedText
+	var prompt, reply, tools indexedText
+	size := 0 // of the round's texts, all three
+	prompt.size, reply.size, tools.size = &size, &size, &size
 	var agentText []string
 	if rf.User != nil {
 		row.UserPreview = document.Preview(rf.User.Text)
-		body.add(rf.User.Text)
+		prompt.add(rf.User.Text)
 	}
 	for _, b := range rf.Agent {
 		switch b.Type {
@@ -53,26 +56,46 @@ func roundRow(key string, rf *inscribe.RoundFile) index.Row {
 			if b.Text != "" {
 				agentText = append(agentText, b.Text)
 			}
-			body.add(b.Text)
+			reply.add(b.Text)
 		case "thinking":
 			row.ThinkingCount++
 			row.ThinkingChars += len([]rune(b.Text))
-			body.add(b.Text)
+			reply.add(b.Text)
 		case "tool_use":
 			row.ToolCount++
-			body.add(b.Name + " " + canonicalJSON(b.Input))
+			tools.add(b.Name + "\n" + jsonText(b.Input))
+			if b.Result != nil {
+				tools.add(resultText(b.Result))
+			}
 		}
 	}
 	row.AgentPreview = document.Preview(strings.Join(agentText, "\n"))
-	row.Body = strings.Join(body.parts, "\n")
+	row.Prompt, row.Reply, row.Tools = prompt.String(), reply.String(), tools.String()
 	return row
 }
 
-// indexedText is the parts of a round's text search indexes, each cut to
-// what the caps leave (indexedPartMax, indexedRoundMax).
+// resultText is the text of a tool's result that search indexes: its text
+// parts and the values of its raw ones (jsonText), each as the store keeps
+// it for the index (inscribe.ResultText: the start and end of a long one).
+func resultText(r *inscribe.RoundResult) string {
+	var parts []string
+	for _, c := range r.Content {
+		switch c.Type {
+		case "text":
+			parts = append(parts, inscribe.ResultText(c.Text))
+		case "raw":
+			parts = append(parts, inscribe.ResultText(jsonText(json.RawMessage(c.Text))))
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// indexedText is the parts of one of a round's texts search indexes, each
+// cut to what the caps leave (indexedPartMax, indexedRoundMax: size is
+// the round's, shared by its texts).
 type indexedText struct {
 	parts []string
-	size  int // of the parts joined
+	size  *int // of the round's parts joined
 }
 
 func (t *indexedText) add(s string) {
@@ -80,58 +103,72 @@ func (t *indexedText) add(s string) {
 		return
 	}
 	sep := min(len(t.parts), 1) // the newline that joins it
-	limit := min(indexedPartMax, indexedRoundMax-t.size-sep)
+	limit := min(indexedPartMax, indexedRoundMax-*t.size-sep)
 	if limit <= 0 {
 		return
 	}
 	if len(s) > limit {
 		// A copy: the cut must not keep the whole text alive.
-		if s = strings.Clone(cutText(s, limit)); s == "" {
+		if s = strings.Clone(inscribe.CutText(s, limit)); s == "" {
 			return
 		}
 	}
 	t.parts = append(t.parts, s)
-	t.size += sep + len(s)
+	*t.size += sep + len(s)
 }
 
-// cutText returns the longest prefix of s (longer than n bytes) of at most
-// n bytes that ends between two words, or, in a run of more than 64 bytes
-// without a space, between two characters: no cut word is indexed.
-func cutText(s string, n int) string {
-	const spaces = " \t\n\r"
-	if strings.IndexByte(spaces, s[n]) >= 0 {
-		return s[:n]
-	}
-	from := max(0, n-64)
-	if i := strings.LastIndexAny(s[from:n], spaces); i >= 0 {
-		return s[:from+i]
-	}
-	if n < 64 {
-		return "" // the start of a word
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
+func (t *indexedText) String() string { return strings.Join(t.parts, "\n") }
 
-// canonicalJSON is raw re-encoded compactly, without HTML escapes: the same
-// whether raw comes from a round in memory or from its file, which lays it
-// out and escapes it.
-func canonicalJSON(raw json.RawMessage) string {
+// jsonText is the text of a tool's input (or a raw block) as a person
+// reads it: its strings and numbers, one a line, in order, without their
+// keys and without JSON's escapes; raw itself when it is not JSON.
+func jsonText(raw json.RawMessage) string {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
-	var v any
-	if dec.Decode(&v) != nil {
-		return string(raw)
+	var lines []string
+	type frame struct{ object, wantKey bool }
+	var stack []frame
+	for {
+		t, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return string(raw)
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = &stack[len(stack)-1]
+		}
+		if d, ok := t.(json.Delim); ok {
+			switch d {
+			case '{', '[':
+				if top != nil && top.object {
+					top.wantKey = true // after this value, a key
+				}
+				stack = append(stack, frame{object: d == '{', wantKey: d == '{'})
+			default:
+				stack = stack[:len(stack)-1]
+			}
+			continue
+		}
+		if top != nil && top.object && top.wantKey {
+			top.wantKey = false // a key: its value comes next
+			continue
+		}
+		switch v := t.(type) {
+		case string:
+			if v != "" {
+				lines = append(lines, v)
+			}
+		case json.Number:
+			lines = append(lines, v.String())
+		}
+		if top != nil && top.object {
+			top.wantKey = true
+		}
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if enc.Encode(v) != nil {
-		return string(raw)
-	}
-	return strings.TrimSuffix(buf.String(), "\n")
+	return strings.Join(lines, "\n")
 }
 
 // storeIndex returns the store's index, opened once per Views. One that
@@ -381,7 +418,7 @@ func (s *Views) indexDocInto(batch *index.Batch, d *inscribe.Doc, key string, se
 	}
 	own := make([]index.Row, len(rows))
 	for i, r := range rows {
-		r.Body = "" // the text is searched in the store's index; the document's keeps Method 53's columns
+		r.Prompt, r.Reply, r.Tools = "", "", "" // the text is searched in the store's index; the document's keeps Method 53's columns
 		own[i] = r
 	}
 	if err := ldb.Put(ctx, row, own); err != nil {

@@ -3,6 +3,7 @@ package views
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -84,7 +85,8 @@ func TestIndexedTextCapped(t *testing.T) {
 		rf.Agent = append(rf.Agent, inscribe.RoundBlock{Type: "thinking", Text: words})
 	}
 	rf.Agent = append(rf.Agent, inscribe.RoundBlock{Type: "text", Text: "lastword"})
-	body := roundRow("s", rf).Body
+	row := roundRow("s", rf)
+	body := row.Prompt + "\n" + row.Reply
 	if len(body) > indexedRoundMax {
 		t.Fatalf("body of %d bytes, over the round's cap %d", len(body), indexedRoundMax)
 	}
@@ -107,8 +109,8 @@ func TestIndexedTextCapped(t *testing.T) {
 	// A short round is indexed whole.
 	small := &inscribe.RoundFile{Round: 1, User: &inscribe.RoundBlock{Type: "text", Text: "hello there"},
 		Agent: []inscribe.RoundBlock{{Type: "text", Text: "hi"}}}
-	if got := roundRow("s", small).Body; got != "hello there\nhi" {
-		t.Errorf("small round's body %q", got)
+	if got := roundRow("s", small); got.Prompt != "hello there" || got.Reply != "hi" || got.Tools != "" {
+		t.Errorf("small round's texts %q, %q, %q", got.Prompt, got.Reply, got.Tools)
 	}
 }
 
@@ -127,7 +129,7 @@ func TestCutText(t *testing.T) {
 		{strings.Repeat("é", 100), 151, strings.Repeat("é", 75)},
 		{strings.Repeat("日", 100), 100, strings.Repeat("日", 33)},
 	} {
-		if got := cutText(c.s, c.n); got != c.want {
+		if got := inscribe.CutText(c.s, c.n); got != c.want {
 			t.Errorf("cutText(%.20q…, %d) = %.20q… (%d bytes), want %d bytes", c.s, c.n, got, len(got), len(c.want))
 		}
 	}
@@ -243,5 +245,33 @@ func TestPlannedUpdates(t *testing.T) {
 				t.Errorf("%d documents planned: marks read at once %v", planned, read)
 			}
 		})
+	}
+}
+
+// TestToolText: a tool's input is indexed as its values, one a line, and
+// its result by its start and end: what a person reads, without JSON's
+// keys and escapes.
+func TestToolText(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`{"command":"npm install\n\"x\"","description":"Install"}`, "npm install\n\"x\"\nInstall"},
+		{`{"a":{"b":[1,"two",{"c":"three"}],"d":true},"e":"four"}`, "1\ntwo\nthree\nfour"},
+		{`["x",{"k":"v"}]`, "x\nv"},
+		{`not json`, "not json"},
+		{``, ""},
+	} {
+		if got := jsonText(json.RawMessage(c.in)); got != c.want {
+			t.Errorf("jsonText(%s) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	out := "START " + strings.Repeat("line of output\n", 10000) + "FAILED: 3 tests"
+	rf := &inscribe.RoundFile{Round: 1, Agent: []inscribe.RoundBlock{{Type: "tool_use", Name: "Bash", Input: json.RawMessage(`{"command":"go test ./..."}`),
+		Result: &inscribe.RoundResult{IsError: true, Content: []inscribe.RoundBlock{{Type: "text", Text: out}}}}}}
+	row := roundRow("s", rf)
+	if !strings.HasPrefix(row.Tools, "Bash\ngo test ./...\nSTART line of output") || !strings.HasSuffix(row.Tools, "line of output\nFAILED: 3 tests") ||
+		len(row.Tools) > inscribe.ResultHead+inscribe.ResultTail+100 || !strings.Contains(row.Tools, "\n…\n") {
+		t.Errorf("tools' text of %d bytes: %q…%q", len(row.Tools), row.Tools[:40], row.Tools[len(row.Tools)-40:])
+	}
+	if row.Prompt != "" || row.Reply != "" || row.ToolCount != 1 {
+		t.Errorf("row %+v", row)
 	}
 }

@@ -23,7 +23,7 @@ func TestPutStoreWritesTheQueueTogether(t *testing.T) {
 		var rows []index.Row
 		for r := 1; r <= 3; r++ {
 			rows = append(rows, index.Row{SessionID: id, Round: r, Started: "2026-01-02T03:04:05Z", // one second for all: their rowids share a slot
-				UserPreview: "prompt", Body: fmt.Sprintf("words of round %d of %s", r, id), RoundFile: fmt.Sprintf("claude/%s/rounds/%03d.json", id, r)})
+				UserPreview: "prompt", Reply: fmt.Sprintf("words of round %d of %s", r, id), RoundFile: fmt.Sprintf("claude/%s/rounds/%03d.json", id, r)})
 		}
 		return s, rows
 	}

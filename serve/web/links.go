@@ -54,7 +54,7 @@ func (l linker) List(agent, project string, page int) string {
 // Search is the search page with a query.
 func (l linker) Search(q SearchQuery) string {
 	v := url.Values{}
-	for k, s := range map[string]string{"q": q.Text, "agent": q.Agent, "project": q.Project, "since": q.Since, "until": q.Until, "engagement": q.Engagement} {
+	for k, s := range map[string]string{"q": q.Text, "agent": q.Agent, "project": q.Project, "since": q.Since, "until": q.Until, "engagement": q.Engagement, "in": q.In} {
 		if s != "" {
 			v.Set(k, s)
 		}

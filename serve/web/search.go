@@ -12,6 +12,7 @@ import (
 type searchPage struct {
 	chrome
 	Q        SearchQuery
+	Texts    []string // what In may be
 	Agents   []Count
 	Projects []Count
 	Hits     []searchHit
@@ -36,7 +37,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	}
 	v := r.URL.Query()
 	q := SearchQuery{Text: strings.TrimSpace(v.Get("q")), Agent: v.Get("agent"), Project: v.Get("project"),
-		Since: v.Get("since"), Until: v.Get("until"), Engagement: v.Get("engagement"), Raw: v.Get("fts") != "", Limit: searchLimit}
+		Since: v.Get("since"), Until: v.Get("until"), Engagement: v.Get("engagement"), In: v.Get("in"), Raw: v.Get("fts") != "", Limit: searchLimit}
 	if n, err := strconv.Atoi(v.Get("limit")); err == nil && n > 0 {
 		q.Limit = min(n, 1000)
 	}
@@ -45,7 +46,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	if q.Text != "" {
 		c.Title = "Search: " + q.Text
 	}
-	p := &searchPage{chrome: c, Q: q}
+	p := &searchPage{chrome: c, Q: q, Texts: []string{"prompts", "replies", "tools"}}
 	var err error
 	if p.Agents, p.Projects, err = s.store.counts(r.Context()); err != nil {
 		s.serverError(w, r, err)

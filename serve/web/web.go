@@ -121,8 +121,11 @@ type Count struct {
 // filters of scribe search, as typed.
 type SearchQuery struct {
 	Text, Agent, Project, Since, Until, Engagement string
-	Raw                                            bool // Text is FTS5 syntax (scribe search --fts)
-	Limit                                          int
+	// In is the texts to search, as scribe search --in takes them
+	// ("prompts", "replies", "tools"; "" for all).
+	In    string
+	Raw   bool // Text is FTS5 syntax (scribe search --fts)
+	Limit int
 }
 
 // Hit is one round a search found.
@@ -138,6 +141,7 @@ type Hit struct {
 	// Snippet has the matched words between HighlightStart and
 	// HighlightEnd (index.HighlightStart and index.HighlightEnd).
 	Snippet string
+	In      string // the text the snippet is from: prompts, replies or tools
 }
 
 // The marks around matched words in Hit.Snippet, as package index sets
