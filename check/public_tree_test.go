@@ -1,9 +1,7 @@
 package check_test
 
 import (
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/scribe-archive/scribe/check"
@@ -13,39 +11,12 @@ import (
 	"github.com/scribe-archive/scribe/session/source"
 )
 
-// publicTree lays the public corpus out as the projects trees it was copied
-// from (its file names are the original paths with "/" as "__"), subagent
-// transcripts whose session is not in the corpus included.
-func publicTree(t *testing.T) (string, int) {
-	t.Helper()
-	dir := t.TempDir()
-	files := testenv.PublicTranscripts(t)
-	for _, p := range files {
-		name := filepath.Base(p)
-		for _, prefix := range []string{"test__test_data__real_projects__", "tests__mock-data__", "mock-global-claude-dir__projects__"} {
-			name = strings.TrimPrefix(name, prefix)
-		}
-		dst := filepath.Join(dir, filepath.FromSlash(strings.ReplaceAll(name, "__", "/")))
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(dst, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir, len(files)
-}
-
 // Every transcript of the public corpus, laid out as its projects were, is
 // inscribed and checked, over the sources and in the store: subagents whose
 // session is not in the corpus (partial copies) too, in both layouts
 // (issue 14: 27 of 29 were checked).
 func TestPublicTreeIsCheckedWhole(t *testing.T) {
-	tree, n := publicTree(t)
+	tree, n := testenv.PublicTree(t)
 	ts, err := storetest.Claude.Discover(tree)
 	if skips, rest := source.Skips(err); len(skips) > 0 || rest != nil {
 		t.Fatalf("Discover: %v", err)

@@ -8,6 +8,42 @@ import (
 	"testing"
 )
 
+// oneSession indexes rows as the rounds of one session, "s".
+func oneSession(t *testing.T, rows []Row) *corpus {
+	t.Helper()
+	c := newCorpus(t)
+	for i := range rows {
+		rows[i].SessionID, rows[i].RoundFile = "s", "r"
+	}
+	c.put(t, Session{SessionID: "s", AgentID: "claude", Doc: "x/s.md"}, rows)
+	return c
+}
+
+// searchCase is a query and the rounds it must find.
+type searchCase struct {
+	q    Query
+	want []string
+}
+
+// searchCases runs each case's query; with ordered, the rounds found must
+// be in the order given (else, sorted).
+func searchCases(t *testing.T, c *corpus, ordered bool, cases []searchCase) {
+	t.Helper()
+	for _, tc := range cases {
+		hits, err := c.db.Search(context.Background(), tc.q)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.q.Text, err)
+		}
+		got := found(hits)
+		if ordered {
+			got = inOrder(hits)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%q in %v: %v, want %v", tc.q.Text, tc.q.In, got, tc.want)
+		}
+	}
+}
+
 // inOrder returns the hits as "session/round", in their order.
 func inOrder(hits []Hit) []string {
 	out := []string{}
@@ -22,7 +58,6 @@ func inOrder(hits []Hit) []string {
 // where it is in a prompt or a reply before those where it is only in the
 // tools' text; bm25 after that. --in narrows the texts searched.
 func TestSearchTiers(t *testing.T) {
-	c := newCorpus(t)
 	filler := strings.Repeat("and then some more words go by here ", 3)
 	rows := []Row{
 		{Round: 1, Started: stamp(1), Reply: "Exit code 3 was what the test said"},                                // phrase, in a reply
@@ -32,28 +67,14 @@ func TestSearchTiers(t *testing.T) {
 		{Round: 5, Started: stamp(5), Prompt: "exit now", Tools: "Read x\nerror code 3"},                          // anywhere, across texts
 		{Round: 6, Started: stamp(6), Reply: "exit exit exit code code code 3 3 3 exit code and " + filler + "3"}, // near, with a better bm25 than 3
 	}
-	for i := range rows {
-		rows[i].SessionID, rows[i].RoundFile = "s", "r"
-	}
-	c.put(t, Session{SessionID: "s", AgentID: "claude", Doc: "x/s.md"}, rows)
-	for _, tc := range []struct {
-		q    Query
-		want []string
-	}{
+	c := oneSession(t, rows)
+	searchCases(t, c, true, []searchCase{
 		{Query{Text: "Exit code 3"}, []string{"s/1", "s/2", "s/6", "s/3", "s/4", "s/5"}},
 		{Query{Text: "exit code 3", In: Replies}, []string{"s/1", "s/6", "s/4"}},
 		{Query{Text: "exit code 3", In: Tools}, []string{"s/2"}},
 		{Query{Text: "exit code 3", In: Prompts | Tools}, []string{"s/2", "s/3", "s/5"}},
 		{Query{Text: "exit", In: Prompts}, []string{"s/5", "s/3"}}, // bm25: the shorter first
-	} {
-		hits, err := c.db.Search(context.Background(), tc.q)
-		if err != nil {
-			t.Fatalf("%q: %v", tc.q.Text, err)
-		}
-		if got := inOrder(hits); !slices.Equal(got, tc.want) {
-			t.Errorf("%q in %v: %v, want %v", tc.q.Text, tc.q.In, got, tc.want)
-		}
-	}
+	})
 	// One word: in a prompt or a reply first, then in the tools' text.
 	hits, err := c.db.Search(context.Background(), Query{Text: "code"})
 	if err != nil {
@@ -94,21 +115,14 @@ func TestSearchPhraseBeyondWindow(t *testing.T) {
 // a sentence (the prompt), as a word, a phrase of several, a
 // prefix of one letter and with --fts; English beside it is as before.
 func TestSearchCJK(t *testing.T) {
-	c := newCorpus(t)
 	rows := []Row{
 		{Round: 1, Started: stamp(1), Prompt: "请帮我修复这个错误，日志里写着连接超时"},
 		{Round: 2, Started: stamp(2), Reply: "好的。连接超时了吗？The error is a timeout."},
 		{Round: 3, Started: stamp(3), Reply: "コーヒーを飲みながらエラーを直します。로그에 연결 시간 초과 오류가 있습니다"},
 		{Round: 4, Started: stamp(4), Reply: "第3章 errors"},
 	}
-	for i := range rows {
-		rows[i].SessionID, rows[i].RoundFile = "s", "r"
-	}
-	c.put(t, Session{SessionID: "s", AgentID: "claude", Doc: "x/s.md"}, rows)
-	for _, tc := range []struct {
-		q    Query
-		want []string
-	}{
+	c := oneSession(t, rows)
+	searchCases(t, c, false, []searchCase{
 		{Query{Text: "错误"}, []string{"s/1"}},
 		{Query{Text: "连接超时"}, []string{"s/1", "s/2"}},
 		{Query{Text: "连接超时了"}, []string{"s/2"}},
@@ -126,15 +140,7 @@ func TestSearchCJK(t *testing.T) {
 		{Query{Text: "3章"}, []string{"s/4"}},
 		{Query{Text: "error"}, []string{"s/2"}},
 		{Query{Text: "timeout"}, []string{"s/2"}},
-	} {
-		hits, err := c.db.Search(context.Background(), tc.q)
-		if err != nil {
-			t.Fatalf("%q: %v", tc.q.Text, err)
-		}
-		if got := found(hits); !slices.Equal(got, tc.want) {
-			t.Errorf("%q: %v, want %v", tc.q.Text, got, tc.want)
-		}
-	}
+	})
 	hits, _ := c.db.Search(context.Background(), Query{Text: "连接超时"})
 	for _, h := range hits {
 		if h.Round == 1 && marked(h.Snippet) != "…我修复这个错误，日志里写着«连接超时»" {

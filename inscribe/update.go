@@ -406,6 +406,10 @@ type update struct {
 	hashBuf []byte
 	// roundsChecked is set once the round files were checked (ensureRounds).
 	roundsChecked bool
+	// firstReal is the first line of the first real prompt of the rounds
+	// this update built, and firstCommand the first command run when there
+	// is none (notePrompt).
+	firstReal, firstCommand string
 	// held is a redacted line whose next line may continue its text.
 	held *heldLine
 }
@@ -433,7 +437,7 @@ func (od *oldDoc) keep(meta *session.Meta, summary string) string {
 		meta.ForkedFrom = od.meta.ForkedFrom
 	}
 	meta.Sidechains = mergeSidechains(od.meta.Sidechains, meta.Sidechains)
-	if !document.IsPlaceholder(od.summary) {
+	if !document.ReplacesSummary(od.summary, summary) {
 		return od.summary
 	}
 	return summary
@@ -750,6 +754,7 @@ func (u *update) build() error {
 	next.OpenFirstID = ""
 	if open != nil {
 		u.unredact(open)
+		u.notePrompt(open)
 		if err := u.writeRound(open); err != nil {
 			return err
 		}
@@ -777,7 +782,15 @@ func (u *update) build() error {
 	// The document.
 	u.spec.fixed(&meta)
 	named(&meta, u.spec.adapter)
-	summary := document.Placeholder(fin.FirstPrompt)
+	first := fin.FirstPrompt
+	if u.firstReal != "" {
+		first = u.firstReal
+	} else if u.firstCommand != "" {
+		if _, real := document.PromptLine(first); !real {
+			first = u.firstCommand
+		}
+	}
+	summary := document.Placeholder(first)
 	if od := u.oldDoc; od != nil {
 		summary = od.keep(&meta, summary)
 	}
@@ -845,6 +858,7 @@ func (u *update) build() error {
 // closeRound writes a round that closed: its file, its files, its items.
 func (u *update) closeRound(r *session.Round, w *bufio.Writer) error {
 	u.unredact(r)
+	u.notePrompt(r)
 	if err := u.writeRound(r); err != nil {
 		return err
 	}
@@ -870,6 +884,30 @@ func (u *update) closeRound(r *session.Round, w *bufio.Writer) error {
 	u.collectFiles(r)
 	renderItems(w, r.Items)
 	return nil
+}
+
+// notePrompt keeps the first line of the round's prompt, if it is the
+// first real one (document.PromptLine: not a /clear, a ! command, a
+// command's output) of the rounds this update builds: the summary scribe
+// writes until a person writes one shows it, and lists take their title
+// from it. Until there is one, the first command run stands in for it.
+func (u *update) notePrompt(r *session.Round) {
+	if u.firstReal != "" || len(r.Items) == 0 || r.Items[0].Role != "user" || r.Items[0].Note != "" {
+		return
+	}
+	var texts []string
+	for _, b := range r.Items[0].Blocks {
+		if b.Kind == session.KindText {
+			texts = append(texts, b.Text)
+		}
+	}
+	line, real := document.PromptLine(strings.Join(texts, "\n"))
+	switch {
+	case real:
+		u.firstReal = line
+	case u.firstCommand == "" && line != "":
+		u.firstCommand = document.CommandPrompt(line)
+	}
 }
 
 // renderItems writes items to w one by one, straight into its buffer: an

@@ -43,11 +43,15 @@ type Meta struct {
 	AgentName string  `yaml:"agent_name,omitempty"`
 	Role      *string `yaml:"role"`
 	Title     *string `yaml:"title"`
-	Model     *string `yaml:"model"`
-	Started   *string `yaml:"started"`
-	Ended     *string `yaml:"ended"`
-	Messages  int     `yaml:"messages"`
-	Source    string  `yaml:"source"`
+	// ClientSummary is the client's own summary of the session, where it
+	// writes one (Claude Code's summary entries, Gemini CLI's session
+	// summary): what lists show when there is no title.
+	ClientSummary *string `yaml:"client_summary,omitempty"`
+	Model         *string `yaml:"model"`
+	Started       *string `yaml:"started"`
+	Ended         *string `yaml:"ended"`
+	Messages      int     `yaml:"messages"`
+	Source        string  `yaml:"source"`
 	// SourceFormat names the format the session was inscribed from
 	// ("claude-code-jsonl", "codex-rollout"): which adapter reads its round
 	// files back.

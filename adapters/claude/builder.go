@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/scribe-archive/scribe/session"
@@ -49,7 +50,24 @@ type State struct {
 	GitBranch     string `json:"git_branch,omitempty"`
 	ClientVersion string `json:"client_version,omitempty"`
 	FirstPrompt   string `json:"first_prompt,omitempty"`
+	// Summaries are the client's summary entries seen, by the entry each
+	// sums up to (the last summaryMax): the session's summary is the last
+	// of them whose leaf is in it (Finish). Claude Code writes them in the
+	// transcript of a later session too; those name entries elsewhere.
+	Summaries []LeafSummary `json:"summaries,omitempty"`
+	// AITitle is the last title the client gave the session (ai-title).
+	AITitle string `json:"ai_title,omitempty"`
 }
+
+// LeafSummary is a summary entry: the client's summary of a conversation
+// up to the entry Leaf.
+type LeafSummary struct {
+	Leaf string `json:"leaf"`
+	Text string `json:"text"`
+}
+
+// summaryMax is how many summary entries the state keeps.
+const summaryMax = 32
 
 // parsed is one source line with what scribe decoded from it.
 type parsed struct {
@@ -229,6 +247,16 @@ func (it *itemizer) observe(p parsed) {
 	}
 	if env.CustomTitle != nil {
 		st.Title = *env.CustomTitle
+	}
+	if env.AITitle != nil && strings.TrimSpace(*env.AITitle) != "" {
+		st.AITitle = *env.AITitle
+	}
+	if env.Type == "summary" && env.Summary != nil && env.LeafUUID != "" {
+		st.Summaries = slices.DeleteFunc(st.Summaries, func(l LeafSummary) bool { return l.Leaf == env.LeafUUID })
+		st.Summaries = append(st.Summaries, LeafSummary{Leaf: env.LeafUUID, Text: *env.Summary})
+		if n := len(st.Summaries); n > summaryMax {
+			st.Summaries = slices.Delete(st.Summaries, 0, n-summaryMax)
+		}
 	}
 	if env.AgentName != nil {
 		st.AgentName = *env.AgentName
@@ -781,6 +809,21 @@ func (format) Finish(c *lifecycle.Context, st State, open []source.Node) source.
 	}
 	if st.Forked {
 		m.Branches = c.Branches(open, st.LastItem)
+	}
+	// The client's summary: the title it gave the session, else the last
+	// summary entry whose leaf is an entry of this session.
+	if st.AITitle != "" {
+		m.ClientSummary = lifecycle.Opt(st.AITitle)
+	}
+	for i := len(st.Summaries) - 1; i >= 0 && m.ClientSummary == nil; i-- {
+		leaf := st.Summaries[i].Leaf
+		_, ok := c.Lookup(leaf)
+		for _, n := range open {
+			ok = ok || n.UUID == leaf
+		}
+		if ok && strings.TrimSpace(st.Summaries[i].Text) != "" {
+			m.ClientSummary = lifecycle.Opt(st.Summaries[i].Text)
+		}
 	}
 	return source.Finished{Meta: m, FirstPrompt: st.FirstPrompt}
 }

@@ -28,10 +28,10 @@ var envelopeKeys = map[string]int{
 	"sessionId": 5, "timestamp": 6, "isSidechain": 7, "isMeta": 8, "isCompactSummary": 9,
 	"agentId": 10, "promptId": 11, "cwd": 12, "gitBranch": 13, "version": 14,
 	"message": 15, "content": 16, "attachment": 17, "rendered": 18, "compactMetadata": 19,
-	"toolUseResult": 20, "customTitle": 21, "agentName": 22,
+	"toolUseResult": 20, "customTitle": 21, "agentName": 22, "summary": 23, "leafUuid": 24, "aiTitle": 25,
 }
 
-const nKeys = 23
+const nKeys = 26
 
 // decodeEntry decodes the envelope of a line. The line must be a JSON
 // object; the error says where it is not.
@@ -105,6 +105,12 @@ func decodeEntry(line []byte) (*Entry, error) {
 	}
 	e.ToolUseResult = raw(20)
 	e.CustomTitle, e.AgentName = strPtr(line, spans[21]), strPtr(line, spans[22])
+	switch e.Type {
+	case "summary":
+		e.Summary, e.LeafUUID = strPtr(line, spans[23]), str(24)
+	case "ai-title":
+		e.AITitle = strPtr(line, spans[25])
+	}
 	return e, nil
 }
 

@@ -35,6 +35,13 @@ type Entry struct {
 	ToolUseResult     json.RawMessage `json:"toolUseResult,omitempty"`
 	CustomTitle       *string         `json:"customTitle,omitempty"`
 	AgentName         *string         `json:"agentName,omitempty"`
+	// Summary and LeafUUID are a summary entry's: the client's summary of
+	// the conversation up to the entry LeafUUID names.
+	Summary  *string `json:"summary,omitempty"`
+	LeafUUID string  `json:"leafUuid,omitempty"`
+	// AITitle is an ai-title entry's: the title the client gave the
+	// session.
+	AITitle *string `json:"aiTitle,omitempty"`
 }
 
 // Message is the "message" of a user or assistant entry: an Anthropic

@@ -108,7 +108,7 @@ func (s *Views) rows(agent string) ([]IndexRow, int64, error) {
 			continue // not a document (or a broken one: check reports it)
 		}
 		m := od.Meta
-		rows = append(rows, IndexRow{ID: m.SessionID, Title: strOr(m.Title, ""), Started: strOr(m.Started, ""), Ended: strOr(m.Ended, ""), Summary: od.Summary})
+		rows = append(rows, IndexRow{ID: m.SessionID, Title: document.DisplayTitle(m, od.Summary), Started: strOr(m.Started, ""), Ended: strOr(m.Ended, ""), Summary: od.Summary})
 	}
 	sort.Slice(rows, func(i, j int) bool {
 		if rows[i].Started != rows[j].Started {

@@ -255,7 +255,7 @@ func (s *Server) renderDocPage(ctx context.Context, c chrome, ref docRef, page i
 	} else {
 		pages = page
 	}
-	title := displayTitle(m, rd.Summary, ref.key)
+	title := document.DisplayTitle(m, rd.Summary)
 	c.Title = title
 	p := &docPage{chrome: c, Key: ref.key, Meta: m, Heading: document.Title(m),
 		First: (page-1)*n + 1, Last: (page-1)*n + len(items),
@@ -365,26 +365,6 @@ func (s *Server) neighbour(c chrome, n *index.Session) *navLink {
 		title = n.SessionID
 	}
 	return &navLink{Label: title, URL: c.L.Doc(key, 1), Note: c.When(n.Started)}
-}
-
-// displayTitle is what lists show for a session (inscribe.DisplayTitle):
-// its title, else the first line of its summary (the first prompt, while
-// the summary is scribe's placeholder), else its key.
-func displayTitle(m *session.Meta, summary, key string) string {
-	if t := session.Str(m.Title); strings.TrimSpace(t) != "" {
-		return t
-	}
-	line := strings.TrimSpace(summary)
-	if i := strings.IndexByte(line, '\n'); i >= 0 {
-		line = line[:i]
-	}
-	if prompt, ok := document.PlaceholderPrompt(line); ok {
-		line = prompt
-	}
-	if line == "" || line == document.NoSummary {
-		return key
-	}
-	return line
 }
 
 // redirectTo sends the visitor to the page that holds the first message

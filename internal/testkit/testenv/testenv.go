@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -90,6 +91,34 @@ func PublicTranscripts(t testing.TB) []string {
 // them into the repository.
 func CodexPublic(t testing.TB) []string {
 	return Transcripts(t, filepath.Join(Shared(t), "corpus", "codex-public"))
+}
+
+// PublicTree lays the public corpus out in a new temporary directory as
+// the projects trees it was copied from (its file names are the original
+// paths with "/" as "__"), subagent transcripts whose session is not in the
+// corpus included, and returns it and how many transcripts it holds.
+func PublicTree(t testing.TB) (string, int) {
+	t.Helper()
+	dir := t.TempDir()
+	files := PublicTranscripts(t)
+	for _, p := range files {
+		name := filepath.Base(p)
+		for _, prefix := range []string{"test__test_data__real_projects__", "tests__mock-data__", "mock-global-claude-dir__projects__"} {
+			name = strings.TrimPrefix(name, prefix)
+		}
+		dst := filepath.Join(dir, filepath.FromSlash(strings.ReplaceAll(name, "__", "/")))
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dst, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir, len(files)
 }
 
 // CopyTree copies a directory tree.
