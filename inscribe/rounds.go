@@ -10,6 +10,7 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -225,12 +226,18 @@ func roundHeader(r *session.Round) RoundFile {
 }
 
 // roundBlocks derives the typed blocks of a round from its items: the
-// prompt that opened it, and the agent's thinking, calls and text.
+// prompt that opened it (its first item of the person's: an item of the
+// client's may come before it, as Gemini CLI's session context), and the
+// agent's thinking, calls and text.
 func roundBlocks(r *session.Round) (*RoundBlock, []RoundBlock) {
 	var user *RoundBlock
 	var agent []RoundBlock
+	prompt := slices.IndexFunc(r.Items, func(it session.Item) bool { return it.Role == "user" && it.Note == "" })
+	if prompt > 0 && r.Items[0].Role == "user" {
+		prompt = -1 // a round that opens with the person's note, compaction or the like has no prompt
+	}
 	for i, it := range r.Items {
-		if i == 0 && it.Role == "user" && it.Note == "" {
+		if i == prompt {
 			var texts []string
 			for _, b := range it.Blocks {
 				if b.Kind == session.KindText {

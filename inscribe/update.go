@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"slices"
 	"strings"
 	"time"
 
@@ -892,11 +893,17 @@ func (u *update) closeRound(r *session.Round, w *bufio.Writer) error {
 // writes until a person writes one shows it, and lists take their title
 // from it. Until there is one, the first command run stands in for it.
 func (u *update) notePrompt(r *session.Round) {
-	if u.firstReal != "" || len(r.Items) == 0 || r.Items[0].Role != "user" || r.Items[0].Note != "" {
+	if u.firstReal != "" {
+		return
+	}
+	// The round's prompt: its first item of the person's (an item of the
+	// client's may come before it, as Gemini CLI's session context).
+	i := slices.IndexFunc(r.Items, func(it session.Item) bool { return it.Role == "user" && it.Note == "" })
+	if i < 0 {
 		return
 	}
 	var texts []string
-	for _, b := range r.Items[0].Blocks {
+	for _, b := range r.Items[i].Blocks {
 		if b.Kind == session.KindText {
 			texts = append(texts, b.Text)
 		}

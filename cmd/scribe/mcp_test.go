@@ -143,7 +143,7 @@ func TestMCPOverTheStore(t *testing.T) {
 	c := startMCP(t, root)
 
 	hits := c.mustCall("search", map[string]any{"query": "third question", "agent": "claude"})
-	if !strings.Contains(hits, `"session":"`+multiturn+`","agent":"claude","round":3`) || !strings.Contains(hits, "«third» «question»") {
+	if !strings.Contains(hits, `"session":"`+multiturn+`","agent":"claude","round":3`) || !strings.Contains(hits, "«third question»") {
 		t.Errorf("search: %s", hits)
 	}
 	list := c.mustCall("list_sessions", map[string]any{"agent": "codex", "limit": 3})

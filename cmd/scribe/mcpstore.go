@@ -169,14 +169,14 @@ func (s *mcpStore) Search(ctx context.Context, q mcp.Query) ([]mcp.Hit, error) {
 	if err != nil {
 		return nil, err
 	}
-	hits, err := searchAs(s.store, index.Query{Text: q.Text, Raw: q.Raw, Agent: q.Agent, Project: q.Project, Engagement: q.Engagement, Limit: q.Limit}, q.Since, q.Until)
+	hits, err := searchAs(s.store, index.Query{Text: q.Text, Raw: q.Raw, Agent: q.Agent, Project: q.Project, Engagement: q.Engagement, Limit: q.Limit}, q.Since, q.Until, q.In)
 	if err != nil {
 		return nil, err
 	}
 	mark := strings.NewReplacer(index.HighlightStart, "«", index.HighlightEnd, "»")
 	out := make([]mcp.Hit, len(hits))
 	for i, h := range hits {
-		out[i] = mcp.Hit{Key: h.SessionID, Agent: h.AgentID, Title: h.Title, Project: h.Project, Round: h.Round, Started: h.Started, Snippet: mark.Replace(h.Snippet)}
+		out[i] = mcp.Hit{Key: h.SessionID, Agent: h.AgentID, Title: h.Title, Project: h.Project, Round: h.Round, Started: h.Started, Snippet: mark.Replace(h.Snippet), In: h.In}
 		if h.EngagementID != nil {
 			out[i].Engagement = *h.EngagementID
 		}

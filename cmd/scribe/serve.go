@@ -303,15 +303,7 @@ func webStore(e *env, store *views.Views) (web.Store, func() error, error) {
 // dates, the same complaints. What the person got wrong comes back as a
 // *web.QueryError, which the page shows beside the form.
 func webSearch(store *views.Views, q web.SearchQuery) ([]web.Hit, error) {
-	iq := index.Query{Text: q.Text, Raw: q.Raw, Agent: q.Agent, Project: q.Project, Engagement: q.Engagement, Limit: max(q.Limit, 1)}
-	if q.In != "" {
-		in, err := index.ParseTexts(q.In)
-		if err != nil {
-			return nil, &web.QueryError{Msg: "in: " + err.Error()}
-		}
-		iq.In = in
-	}
-	hits, err := searchAs(store, iq, q.Since, q.Until)
+	hits, err := searchAs(store, index.Query{Text: q.Text, Raw: q.Raw, Agent: q.Agent, Project: q.Project, Engagement: q.Engagement, Limit: max(q.Limit, 1)}, q.Since, q.Until, q.In)
 	var ue *userError
 	if errors.As(err, &ue) {
 		return nil, &web.QueryError{Msg: ue.Error()}
@@ -337,9 +329,17 @@ type userError struct{ msg string }
 func (e *userError) Error() string { return e.msg }
 
 // searchAs runs a search given other than on the command line (a page of
-// scribe serve, a tool of scribe mcp) as scribe search runs it, since and
-// until as typed. What the query got wrong is a *userError.
-func searchAs(store *views.Views, iq index.Query, since, until string) ([]views.Hit, error) {
+// scribe serve, a tool of scribe mcp) as scribe search runs it, since, until
+// and in (the texts, as --in takes them) as typed. What the query got wrong
+// is a *userError.
+func searchAs(store *views.Views, iq index.Query, since, until, in string) ([]views.Hit, error) {
+	if in != "" {
+		t, err := index.ParseTexts(in)
+		if err != nil {
+			return nil, &userError{"in: " + err.Error()}
+		}
+		iq.In = t
+	}
 	now := clock()
 	for _, w := range []struct {
 		name, value string

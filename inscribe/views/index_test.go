@@ -239,11 +239,12 @@ func TestSearch(t *testing.T) {
 		want int
 	}{
 		// Claude Code's multiturn sample asks five questions, Codex's
-		// four, Gemini CLI's four.
-		{index.Query{Text: "question"}, 13},
+		// four, Gemini CLI's five (the first in the round its session
+		// context opens, which is that round's prompt).
+		{index.Query{Text: "question"}, 14},
 		{index.Query{Text: "question", Agent: "claude"}, 5},
 		{index.Query{Text: "question", Agent: "codex"}, 4},
-		{index.Query{Text: "question", Agent: "gemini"}, 4},
+		{index.Query{Text: "question", Agent: "gemini"}, 5},
 		{index.Query{Text: "question", Project: "multiturn", Agent: "claude"}, 5},
 		{index.Query{Text: "question", Project: "subagent"}, 0},
 		{index.Query{Text: "question", Agent: "claude", Since: time.Date(2026, 11, 22, 9, 26, 21, 0, time.UTC)}, 3},

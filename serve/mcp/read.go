@@ -42,6 +42,7 @@ type searchArgs struct {
 	Since      string `json:"since,omitempty"`
 	Until      string `json:"until,omitempty"`
 	Engagement string `json:"engagement,omitempty"`
+	In         string `json:"in,omitempty"`
 	paging
 }
 
@@ -58,6 +59,7 @@ type hitJSON struct {
 	Project    string `json:"project,omitempty"`
 	Engagement string `json:"engagement,omitempty"`
 	Snippet    string `json:"snippet"`
+	In         string `json:"in,omitempty"` // the text the snippet is from
 }
 
 type hitKey struct {
@@ -83,7 +85,7 @@ func (s *Server) search(ctx context.Context, a searchArgs) (string, error) {
 	if win == 0 {
 		win, off = 1, 0
 	}
-	q := Query{Text: a.Query, Raw: a.FTS, Agent: a.Agent, Project: a.Project, Since: a.Since, Until: a.Until, Engagement: a.Engagement}
+	q := Query{Text: a.Query, Raw: a.FTS, Agent: a.Agent, Project: a.Project, Since: a.Since, Until: a.Until, Engagement: a.Engagement, In: a.In}
 	// window returns the hits of window k, or of the first window the
 	// best n only (the same ranking: any limit up to firstWindow ranks
 	// the newest firstWindow matches), and whether no match lies beyond.
@@ -154,7 +156,7 @@ func (s *Server) search(ctx context.Context, a searchArgs) (string, error) {
 
 func hitOf(h Hit) hitJSON {
 	return hitJSON{Session: h.Key, Agent: h.Agent, Round: h.Round, Time: h.Started, Title: clip(h.Title, titleBytes),
-		Project: clip(h.Project, projectBytes), Engagement: clip(h.Engagement, titleBytes), Snippet: clip(h.Snippet, snippetBytes)}
+		Project: clip(h.Project, projectBytes), Engagement: clip(h.Engagement, titleBytes), Snippet: clip(h.Snippet, snippetBytes), In: h.In}
 }
 
 type listArgs struct {

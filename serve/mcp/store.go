@@ -90,6 +90,7 @@ type Query struct {
 	Text                                     string
 	Raw                                      bool // Text is FTS5 syntax (scribe search --fts)
 	Agent, Project, Since, Until, Engagement string
+	In                                       string // the texts to search, as scribe search --in takes them ("" for all)
 	Limit                                    int
 }
 
@@ -103,6 +104,7 @@ type Hit struct {
 	Started    string
 	Engagement string
 	Snippet    string // the matched words between « and »
+	In         string // the text the snippet is from: prompts, replies or tools
 }
 
 // Head is what comes before a document's first message.

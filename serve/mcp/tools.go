@@ -201,11 +201,12 @@ func (r *roundSpec) UnmarshalJSON(b []byte) error {
 func (s *Server) addTools() {
 	readOnly := &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(false)}
 	addTool(s, &sdk.Tool{Name: "search", Title: "Search the archive", Annotations: readOnly,
-		Description: `Full-text search over every round of every archived session (prompts, replies, thinking, tool inputs), best first, as scribe search does. Words are matched as typed, in any case: hello.py, foo-bar, src/index.go:42 find themselves; a word ending in * is a prefix. With fts, query is SQLite FTS5 syntax ("a phrase", AND, OR, NOT, NEAR). Each hit: session, agent, round, time, title, project, engagement, and a snippet with the matched words between « and ». Read a hit with read_rounds {session, rounds: its round}, or get_session to see the session's rounds first. Answers JSON: {"hits": [...], "next_cursor": ...}.`},
+		Description: `Full-text search over every round of every archived session (prompts, replies, thinking, tool calls and their output), best first, as scribe search does: the rounds where the words are one phrase first, then near, then anywhere; in a prompt or reply before only in a tool's output. Words are matched as typed, in any case, no quotes needed: No such file, hello.py, foo-bar, src/index.go:42 find themselves; a word ending in * is a prefix; Chinese, Japanese and Korean words are found inside a sentence. With fts, query is SQLite FTS5 syntax ("a phrase", AND, OR, NOT, NEAR). Each hit: session, agent, round, time, title, project, engagement, a snippet with the matched words between « and », and in: the text it is from (prompts, replies, tools). Read a hit with read_rounds {session, rounds: its round}, or get_session to see the session's rounds first. Answers JSON: {"hits": [...], "next_cursor": ...}.`},
 		[]prop{str("query", "the words to look for"), boolean("fts", "read query as SQLite FTS5 syntax"),
 			str("agent", "only sessions of this agent id (claude, codex, or a role)"), str("project", "only sessions whose project directory contains this"),
 			str("since", "only rounds started at or after this: a day (2026-11-22), an RFC 3339 time, a span back from now (30m, 24h, 7d, 2w), today or yesterday"),
 			str("until", "only rounds started before this (the same forms as since)"), str("engagement", "only rounds tagged with this engagement"),
+			str("in", "only these texts of a round: prompts, replies, tools, or several with commas (prompts,replies)"),
 			integer("limit", "at most this many hits in this result (default 10)", 1, 50), cursorProp, budgetProp},
 		[]string{"query"}, s.search)
 	addTool(s, &sdk.Tool{Name: "list_sessions", Title: "List sessions", Annotations: readOnly,
