@@ -25,6 +25,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -63,6 +64,10 @@ type DB struct {
 	// written to path by Close once a batch has committed (committed).
 	inMemory  bool
 	committed bool
+
+	// wrote says this handle wrote to the index: only then does Close
+	// fold the write-ahead log into the file.
+	wrote atomic.Bool
 }
 
 // StaleError is an index that cannot be used as it is: missing tables, an
@@ -340,8 +345,12 @@ func (x *DB) create() error {
 	return tx.Commit()
 }
 
-// Close closes the index, folding its write-ahead log into the file, or
-// writing it out if it was built in memory (CreateScratch).
+// Close closes the index, folding its write-ahead log into the file if it
+// wrote to it (without waiting: checkpointWait), or writing it out if it
+// was built in memory (CreateScratch). An index only read is closed as it
+// is: folding the log waits for every writer, and a search that did would
+// wait for a reindex, which writes the whole index in one transaction, to
+// end.
 func (x *DB) Close() (err error) {
 	x.sessionSeenMu.Lock()
 	if x.sessionSeen != nil {
@@ -352,8 +361,8 @@ func (x *DB) Close() (err error) {
 	x.writerMu.Lock()
 	x.closeWriter()
 	x.writerMu.Unlock()
-	if x.shared {
-		x.db.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
+	if x.shared && x.wrote.Load() {
+		x.checkpoint()
 	}
 	if x.inMemory && x.committed {
 		err = x.writeOut()
@@ -362,6 +371,25 @@ func (x *DB) Close() (err error) {
 		err = cerr
 	}
 	return err
+}
+
+// checkpointWait is how long Close waits for the other readers and
+// writers of the index to fold its write-ahead log into the file and empty
+// it: when they take longer, the log is folded as far as they let it
+// (SQLite's PASSIVE checkpoint), and the next writer to close empties it.
+const checkpointWait = 100 * time.Millisecond
+
+// checkpoint folds the write-ahead log into the file and empties it,
+// waiting at most checkpointWait.
+func (x *DB) checkpoint() {
+	conn, err := x.db.Conn(context.Background())
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(context.Background(), fmt.Sprintf("PRAGMA busy_timeout = %d", checkpointWait.Milliseconds())); err == nil {
+		conn.ExecContext(context.Background(), "PRAGMA wal_checkpoint(TRUNCATE)")
+	}
 }
 
 // Path is where the index lives.
@@ -550,6 +578,7 @@ func (b *Batch) Commit() (err error) {
 		return fmt.Errorf("%s: %w", b.x.path, err)
 	}
 	b.x.committed = true
+	b.x.wrote.Store(true)
 	return nil
 }
 
@@ -1035,6 +1064,7 @@ func (x *DB) SetEngagement(ctx context.Context, id string, rounds []int, engagem
 		k, _ := res.RowsAffected()
 		n += int(k)
 	}
+	x.wrote.Store(true)
 	return n, tx.Commit()
 }
 

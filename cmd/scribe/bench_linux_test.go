@@ -14,16 +14,20 @@ package main
 // discarded, and reports its peak RSS and the descriptors open after it.
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/scribe-archive/scribe/index"
 	"github.com/scribe-archive/scribe/internal/testkit/storetest"
 )
 
@@ -128,4 +132,83 @@ func BenchmarkStoreSearch(b *testing.B) {
 			benchRun(b, args...)
 		})
 	}
+}
+
+// BenchmarkStoreSearchDuringReindex is search while reindex rebuilds every
+// index of the store (in another goroutine, as another process would: its
+// own store and its own connections): each search is timed from the
+// command's start to its end, exit included, and a reindex that ends is
+// started again (outside the timer) until every search ran during one.
+// A search reads the index as it was before the reindex (issue 30: it
+// waited up to 30 s for the reindex to end). max-ms is the slowest.
+func BenchmarkStoreSearchDuringReindex(b *testing.B) {
+	root, _ := benchStore(b)
+	sdb := filepath.Join(root, "sessions", "sessions.db")
+	var done chan int
+	start := func() {
+		done = make(chan int, 1)
+		go func() {
+			done <- run([]string{"--root", root, "reindex"}, strings.NewReader(""), io.Discard, io.Discard)
+		}()
+		// Until the reindex holds the index's write lock.
+		for {
+			select {
+			case code := <-done:
+				b.Fatalf("reindex ended (status %d) before it held the index", code)
+			default:
+			}
+			db, err := index.Open(sdb)
+			if err == nil {
+				busy, _ := db.WriterActive(context.Background())
+				db.Close()
+				if busy {
+					return
+				}
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	running := func() bool {
+		select {
+		case code := <-done:
+			if code != exitOK {
+				b.Fatalf("reindex: status %d", code)
+			}
+			return false
+		default:
+			return true
+		}
+	}
+	start()
+	var lat []time.Duration
+	queries := []string{"question", "compaction", "hel*", "hello world"}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		if !running() {
+			start()
+		}
+		b.StartTimer()
+		t0 := time.Now()
+		if code := run([]string{"--root", root, "search", queries[i%len(queries)]}, strings.NewReader(""), io.Discard, io.Discard); code != exitOK {
+			b.Fatalf("search: status %d", code)
+		}
+		d := time.Since(t0)
+		b.StopTimer()
+		if !running() {
+			// It ended while the search ran: not a search during a reindex.
+			i--
+			b.StartTimer()
+			continue
+		}
+		lat = append(lat, d)
+		b.StartTimer()
+	}
+	b.StopTimer()
+	for running() {
+		time.Sleep(100 * time.Millisecond)
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(lat[len(lat)-1].Microseconds())/1000, "max-ms")
 }

@@ -164,7 +164,7 @@ func runSearch(e *env, o searchOptions) error {
 		return err
 	}
 	defer store.CloseIndex()
-	warnings, err := store.EnsureIndex()
+	warnings, err := store.EnsureSearchable()
 	printWarnings(e, warnings)
 	if err != nil {
 		return err

@@ -164,7 +164,7 @@ func (s *mcpStore) Sessions(ctx context.Context, f mcp.SessionFilter) ([]mcp.Ses
 // Search searches as scribe search does, after bringing the store's index
 // up to date with the documents it lacks, as scribe search does.
 func (s *mcpStore) Search(ctx context.Context, q mcp.Query) ([]mcp.Hit, error) {
-	warnings, err := s.store.EnsureIndex()
+	warnings, err := s.store.EnsureSearchable()
 	printWarnings(s.e, warnings)
 	if err != nil {
 		return nil, err
@@ -227,7 +227,7 @@ func (s *mcpStore) Table(ctx context.Context, d mcp.Doc) ([]mcp.Round, error) {
 }
 
 func (s *mcpStore) tableRows(ctx context.Context, key string) ([]index.Row, error) {
-	warnings, err := s.store.EnsureIndex()
+	warnings, err := s.store.EnsureSearchable()
 	printWarnings(s.e, warnings)
 	if err != nil {
 		return nil, err

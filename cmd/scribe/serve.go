@@ -258,7 +258,7 @@ func byteSize(n int64) string {
 // the documents through the store, search through the same code as
 // scribe search, and the Claude Code export for downloads.
 func webStore(e *env, store *views.Views) (web.Store, func() error, error) {
-	warnings, err := store.EnsureIndex()
+	warnings, err := store.EnsureSearchable()
 	printWarnings(e, warnings)
 	if err != nil {
 		store.CloseIndex()

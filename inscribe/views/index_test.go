@@ -455,3 +455,77 @@ func TestEnsureIndexStamp(t *testing.T) {
 		t.Errorf("after the document was put back: %d hits, want %d", len(got), len(want))
 	}
 }
+
+// TestSearchNeverWaits: a search (EnsureSearchable, then Search) reads the
+// index as it is while another scribe writes it, where EnsureIndex waits
+// for the writer (here, past its wait: a *BusyError), and leaves a
+// document another scribe holds to it, until it lets go.
+func TestSearchNeverWaits(t *testing.T) {
+	s, _ := sampleStore(t)
+	root := s.Root
+	sdbPath := s.IndexPath()
+	s.CloseIndex()
+	ctx := context.Background()
+	writer, err := index.Open(sdbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer writer.Close()
+	// The folders' stamp is gone: a search lists the documents and records
+	// it again, a write (of folders old enough to record).
+	if err := writer.SetFoldersStamp(ctx, ""); err != nil {
+		t.Fatal(err)
+	}
+	agents, _ := filepath.Glob(filepath.Join(s.SessionsDir(), "*"))
+	for _, a := range agents {
+		hour := time.Now().Add(-time.Hour)
+		os.Chtimes(a, hour, hour)
+	}
+	b, err := writer.Begin(ctx) // another scribe's reindex, under way
+	if err != nil {
+		t.Fatal(err)
+	}
+	search := func(f func(*views.Views) ([]error, error)) ([]views.Hit, error) {
+		v, err := reopen(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer v.CloseIndex()
+		v.Wait = 100 * time.Millisecond
+		if _, err := f(v); err != nil {
+			return nil, err
+		}
+		return v.Search(index.Query{Text: "third question", Agent: "claude"})
+	}
+	if _, err := search((*views.Views).EnsureIndex); !index.IsBusy(err) {
+		t.Errorf("EnsureIndex while another scribe writes the index: %v, want a *BusyError", err)
+	}
+	if hits, err := search((*views.Views).EnsureSearchable); err != nil || len(hits) == 0 {
+		t.Errorf("a search while another scribe writes the index: %d hits, %v", len(hits), err)
+	}
+	b.Rollback()
+
+	// A document another scribe holds is left to it.
+	md := filepath.Join(s.SessionsDir(), "claude", "22222222-2222-4222-8222-222222222222.md")
+	writer.Close()
+	for _, p := range []string{sdbPath, sdbPath + "-wal", sdbPath + "-shm"} {
+		os.Remove(p)
+	}
+	d, err := s.Doc(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := d.Lock(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits, err := search((*views.Views).EnsureSearchable)
+	if err != nil || len(hits) != 0 {
+		t.Errorf("a document another scribe holds: %d hits (%v), want none yet", len(hits), err)
+	}
+	unlock()
+	hits, err = search((*views.Views).EnsureSearchable)
+	if err != nil || len(hits) == 0 || !strings.HasPrefix(hits[0].SessionID, "2222") {
+		t.Errorf("once let go: %v (%v), want the multiturn session's round", hits, err)
+	}
+}

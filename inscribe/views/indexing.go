@@ -697,7 +697,18 @@ func (s *Views) reindexOnce() ([]error, error) {
 // was modified (every update of a document renames it into place) is read,
 // one directory read, and if it has the same names, its documents are
 // those it had.
-func (s *Views) EnsureIndex() ([]error, error) {
+func (s *Views) EnsureIndex() ([]error, error) { return s.ensureIndex(false) }
+
+// EnsureSearchable is EnsureIndex before a search, which never waits for
+// another scribe. When another holds the store's index to write it (a
+// reindex rebuilds it in one transaction; a bulk inscribe writes it over
+// and over), it is left as it is: the search reads it as it was, or as the
+// other made it once done. A document another scribe holds the lock of is
+// left to it (it indexes the document before it lets go). What is left so,
+// the next search looks at again.
+func (s *Views) EnsureSearchable() ([]error, error) { return s.ensureIndex(true) }
+
+func (s *Views) ensureIndex(search bool) ([]error, error) {
 	now, err := s.FolderStamps()
 	if err != nil {
 		return nil, err
@@ -707,12 +718,20 @@ func (s *Views) EnsureIndex() ([]error, error) {
 		return warnings, err
 	}
 	ctx := context.Background()
+	if search {
+		if busy, err := sdb.WriterActive(ctx); busy || index.IsBusy(err) {
+			return warnings, nil
+		}
+	}
 	recorded, err := sdb.FoldersStamp(ctx)
 	if err == nil {
 		var same bool
 		if same, err = sameFolders(recorded, now); same || err != nil {
 			if err == nil {
 				err = s.recordStamps(recorded, now)
+			}
+			if search && index.IsBusy(err) {
+				err = nil // another scribe writes the index: the next search records it
 			}
 			return warnings, err
 		}
@@ -741,14 +760,48 @@ func (s *Views) EnsureIndex() ([]error, error) {
 	}
 	if n != len(docs) {
 		for _, d := range docs {
-			ws, err := s.IndexDoc(d, false)
+			if !search {
+				ws, err := s.IndexDoc(d, false)
+				warnings = append(warnings, ws...)
+				if err != nil {
+					return warnings, err
+				}
+				continue
+			}
+			ws, left, err := s.indexIfFree(d)
 			warnings = append(warnings, ws...)
+			if index.IsBusy(err) {
+				return warnings, nil // another scribe writes the index: the next search goes on
+			}
 			if err != nil {
 				return warnings, err
 			}
+			if left {
+				return warnings, nil // the next search lists them again
+			}
 		}
 	}
-	return warnings, s.recordStamps("", now)
+	err = s.recordStamps("", now)
+	if search && index.IsBusy(err) {
+		err = nil
+	}
+	return warnings, err
+}
+
+// indexIfFree is IndexDoc under the document's lock, when no other scribe
+// holds it (left: another does, and indexes the document itself).
+func (s *Views) indexIfFree(d *inscribe.Doc) (warnings []error, left bool, err error) {
+	unlock, err := d.Lock(time.Millisecond)
+	var le *inscribe.LockError
+	if errors.As(err, &le) {
+		return nil, true, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	defer unlock()
+	warnings, err = s.IndexDoc(d, false)
+	return warnings, false, err
 }
 
 // stampSettle is how old an agent's folder must be for its stamp to be
