@@ -35,7 +35,7 @@ func vocabulary(rng *rand.Rand) (common, rare []string) {
 // it whenever the generator changes: it is part of the cached file's name,
 // with the schema version, so that a cache is never reused for another
 // corpus or schema.
-const millionCorpus = "g2"
+const millionCorpus = "g3"
 
 // millionWords are the words the million-round corpus was drawn from.
 type millionWords struct {
@@ -45,9 +45,14 @@ type millionWords struct {
 // millionRounds builds (once; kept in $SCRIBE_BENCH_DIR, or a temporary
 // directory) an index of 1,000,000 rounds: 2,000 sessions of 500 rounds,
 // three hours apart, their rounds 20 seconds apart, each round 20 to 100
-// words (60 on average), four in five of them common. A common word is in
-// about half the rounds, a rare one in about 240. Sessions are of three
-// agents and 40 projects; every 50th round is tagged console-work.
+// words (60 on average; its first 12 the prompt, the rest the reply), four
+// in five of them common. A common word is in about half the rounds, a
+// rare one in about 240. Half the rounds have tools' text too, 10 to 150
+// words (80 on average) of a vocabulary of command output (toolWords), one
+// in five of them rare; one in 100 holds "No such file or directory", one
+// in 300 "Exit code 3", one in 20,000 "Segmentation fault (core dumped)".
+// Sessions are of three agents and 40 projects; every 50th round is tagged
+// console-work.
 func millionRounds(b *testing.B) (*DB, millionWords) {
 	dir := os.Getenv("SCRIBE_BENCH_DIR")
 	if dir == "" {
@@ -65,6 +70,7 @@ func millionRounds(b *testing.B) (*DB, millionWords) {
 		}
 		ctx := context.Background()
 		t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		trng := rand.New(rand.NewSource(2)) // the tools' text: the rest is drawn as before it was
 		for s := 0; s < 2000; s++ {
 			started := t0.Add(time.Duration(s) * 3 * time.Hour)
 			sess := Session{SessionID: fmt.Sprintf("%08d-0000-4000-8000-000000000000", s), AgentID: []string{"claude", "historian", "architect"}[s%3],
@@ -83,7 +89,8 @@ func millionRounds(b *testing.B) (*DB, millionWords) {
 				body := strings.Join(words, " ")
 				at := started.Add(time.Duration(r)*20*time.Second + time.Duration(rng.Intn(1000))*time.Millisecond)
 				rows[r] = Row{SessionID: sess.SessionID, Round: r + 1, Started: at.Format(stampLayout), UserPreview: body[:min(120, len(body))],
-					AgentPreview: body[len(body)/2:][:min(120, len(body)/2)], Reply: body, RoundFile: "x"}
+					AgentPreview: body[len(body)/2:][:min(120, len(body)/2)], Prompt: strings.Join(words[:12], " "), Reply: strings.Join(words[12:], " "),
+					Tools: toolText(trng, rare), RoundFile: "x"}
 				if r%50 == 0 {
 					eng := "console-work"
 					rows[r].EngagementID = &eng
@@ -105,6 +112,39 @@ func millionRounds(b *testing.B) (*DB, millionWords) {
 		b.Fatal(err)
 	}
 	return db, millionWords{common, rare}
+}
+
+// toolWords are what the tools' text of the million-round corpus is
+// mostly made of: command output.
+var toolWords = strings.Fields(`total drwxr-xr-x rw-r--r-- root staff 4096 Nov 22 09:26 src main.go go.mod README.md
+	ok PASS FAIL --- RUN test tests passed failed error warning line col at in package build npm install added
+	packages audited found vulnerabilities exit status code file not found permission denied directory created
+	updated deleted modified 1 2 3 0 100 true false null undefined cannot open read write`)
+
+// toolText returns the tools' text of a round of the million-round corpus
+// (millionRounds): none for half of them.
+func toolText(rng *rand.Rand, rare []string) string {
+	if rng.Intn(2) == 0 {
+		return ""
+	}
+	var words []string
+	for w := 10 + rng.Intn(141); w > 0; w-- {
+		if rng.Intn(5) == 0 {
+			words = append(words, rare[rng.Intn(len(rare))])
+		} else {
+			words = append(words, toolWords[rng.Intn(len(toolWords))])
+		}
+	}
+	if rng.Intn(100) == 0 {
+		words = append(words, "cat: x.txt: No such file or directory")
+	}
+	if rng.Intn(300) == 0 {
+		words = append(words, "Exit code 3")
+	}
+	if rng.Intn(20000) == 0 {
+		words = append(words, "Segmentation fault (core dumped)")
+	}
+	return strings.Join(words, " ")
 }
 
 // searchLatency runs each query once to warm the index, then b.N times,
@@ -168,7 +208,8 @@ func BenchmarkSearchStore(b *testing.B) {
 // together far more often than side by side, which real text seldom
 // does. The filters select a third of the rounds (an agent), a fortieth
 // (a project), a fiftieth (an engagement), and from 70% down to 0.4% (a
-// time).
+// time). The tools shapes search the tools' text (half the rounds have
+// some): rare words, its common words and phrases, alone or with --in.
 //
 // Build the index once (about 10 minutes) and keep it:
 //
@@ -236,6 +277,10 @@ func BenchmarkSearchMillion(b *testing.B) {
 		}},
 		{"phrase-and-word", append(text("error go-test-data", "the-file-error data", "file the-test", r[20]+" the-file"),
 			Query{Text: "deploy*  go-test-data"})},
+		{"tools-rare", []Query{{Text: r[30], In: Tools}, {Text: r[31]}, {Text: r[32], In: Prompts | Replies}, {Text: r[33] + " exit"}}},
+		{"tools-common", []Query{{Text: "total", In: Tools}, {Text: "permission denied"}, {Text: "error", In: Tools}, {Text: "denied", In: Prompts}}},
+		{"tools-phrase", append(text("No such file or directory", "Exit code 3", "segmentation fault core dumped", "no such file"),
+			Query{Text: "exit code", In: Tools}, Query{Text: "file not found", In: Tools})},
 		{"phrase-filtered", []Query{
 			{Text: "the-file", Agent: "claude", Since: day(59)},
 			{Text: "run.test", Engagement: "console-work"},
