@@ -90,7 +90,7 @@ func pairText(body string) string {
 			return unpairedToken
 		}
 		tok := body[start:end]
-		if prev != "" {
+		if prev != "" && pairable(prev, tok) {
 			sb.Grow(len(prev) + len(tok) + 2)
 			sb.WriteString(prev)
 			sb.WriteByte('_')
@@ -124,9 +124,22 @@ func phrasePairs(p phrase) []string {
 	}
 	var out []string
 	for i := 0; i+1 < len(toks); i++ {
+		if !pairable(toks[i], toks[i+1]) {
+			continue
+		}
 		out = append(out, `"`+strings.ReplaceAll(toks[i]+"_"+toks[i+1], `"`, `""`)+`"`)
 	}
 	return out
+}
+
+// pairable reports whether two adjacent tokens have their pair in
+// pairs_fts: not two of a run of CJK letters, whose tokens are pairs of
+// letters already (a word of them is found by its few tokens in text_fts;
+// their pairs would cost a CJK text three times the time to index).
+func pairable(a, b string) bool {
+	ra, _ := utf8.DecodeRuneInString(a)
+	rb, _ := utf8.DecodeRuneInString(b)
+	return !isCJK(ra) || !isCJK(rb)
 }
 
 // uncertain reports whether a token of body has a letter or digit beyond
