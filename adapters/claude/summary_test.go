@@ -10,7 +10,7 @@ import (
 // finish builds a transcript given as lines and returns its description.
 func finish(t *testing.T, lines ...string) source.Finished {
 	t.Helper()
-	b := testBuilder(source.Config{File: "t.jsonl", DocBase: "t"})
+	b := testBuilder(source.Config{File: "t.jsonl"})
 	for i, l := range lines {
 		b.Add(source.Line{No: i + 1, Raw: []byte(l), Terminated: true})
 	}
