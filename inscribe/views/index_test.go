@@ -3,6 +3,7 @@ package views_test
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"maps"
 	"os"
@@ -527,5 +528,103 @@ func TestSearchNeverWaits(t *testing.T) {
 	hits, err = search((*views.Views).EnsureSearchable)
 	if err != nil || len(hits) == 0 || !strings.HasPrefix(hits[0].SessionID, "2222") {
 		t.Errorf("once let go: %v (%v), want the multiturn session's round", hits, err)
+	}
+}
+
+// TestSnippetsAsWritten: every snippet of a search of the bundled samples
+// is text of its round as it was written (the prompt, the replies, the
+// tool calls' values and their results), on one line: no JSON escape that
+// was not in the text (issue 30: tool inputs were searched as JSON, and
+// their snippets read "…n```bash\nnpm install\n```…").
+func TestSnippetsAsWritten(t *testing.T) {
+	s, _ := sampleStore(t)
+	defer s.CloseIndex()
+	oneLine := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	checked := 0
+	for _, q := range []string{"the", "file", "hello", "print", "command", "error", "exit", "json", "path", "total", "question", "run", "red.png", "a", "to"} {
+		hits, err := s.Search(index.Query{Text: q, Limit: 200})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range hits {
+			d, err := s.Doc(filepath.Join(s.SessionsDir(), filepath.FromSlash(h.Doc)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rf, err := d.RoundHeader(h.Round)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The round's texts, as written: the prompt, the replies and
+			// thinking, and every string of the tool calls and their
+			// results (in no order: a tool's snippet is checked word by
+			// word).
+			cols := map[string][]string{}
+			if rf.User != nil {
+				cols["prompts"] = append(cols["prompts"], rf.User.Text)
+			}
+			var walk func(v any)
+			walk = func(v any) {
+				switch v := v.(type) {
+				case string:
+					cols["tools"] = append(cols["tools"], v)
+				case []any:
+					for _, x := range v {
+						walk(x)
+					}
+				case map[string]any:
+					for _, x := range v {
+						walk(x)
+					}
+				}
+			}
+			for _, b := range rf.Agent {
+				if b.Type != "tool_use" {
+					cols["replies"] = append(cols["replies"], b.Text)
+					continue
+				}
+				cols["tools"] = append(cols["tools"], b.Name)
+				var in any
+				if json.Unmarshal(b.Input, &in) == nil {
+					walk(in)
+				}
+				if b.Result != nil {
+					for _, c := range b.Result.Content {
+						cols["tools"] = append(cols["tools"], c.Text)
+						var raw any
+						if json.Unmarshal([]byte(c.Text), &raw) == nil {
+							walk(raw)
+						}
+					}
+				}
+			}
+			text := oneLine(strings.Join(cols[h.In], "\n"))
+			plain := strings.NewReplacer(index.HighlightStart, "", index.HighlightEnd, "").Replace(h.Snippet)
+			for _, piece := range strings.Split(plain, "…") {
+				piece = strings.TrimSpace(piece)
+				found := strings.Contains(text, piece)
+				if h.In == "tools" {
+					found = true
+					for _, w := range strings.Fields(piece) {
+						found = found && strings.Contains(text, w)
+					}
+				}
+				if !found {
+					t.Errorf("%q: %s round %d (%s): snippet %q is not its text as written", q, h.Doc, h.Round, h.In, piece)
+				}
+				for i := 0; i+1 < len(piece); i++ {
+					if esc := piece[i : i+2]; piece[i] == '\\' && !strings.Contains(text, esc) {
+						t.Errorf("%q: %s round %d: snippet %q has %q, which its text has not", q, h.Doc, h.Round, piece, esc)
+					}
+				}
+				if strings.ContainsAny(piece, "\n\r\t") {
+					t.Errorf("%q: %s round %d: snippet %q is not on one line", q, h.Doc, h.Round, piece)
+				}
+			}
+			checked++
+		}
+	}
+	if checked < 100 {
+		t.Errorf("%d snippets checked", checked)
 	}
 }
