@@ -143,7 +143,7 @@ func BenchmarkStoreSearch(b *testing.B) {
 // waited up to 30 s for the reindex to end). max-ms is the slowest.
 func BenchmarkStoreSearchDuringReindex(b *testing.B) {
 	root, _ := benchStore(b)
-	sdb := filepath.Join(root, "sessions", "sessions.db")
+	sdb := filepath.Join(root, ".scribe", "sessions.db")
 	var done chan int
 	start := func() {
 		done = make(chan int, 1)

@@ -40,7 +40,7 @@ func TestPublicTitles(t *testing.T) {
 			t.Errorf("list: %s titled %q", s.SessionID, s.Title)
 		}
 	}
-	db, err := index.Open(filepath.Join(root, "sessions", "sessions.db"))
+	db, err := index.Open(filepath.Join(root, ".scribe", "sessions.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
