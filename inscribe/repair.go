@@ -45,13 +45,35 @@ import (
 //
 // What cannot be recovered (a damaged round file whose source is gone) is
 // an error that names it; nothing of the document is then changed.
+//
+// The round files the record vouches for are the store's own bytes: when
+// the source gives other bytes for one of them (the store forgot a text
+// the source still holds, or the source was rewritten), the repair is made
+// from the round files instead, so that what was forgotten does not come
+// back.
 func (u *update) repair() error {
-	folder, md := u.folder, u.spec.md
-	st, err := readState(folder)
+	st, err := readState(u.folder)
 	if err != nil {
 		st = nil
 	}
-	st = resolveState(st, md)
+	st = resolveState(st, u.spec.md)
+	err = u.repairFrom(st, true)
+	if errors.Is(err, errSourceDiffers) {
+		u.batch.Abort()
+		err = u.repairFrom(st, false)
+	}
+	return err
+}
+
+// errSourceDiffers is a repair from the source that found round files as
+// scribe wrote them that the source now gives other bytes for.
+var errSourceDiffers = errors.New("the source gives other bytes than the round files scribe wrote")
+
+// repairFrom is repair with the bytes that were inscribed taken from the
+// source when trySource is set and the source holds them, else from the
+// round files.
+func (u *update) repairFrom(st *docState, trySource bool) error {
+	folder, md := u.folder, u.spec.md
 	scratch, err := os.MkdirTemp(folder, ".repair.tmp-")
 	if err != nil {
 		return err
@@ -63,7 +85,10 @@ func (u *update) repair() error {
 	if err := os.MkdirAll(filepath.Dir(src), DirMode); err != nil {
 		return err
 	}
-	fromSource, why := u.inscribedFromSource(st, src)
+	fromSource, why := false, ""
+	if trySource {
+		fromSource, why = u.inscribedFromSource(st, src)
+	}
 	if !fromSource {
 		if err := u.inscribedFromRounds(st, src, why); err != nil {
 			return err
@@ -99,6 +124,9 @@ func (u *update) repair() error {
 		m.from = "the round files"
 	}
 	if err := m.rounds(); err != nil {
+		if m.sourceDiffers && fromSource {
+			return errSourceDiffers
+		}
 		return err
 	}
 	if err := m.replace(filepath.Join(f.folder, roundsFile), filepath.Join(folder, roundsFile)); err != nil {
@@ -288,6 +316,9 @@ type mend struct {
 	from       string // what the fresh inscription was made from
 	docChanged bool
 	said       []error // what was mended, for the report
+	// sourceDiffers: a round file as scribe wrote it differs from the
+	// fresh one.
+	sourceDiffers bool
 }
 
 func (m *mend) say(format string, args ...any) {
@@ -323,6 +354,7 @@ func (m *mend) rounds() error {
 		}
 		rec, known := record[n]
 		if known && checkSum(have, rec, true) == nil {
+			m.sourceDiffers = true
 			errs = append(errs, &DamageError{Session: u.spec.id, File: have, Why: "the source now gives other bytes for this round than the store holds, and the store's are as scribe wrote them: nothing was changed"})
 			continue
 		}

@@ -25,7 +25,10 @@ or damaged, damaged indexes and tags. Commands that find damage say which
 file and to run scribe repair SESSION.
 
 What was inscribed is rebuilt from the session's source, which must still
-hold it, else from the round files that are whole. The round files are
+hold it, else from the round files that are whole; from the round files
+too when the source gives other bytes than round files as scribe wrote
+them (a text forget removed from the store that the source still holds),
+so that nothing forgotten comes back. The round files are
 checked against the sizes and hashes scribe recorded when it wrote them
 (rounds.tsv), and only damaged ones are replaced: a round file that is as
 scribe wrote it is never changed. The document is left as it is when it

@@ -605,3 +605,42 @@ func TestCodexSecretsStayOut(t *testing.T) {
 		}
 	}
 }
+
+// TestRepairAfterForget: once something was forgotten, the round files
+// differ from the source, which still holds it: that is the store's own
+// doing, not damage. repair finds every session sound (issue 32, 8), and
+// a document lost after the forget is rebuilt from the round files, not
+// from the source: the forgotten text does not come back.
+func TestRepairAfterForget(t *testing.T) {
+	_, src, root := plantedStore(t)
+	const phrase = "missing.txt"
+	if code, out, errOut := runScribe(t, "--root", root, "forget", "--secret", phrase); code != 0 {
+		t.Fatalf("forget: %d\n%s%s", code, out, errOut)
+	}
+	if code, out, errOut := runScribe(t, "--root", root, "repair"); code != 0 || !strings.Contains(out, "0 failed") {
+		t.Fatalf("repair after forget: %d\n%s%s", code, out, errOut)
+	}
+	mds, _ := filepath.Glob(filepath.Join(root, "sessions", "*", "*.md"))
+	var doc string
+	for _, md := range mds {
+		if filepath.Base(md) != "index.md" {
+			doc = md
+		}
+	}
+	if err := os.Remove(doc); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runScribe(t, "--root", root, "repair")
+	if code != 0 || !strings.Contains(out, "1 repaired") {
+		t.Fatalf("repair of the lost document: %d\n%s%s", code, out, errOut)
+	}
+	if hits := grepTree(t, root, []string{phrase}); len(hits) > 0 {
+		t.Errorf("the repair brought the forgotten text back:\n%s", strings.Join(hits, "\n"))
+	}
+	if code, out, errOut := runScribe(t, "--root", root, "check", "--store"); code != 0 {
+		t.Errorf("check --store: %d\n%s%s", code, out, errOut)
+	}
+	if code, out, errOut := runScribe(t, "--root", root, "append", src); code != 0 {
+		t.Errorf("append: %d\n%s%s", code, out, errOut)
+	}
+}
