@@ -188,7 +188,11 @@ func (x *claudeResumer) entry(e *Entry) {
 			x.calls = map[string]*session.Block{}
 		}
 	case "attachment":
-		x.add(session.Item{Time: e.Timestamp, Role: "user", Blocks: []session.Block{{Kind: session.KindReminder, Label: "attachment", Text: string(e.Attachment)}}})
+		var a struct{ Type string }
+		if json.Unmarshal(e.Attachment, &a) != nil || a.Type == "" {
+			a.Type = "attachment"
+		}
+		x.add(session.Item{Time: e.Timestamp, Role: "user", Blocks: []session.Block{{Kind: session.KindReminder, Label: a.Type, Text: string(e.Attachment)}}})
 	case "user", "assistant":
 		var m Message
 		if json.Unmarshal(e.Message, &m) != nil {

@@ -397,10 +397,19 @@ func (x *resumer) compacted(rec RolloutLine) {
 		x.prompts = sub.prompts
 	} else {
 		// The person's earlier prompts, then the summary (a user
-		// message), as the client builds the history of an older
-		// compaction.
+		// message, the record's message as it is), as the client builds
+		// the history of an older compaction.
 		for _, p := range x.prompts {
 			item.Blocks = append(item.Blocks, kept(p)...)
+		}
+		if strings.TrimSpace(comp.Text) != "" {
+			item.Blocks = append(item.Blocks, session.Block{Kind: session.KindText, Label: "user", Text: comp.Text})
+			if !strings.HasPrefix(comp.Text, summaryPrefix) {
+				// A summary not in Codex's own words is a person's
+				// message to the next compaction, as to the client.
+				x.prompts = append(x.prompts, session.Item{Time: rec.Timestamp, Role: "user",
+					Blocks: []session.Block{{Kind: session.KindText, Text: comp.Text}}})
+			}
 		}
 	}
 	x.calls = map[string]*session.Block{}
@@ -419,8 +428,9 @@ func kept(it session.Item) []session.Block {
 				b.Label = it.Role + ", " + it.Note
 			}
 		case session.KindCompaction:
-			// The server's opaque compaction: nothing in words.
-			continue
+			// The server's opaque compaction: nothing in words, which a
+			// conversion reports.
+			b = session.Block{Kind: session.KindRaw, Label: "encrypted compaction"}
 		}
 		out = append(out, b)
 	}
