@@ -788,17 +788,22 @@ type CrossFormat struct {
 }
 
 // Cross checks the conversion of a session document to another client: it
-// converts the session into a scratch folder, inscribes the conversion
-// with the target client's adapter into a scratch store, and compares the
-// conversation read back with the document's live conversation. The
-// report lists what the conversion could not carry, each loss a finding
-// (dropped or transformed, with counts: known losses, not failures), and
-// as a failure (document) every difference the losses do not account for.
-// It writes nothing to the store md is in.
-func Cross(d *inscribe.Doc, to CrossFormat) (*Report, error) {
+// converts the session into a scratch folder and compares what the target
+// client will send its model when it resumes the conversion (the target's
+// source.Resumer) with what the source client sends when it resumes the
+// original (from: the source file written back from the store, rebuilt by
+// the source's Resumer; the tests hold each Resumer to its real client).
+// The report lists what the conversion could not carry, each loss a
+// finding (dropped or transformed, with counts: known losses, not
+// failures), and as a failure (document) every prompt, reply, image, call
+// or result the target would not send that no loss accounts for. The
+// conversion is also inscribed with the target's adapter into a scratch
+// store: its session id, working directory, title and model must come
+// back. It writes nothing to the store d is in.
+func Cross(d *inscribe.Doc, from exportcore.Source, to CrossFormat) (*Report, error) {
 	md := d.Path()
 	rep := &Report{Source: md, Doc: md}
-	orig, err := exportcore.Live(d)
+	orig, err := exportcore.Resume(d, from)
 	if err != nil {
 		rep.add(Finding{Kind: Error, File: md, Msg: err.Error()})
 		return rep, nil
@@ -830,6 +835,27 @@ func Cross(d *inscribe.Doc, to CrossFormat) (*Report, error) {
 		rep.add(Finding{Kind: Error, File: out, Msg: fmt.Sprintf("the conversion is not one %s session (%d found): %v", to.Name, len(ts), err)})
 		return rep, nil
 	}
+	// What the source client sends on resume, against what the target
+	// client will send when it resumes the conversion.
+	r, ok := to.Target.(source.Resumer)
+	if !ok {
+		rep.add(Finding{Kind: Error, File: md, Msg: "scribe cannot tell what " + to.Name + " sends its model on resume: the conversion is not checked"})
+		return rep, nil
+	}
+	f, err := os.Open(ts[0].Path)
+	if err != nil {
+		return nil, err
+	}
+	resumed, err := r.Resume(f, nil)
+	f.Close()
+	if err != nil {
+		rep.add(Finding{Kind: Error, File: ts[0].Path, Msg: "read the conversion as its client resumes it: " + err.Error()})
+		return rep, nil
+	}
+	want := exportcore.SentUnits(&source.Resumed{Items: orig.Items})
+	for _, p := range exportcore.Received(want, exportcore.SentUnits(resumed), losses, orig.Meta.AgentName, to.Name) {
+		rep.add(Finding{Kind: Document, File: md, Msg: "converted to " + to.Name + ": " + p})
+	}
 	var back string
 	for _, r := range store.Update(ts[0], inscribe.Options{Agent: to.Target.Agent()}) {
 		if r.Err != nil {
@@ -837,6 +863,14 @@ func Cross(d *inscribe.Doc, to CrossFormat) (*Report, error) {
 			return rep, nil
 		}
 		back = r.Doc
+	}
+	if back == "" {
+		// A conversion of nothing the target's model receives: there is
+		// no document to read back (an empty session of the source).
+		if len(want) > 0 {
+			rep.add(Finding{Kind: Document, File: md, Msg: fmt.Sprintf("converted to %s, the conversion holds no session the target's adapter inscribes", to.Name)})
+		}
+		return rep, nil
 	}
 	bd, err := store.Doc(back)
 	if err != nil {
@@ -846,9 +880,6 @@ func Cross(d *inscribe.Doc, to CrossFormat) (*Report, error) {
 	if err != nil {
 		rep.add(Finding{Kind: Error, File: back, Msg: "read the conversion back: " + err.Error()})
 		return rep, nil
-	}
-	for _, p := range exportcore.Reconcile(orig.Items, bc.Items, losses) {
-		rep.add(Finding{Kind: Document, File: md, Msg: "converted to " + to.Name + " and read back: " + p})
 	}
 	om, bm := orig.Meta, bc.Meta
 	for _, f := range []struct {

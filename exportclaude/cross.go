@@ -14,6 +14,7 @@ import (
 	"github.com/scribe-archive/scribe/exportcore"
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/session"
+	"github.com/scribe-archive/scribe/session/source"
 )
 
 // Losses is what a conversion could not carry as it was.
@@ -23,22 +24,25 @@ type Losses = exportcore.Losses
 // wrote it: the version whose resume of such transcripts the tests judge.
 const ClientVersion = "2.1.328"
 
-// Convert writes a Claude Code transcript of the live conversation of a
-// session document inscribed from another client (docs/FORMAT.md, "Cross-
-// agent export"), and returns what it could not carry. The transcript is
-// generated from the document's items, not from the source's lines: the
-// prompts, the replies, the tool calls with their full results, images and
-// compactions, as Claude Code's own entries chained by uuid and parentUuid,
-// under the session's id; the working directory and the title. Every
-// identity it mints is derived from the session id and a position, so two
-// conversions of a document are identical.
-func Convert(d *inscribe.Doc, w io.Writer) (*Losses, error) {
-	c, err := exportcore.Live(d)
+// Convert writes a Claude Code transcript of a session document inscribed
+// from another client (docs/FORMAT.md, "Cross-agent export"), and returns
+// what it could not carry. What it carries is what the source client sends
+// its model when it resumes the session (exportcore.Resume: the source file
+// written back from the store, a person's edits carried, rebuilt by src's
+// Resumer): the prompts, the replies, the tool calls with their full
+// results, images, messages from other agents, web searches, the project's
+// instructions Claude Code does not load, and compactions with what they
+// keep, as Claude Code's own entries chained by uuid and parentUuid, under
+// the session's id; the working directory and the title. Every identity it
+// mints is derived from the session id and a position, so two conversions
+// of a document are identical.
+func Convert(d *inscribe.Doc, src exportcore.Source, w io.Writer) (*Losses, error) {
+	c, err := exportcore.Resume(d, src)
 	if err != nil {
 		return nil, err
 	}
 	x := &converter{c: c, bw: bufio.NewWriterSize(w, 1<<16), sid: c.Meta.SessionID,
-		ids: map[string]string{}, consumed: map[string]bool{}, later: map[string]*session.Result{}}
+		ids: map[string]string{}, consumed: map[string]bool{}, placed: map[string]bool{}, later: map[string]*session.Result{}}
 	x.losses.Merge(&c.Losses)
 	if err := x.run(); err != nil {
 		return nil, err
@@ -53,7 +57,7 @@ func Convert(d *inscribe.Doc, w io.Writer) (*Losses, error) {
 // directory dir, as <session id>.jsonl, where claude --resume finds it. An
 // existing identical file is left alone; a different one is an error
 // unless opts.Force.
-func ConvertSession(d *inscribe.Doc, dir string, opts Options) ([]File, *Losses, error) {
+func ConvertSession(d *inscribe.Doc, src exportcore.Source, dir string, opts Options) ([]File, *Losses, error) {
 	meta, err := d.Meta()
 	if err != nil {
 		return nil, nil, err
@@ -64,7 +68,7 @@ func ConvertSession(d *inscribe.Doc, dir string, opts Options) ([]File, *Losses,
 	var losses *Losses
 	f, _, err := exportcore.WriteFile(filepath.Join(dir, meta.SessionID+".jsonl"), opts, func(w io.Writer) ([]error, error) {
 		var err error
-		losses, err = Convert(d, w)
+		losses, err = Convert(d, src, w)
 		return nil, err
 	})
 	if err != nil {
@@ -105,6 +109,12 @@ type converter struct {
 	// marks those written with their call.
 	later    map[string]*session.Result
 	consumed map[string]bool
+	placed   map[string]bool // results met after their call wrote them
+	// instructions is set once the project's instructions are carried;
+	// unnamed counts the calls without an id (web searches), each given
+	// one.
+	instructions bool
+	unnamed      int
 }
 
 func (x *converter) run() error {
@@ -153,12 +163,21 @@ func (x *converter) chain(e *entry, time string) {
 }
 
 func (x *converter) item(i int, it *session.Item) error {
-	if it.Note != "" && (it.Role == "user" || it.Role == "assistant") {
+	if source.IsCompaction(it) {
+		x.compaction(it)
+		return nil
+	}
+	switch {
+	case strings.HasPrefix(it.Note, "message from") && it.Role == "user":
+		x.losses.AddDetail(exportcore.Transformed, exportcore.WhatAgentMessage, it.Note, "messages",
+			"a message another agent sent (a subagent's report) reached the model as a message of its own; Claude Code has no such message, so its text is carried as a person's message, as the model received it")
+	case it.Note != "" && (it.Role == "user" || it.Role == "assistant"):
 		x.losses.AddDetail(exportcore.Transformed, exportcore.WhatNote, it.Note, "messages",
 			"Claude Code's entries have no place for what kind of message the source said it was; the message is carried as a plain "+it.Role+" message")
 	}
 	var content []claude.Block
 	var calls []*session.Block
+	seg := 0 // the reply's messages written
 	for j := range it.Blocks {
 		b := &it.Blocks[j]
 		switch b.Kind {
@@ -168,8 +187,23 @@ func (x *converter) item(i int, it *session.Item) error {
 					"what the source client showed its user is not part of the conversation the model continues")
 				continue
 			}
+			if len(calls) > 0 {
+				// A reply's text after its calls came after their
+				// results: a message of its own, after them.
+				x.assistant(i, seg, it, content, calls)
+				content, calls = nil, nil
+				seg++
+			}
 			content = append(content, claude.Block{Type: "text", Text: session.Ptr(b.Text)})
 		case session.KindToolUse:
+			if b.ID == "" {
+				x.unnamed++
+				b.ID = "toolu_" + strings.ReplaceAll(exportcore.ID(x.sid, "unnamed call", x.unnamed), "-", "")
+				if b.Label == "web_search" {
+					x.losses.Add(exportcore.Transformed, exportcore.WhatSearch, 1, "searches",
+						"a web search the model's server ran: the source records what it asked (its action) and its status, not what it found; it is carried as a call of web_search with the action as its input and the status as its result")
+				}
+			}
 			if it.Role != "assistant" {
 				x.losses.AddDetail(exportcore.Dropped, exportcore.WhatRaw, "a tool call in a "+it.Role+" message", "blocks", "Claude Code keeps tool calls in assistant messages only")
 				continue
@@ -189,13 +223,23 @@ func (x *converter) item(i int, it *session.Item) error {
 			content = append(content, blk)
 		case session.KindToolResult:
 			// Written with its call (see later), or dropped.
-			if !x.consumed[b.ID] {
+			switch {
+			case !x.consumed[b.ID]:
 				x.consumed[b.ID] = true
 				x.losses.Add(exportcore.Dropped, exportcore.WhatOrphan, 1, "results",
 					"Claude Code's API needs a result right after its call; the call of this result is not in the live conversation")
+			case x.placed[b.ID]:
+				x.losses.Add(exportcore.Dropped, exportcore.WhatRepeated, 1, "results", exportcore.Repeated)
+			default:
+				x.placed[b.ID] = true // the one written with its call
 			}
-		case session.KindCompaction:
-			x.compaction(it, b)
+		case session.KindReminder:
+			if b.Label == "AGENTS.md" && !x.instructions {
+				x.instructions = true
+				x.projectInstructions(it, b.Text)
+				continue
+			}
+			x.dropBlock(b)
 		default:
 			x.dropBlock(b)
 		}
@@ -204,7 +248,7 @@ func (x *converter) item(i int, it *session.Item) error {
 	case len(content) == 0:
 		return nil
 	case it.Role == "assistant":
-		x.assistant(i, it, content, calls)
+		x.assistant(i, seg, it, content, calls)
 	default:
 		e := &entry{}
 		e.Type = "user"
@@ -230,6 +274,13 @@ func (x *converter) dropBlock(b *session.Block) {
 	case session.KindNote:
 		x.losses.AddDetail(exportcore.Dropped, exportcore.WhatSystem, b.Label, "blocks",
 			"what the source client showed its user is not part of the conversation the model continues")
+	case session.KindRaw:
+		if b.Label == "encrypted_content" {
+			x.losses.AddDetail(exportcore.Dropped, exportcore.WhatAgentMessage, "encrypted", "messages",
+				"a message between agents that reached the model encrypted, for OpenAI's models only: no other model can read it, so it is not carried")
+			return
+		}
+		fallthrough
 	default:
 		label := b.Label
 		if label == "" {
@@ -259,8 +310,11 @@ func mustJSON(v any) json.RawMessage {
 
 // assistant writes an assistant message and, in one user entry after it,
 // the results of its calls.
-func (x *converter) assistant(i int, it *session.Item, content []claude.Block, calls []*session.Block) {
+func (x *converter) assistant(i, seg int, it *session.Item, content []claude.Block, calls []*session.Block) {
 	id := exportcore.ID(x.sid, "message", i)
+	if seg > 0 {
+		id = exportcore.ID(x.sid, "message", i, seg)
+	}
 	m := message{Type: "message"}
 	m.ID = "msg_" + strings.ReplaceAll(id, "-", "")
 	m.Role, m.Model = "assistant", session.Str(x.c.Meta.Model)
@@ -406,7 +460,7 @@ func (x *converter) file(f *session.File) (claude.Block, bool, error) {
 	default:
 		return claude.Block{}, false, nil
 	}
-	data, err := x.c.Doc.ReadFile(f.Path)
+	data, err := exportcore.FileData(x.c.Doc, f)
 	if err != nil {
 		return claude.Block{}, false, err
 	}
@@ -415,10 +469,57 @@ func (x *converter) file(f *session.File) (claude.Block, bool, error) {
 
 // compaction writes a compaction as Claude Code writes its own: a
 // compact_boundary, which starts a new chain (its logical parent is the
-// entry before it), and the summary the conversation continues from.
-func (x *converter) compaction(it *session.Item, b *session.Block) {
+// entry before it), and the summary the conversation continues from. What
+// the source client re-sends with its compaction in place of the history
+// before it (Codex's replacement history: the person's earlier prompts,
+// messages from other agents, the project's instructions) is carried in
+// the summary, after the source's own summary when it has one in words.
+func (x *converter) compaction(it *session.Item) {
+	b := &it.Blocks[0]
+	summary := strings.TrimSpace(b.Text)
+	var kept []string
+	for j := range it.Blocks[1:] {
+		k := &it.Blocks[j+1]
+		switch {
+		case k.Kind == session.KindText:
+			if strings.TrimSpace(k.Text) == "" || strings.TrimSpace(k.Text) == summary {
+				continue
+			}
+			who := "The user said:"
+			role, note, _ := strings.Cut(k.Label, ", ")
+			switch {
+			case role == "assistant":
+				who = "The assistant said:"
+			case note != "":
+				who = strings.ToUpper(note[:1]) + note[1:] + ":" // a message from another agent
+			}
+			kept = append(kept, who+"\n\n"+k.Text)
+		case k.Kind == session.KindReminder && k.Label == "AGENTS.md":
+			x.losses.Add(exportcore.Transformed, exportcore.WhatInstructions, 1, "",
+				"Claude Code does not load a project's AGENTS.md, which the source client re-sends with its compaction: the instructions are carried in the summary")
+			kept = append(kept, "The project's instructions, which the assistant was given:\n\n"+k.Text)
+		case k.Kind == session.KindRaw && k.Label == "encrypted compaction":
+			x.losses.AddDetail(exportcore.Dropped, exportcore.WhatCompaction, k.Label, "",
+				"the summary the model's server made of the conversation is encrypted for OpenAI's models (Codex sends it back as is); no other model can read it, so it is not carried")
+		case k.Kind == session.KindFile:
+			x.losses.AddDetail(exportcore.Dropped, exportcore.WhatFile, k.File.MediaType, "files",
+				"an image the source client re-sends with its compaction has no place in Claude Code's summary, which is text; the store keeps the file")
+		default:
+			x.dropBlock(k)
+		}
+	}
+	if len(kept) > 0 {
+		x.losses.Add(exportcore.Transformed, exportcore.WhatKept, len(kept), "messages",
+			"what the source client sends in place of the history before its compaction (Codex's replacement history: the person's earlier prompts) is carried as the text of Claude Code's summary, each message as it was")
+		intro := "This session was compacted by " + x.c.Meta.AgentName + ". In place of the conversation before this point, it keeps these messages:"
+		parts := append([]string{intro}, kept...)
+		if summary != "" {
+			parts = append([]string{summary}, parts...)
+		}
+		summary = strings.Join(parts, "\n\n")
+	}
 	x.losses.Add(exportcore.Transformed, exportcore.WhatCompaction, 1, "",
-		"carried as Claude Code's own compaction (a compact_boundary and the summary after it): Claude Code resumes from the summary and what follows, as the source client did, without the earlier prompts Codex re-sends with its summary")
+		"carried as Claude Code's own compaction (a compact_boundary and the summary after it): Claude Code resumes from the summary and what follows, as the source client did")
 	e := &entry{Level: "info"}
 	e.Type, e.Subtype = "system", "compact_boundary"
 	e.Content = mustJSON("Conversation compacted")
@@ -428,16 +529,30 @@ func (x *converter) compaction(it *session.Item, b *session.Block) {
 		e.CompactMetadata.Trigger = c.Trigger
 	}
 	x.chain(e, it.Time)
-	if b.Text == "" {
+	if summary == "" {
 		return
 	}
 	s := &entry{IsVisibleInTranscriptOnly: true}
 	s.Type = "user"
 	s.IsCompactSummary = true
-	s.Message = mustJSON(claude.Message{Role: "user", Content: mustJSON(b.Text)})
+	s.Message = mustJSON(claude.Message{Role: "user", Content: mustJSON(summary)})
 	time := it.Time
 	if b.Time != "" {
 		time = b.Time
 	}
 	x.chain(s, time)
+}
+
+// projectInstructions carries the project's instructions (AGENTS.md),
+// which Claude Code does not load, once, as context: a meta message in a
+// system-reminder, as Claude Code gives its model a project's CLAUDE.md.
+func (x *converter) projectInstructions(it *session.Item, text string) {
+	x.losses.Add(exportcore.Transformed, exportcore.WhatInstructions, 1, "",
+		"Claude Code does not load a project's AGENTS.md, which the source client sent its model: the instructions are carried once, as context (a meta message) where the source sent them first; later copies are dropped as reminders")
+	e := &entry{}
+	e.Type = "user"
+	e.IsMeta = true
+	text = "<system-reminder>\nThe project's instructions (AGENTS.md), which " + x.c.Meta.AgentName + " gave the model:\n\n" + text + "\n</system-reminder>"
+	e.Message = x.userMessage([]claude.Block{{Type: "text", Text: session.Ptr(text)}})
+	x.chain(e, it.Time)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -15,6 +16,7 @@ import (
 	"github.com/scribe-archive/scribe/adapters/codex"
 	"github.com/scribe-archive/scribe/check"
 	"github.com/scribe-archive/scribe/exportclaude"
+	"github.com/scribe-archive/scribe/exportcodex"
 	"github.com/scribe-archive/scribe/exportcore"
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/internal/testkit/crosstest"
@@ -42,110 +44,85 @@ func sortedIDs(docs map[string]string) []string {
 // convert writes the conversion of md into dir as <id>.jsonl.
 func convert(t *testing.T, md, dir string) string {
 	t.Helper()
-	files, _, err := exportclaude.ConvertSession(storetest.Doc(t, md), dir, exportclaude.Options{})
+	files, _, err := exportclaude.ConvertSession(storetest.Doc(t, md), fromCodex, dir, exportclaude.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return files[0].Path
 }
 
-// TestCrossResumeInClaude is the judge of export-claude for Codex
-// sessions: the real Claude Code client resumes the conversion of every
-// bundled Codex rollout, and the model receives, in order, every prompt,
-// every reply and every tool call with its full result of the live
-// conversation, as structured blocks.
-func TestCrossResumeInClaude(t *testing.T) {
-	bin := realclient.Claude(t)
-	docs := codexDocs(t)
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 4)
-	for _, id := range sortedIDs(docs) {
-		md := docs[id]
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			p := convert(t, md, t.TempDir())
-			out, err := realclient.Probe(context.Background(), bin, p, "")
-			if err != nil {
-				t.Errorf("%s: the client does not resume the conversion: %v", id, err)
-				return
-			}
-			got, err := claudeUnits(out)
-			if err != nil {
-				t.Errorf("%s: %v", id, err)
-				return
-			}
-			want := crosstest.Expect(t, storetest.Doc(t, md), []string{"aborted"})
-			if len(want) == 0 {
-				t.Errorf("%s: nothing to expect", id)
-			}
-			if err := crosstest.Match(want, got); err != nil {
-				t.Errorf("%s: %v\nwant:\n%sgot:\n%s", id, err, crosstest.Dump(want), crosstest.Dump(got))
-				return
-			}
-			if err := crosstest.None(crosstest.Abandoned(t, storetest.Doc(t, md)), got); err != nil {
-				t.Errorf("%s: %v", id, err)
-			}
-			t.Logf("%s: the model receives all %d units of the conversation, in order", id, len(want))
-		}()
-	}
-	wg.Wait()
+// codexRollouts inscribes the bundled Codex rollouts (testdata/codex/sessions,
+// the corpus written by Codex 0.169.0) and those of other people's
+// machines (../shared/corpus/codex-public, written by Codex 0.121.0 to
+// 0.145.0), into one store.
+func codexRollouts(t *testing.T) []crosstest.Inscribed {
+	roots := append([]string{filepath.Join(testenv.RepoRoot(t), "testdata", "codex", "sessions")}, testenv.CodexPublic(t)...)
+	return crosstest.InscribeAll(t, codex.New(), roots...)
 }
 
-// claudeUnits reads the messages Claude Code sent as units.
-func claudeUnits(out []byte) ([]crosstest.Unit, error) {
-	var msgs []struct {
-		Role    string          `json:"role"`
-		Content json.RawMessage `json:"content"`
-	}
-	if err := json.Unmarshal(out, &msgs); err != nil {
-		return nil, err
-	}
-	var us []crosstest.Unit
-	for _, m := range msgs {
-		var s string
-		if json.Unmarshal(m.Content, &s) == nil {
-			us = append(us, crosstest.Unit{Kind: m.Role, Text: s})
-			continue
-		}
-		var blocks []struct {
-			Type    string          `json:"type"`
-			Text    string          `json:"text"`
-			Name    string          `json:"name"`
-			Input   json.RawMessage `json:"input"`
-			Content json.RawMessage `json:"content"`
-		}
-		if err := json.Unmarshal(m.Content, &blocks); err != nil {
-			return nil, err
-		}
-		for _, b := range blocks {
-			switch b.Type {
-			case "text":
-				us = append(us, crosstest.Unit{Kind: m.Role, Text: b.Text})
-			case "tool_use":
-				us = append(us, crosstest.Unit{Kind: "call", Name: b.Name, Input: b.Input})
-			case "tool_result":
-				u := crosstest.Unit{Kind: "result"}
-				if json.Unmarshal(b.Content, &s) == nil {
-					u.Parts = []string{s}
-				} else {
-					var ps []struct{ Type, Text string }
-					json.Unmarshal(b.Content, &ps)
-					for _, p := range ps {
-						if p.Type == "image" {
-							u.Parts = append(u.Parts, "[image]")
-						} else {
-							u.Parts = append(u.Parts, p.Text)
-						}
-					}
-				}
-				us = append(us, u)
+// TestCrossResumeInClaude is the judge of export-claude for Codex
+// sessions: for every bundled Codex rollout and every rollout of other
+// people's machines, the real Codex client resumes the original and the
+// real Claude Code client resumes the conversion, and Claude Code sends
+// its model, in order, every prompt, reply, image, tool call and result
+// Codex sends (a compaction's replacement history as the summary), but for
+// what the conversion reports as lost. check --to claude reads the same:
+// the Claude Code it stands in for (claude's Resume) sends what the real
+// one sends, and it finds nothing lost unreported either.
+func TestCrossResumeInClaude(t *testing.T) {
+	bin := realclient.Claude(t)
+	cp := realclient.Codex(t)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 2)
+	for _, s := range codexRollouts(t) {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			name := filepath.Base(s.Source)
+			var others []string
+			if strings.Contains(s.Source, "c0af-7253") {
+				others, _ = filepath.Glob(filepath.Join(filepath.Dir(s.Source), "*bc69-7a02*"))
 			}
-		}
+			orig, err := cp.Probe(s.Source, others...)
+			if err != nil {
+				t.Errorf("%s: Codex does not resume the original: %.1000v", name, err)
+				return
+			}
+			want, err := crosstest.CodexUnits(orig)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			files, losses, err := exportclaude.ConvertSession(storetest.Doc(t, s.Doc), fromCodex, t.TempDir(), exportclaude.Options{})
+			if err != nil {
+				t.Errorf("%s: %v", name, err)
+				return
+			}
+			out, err := realclient.Probe(context.Background(), bin, files[0].Path, "")
+			if err != nil {
+				t.Errorf("%s: Claude Code does not resume the conversion: %v", name, err)
+				return
+			}
+			got, err := crosstest.ClaudeUnits(out)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			crosstest.Judge(t, crosstest.Judged{Name: name, From: "Codex", To: "Claude Code", Sent: want, Received: got, Losses: losses,
+				File: files[0].Path, Target: claude.New()})
+			rep, err := check.Cross(storetest.Doc(t, s.Doc), fromCodex, toClaude)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			for _, f := range rep.Findings {
+				if !f.Explained() {
+					t.Errorf("%s: check --to claude: %s: %s", name, f.Kind, f.Msg)
+				}
+			}
+		})
 	}
-	return us, nil
+	wg.Wait()
 }
 
 // TestConvertIsDeterministic: two conversions of a document are the same
@@ -169,17 +146,19 @@ func TestConvertIsDeterministic(t *testing.T) {
 
 // toClaude is the Claude Code client as a cross-agent check takes it.
 var toClaude = check.CrossFormat{Name: "claude", Target: claude.New(), Convert: func(d *inscribe.Doc, dir string) (*exportclaude.Losses, error) {
-	_, losses, err := exportclaude.ConvertSession(d, dir, exportclaude.Options{})
+	_, losses, err := exportclaude.ConvertSession(d, fromCodex, dir, exportclaude.Options{})
 	return losses, err
 }}
 
-// TestCrossRoundTrip: every bundled Codex session converted to Claude Code
-// and inscribed back is the same conversation, but for the losses the
-// conversion reports (check --to claude finds no unexplained difference).
+// TestCrossRoundTrip: for every bundled Codex session, check --to claude
+// finds nothing the conversion lost without reporting it (what Claude Code
+// would send resuming it holds what Codex sends, but for reported losses),
+// and the conversion inscribed back keeps the session's id, directory,
+// title and model.
 func TestCrossRoundTrip(t *testing.T) {
 	docs := codexDocs(t)
 	for _, id := range sortedIDs(docs) {
-		rep, err := check.Cross(storetest.Doc(t, docs[id]), toClaude)
+		rep, err := check.Cross(storetest.Doc(t, docs[id]), fromCodex, toClaude)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -204,8 +183,8 @@ const lateResult = `{"timestamp":"2026-01-02T03:04:05.000Z","type":"session_meta
 `
 
 // TestConvertMovesLateResult: a result recorded after the next prompt is
-// moved to right after its call (Claude's API needs it there), reported,
-// and check --to accounts for it.
+// written right after its call (Claude's API needs it there; Codex sends
+// it joined to its call), and check --to finds nothing lost.
 func TestConvertMovesLateResult(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "sessions", "2026", "01", "02")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -217,24 +196,17 @@ func TestConvertMovesLateResult(t *testing.T) {
 	}
 	docs := crosstest.Inscribe(t, codex.New(), filepath.Dir(filepath.Dir(filepath.Dir(dir))))
 	md := docs["01a20952-0000-7000-8000-000000000001"]
-	rep, err := check.Cross(storetest.Doc(t, md), toClaude)
+	rep, err := check.Cross(storetest.Doc(t, md), fromCodex, toClaude)
 	if err != nil {
 		t.Fatal(err)
 	}
-	moved := false
 	for _, f := range rep.Findings {
 		if !f.Explained() {
 			t.Errorf("%s: %s", f.Kind, f.Msg)
 		}
-		if f.What == exportcore.WhatMoved && f.Count == 1 {
-			moved = true
-		}
-	}
-	if !moved {
-		t.Errorf("the moved result is not reported: %+v", rep.Findings)
 	}
 	var buf bytes.Buffer
-	if _, err := exportclaude.Convert(storetest.Doc(t, md), &buf); err != nil {
+	if _, err := exportclaude.Convert(storetest.Doc(t, md), fromCodex, &buf); err != nil {
 		t.Fatal(err)
 	}
 	call := strings.Index(buf.String(), `"tool_use","id":"call_x"`)
@@ -243,4 +215,61 @@ func TestConvertMovesLateResult(t *testing.T) {
 	if call < 0 || result < call || second < result {
 		t.Errorf("the result is not between its call and the next prompt:\n%s", buf.String())
 	}
+}
+
+// fromCodex is the source format of the sessions converted here.
+var fromCodex = exportcore.Source{Transcript: func(d *inscribe.Doc, w io.Writer) ([]error, error) {
+	return exportcodex.Transcript(d, codex.New(), w)
+}, Resumer: codex.New()}
+
+// TestCrossFindsDroppedPrompt: check --to fails on a conversion that drops
+// a person's prompt without reporting it, and names the prompt.
+func TestCrossFindsDroppedPrompt(t *testing.T) {
+	docs := codexDocs(t)
+	for _, id := range sortedIDs(docs) {
+		var prompt string
+		drop := check.CrossFormat{Name: "claude", Target: claude.New(), Convert: func(d *inscribe.Doc, dir string) (*exportclaude.Losses, error) {
+			files, losses, err := exportclaude.ConvertSession(d, fromCodex, dir, exportclaude.Options{})
+			if err != nil {
+				return nil, err
+			}
+			data, err := os.ReadFile(files[0].Path)
+			if err != nil {
+				return nil, err
+			}
+			var out bytes.Buffer
+			for line := range strings.Lines(string(data)) {
+				var e map[string]any
+				if json.Unmarshal([]byte(line), &e) == nil && e["type"] == "user" && prompt == "" && e["isMeta"] == nil {
+					if m, ok := e["message"].(map[string]any); ok {
+						if s, ok := m["content"].(string); ok && strings.TrimSpace(s) != "" {
+							prompt, m["content"] = s, ""
+							b, _ := json.Marshal(e)
+							line = string(b) + "\n"
+						}
+					}
+				}
+				out.WriteString(line)
+			}
+			return losses, os.WriteFile(files[0].Path, out.Bytes(), 0o644)
+		}}
+		rep, err := check.Cross(storetest.Doc(t, docs[id]), fromCodex, drop)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if prompt == "" {
+			continue // no prompt of its own to drop
+		}
+		found := false
+		for _, f := range rep.Findings {
+			if !f.Explained() && strings.Contains(f.Msg, "would not send user text") && strings.Contains(f.Msg, strings.TrimSpace(prompt)[:min(20, len(strings.TrimSpace(prompt)))]) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s: check --to does not fail on the prompt %q dropped silently: %+v", id, prompt, rep.Findings)
+		}
+		return
+	}
+	t.Fatal("no bundled session has a prompt to drop")
 }

@@ -26,21 +26,22 @@ const ClientVersion = "0.169.0"
 // the thread (session_meta's originator).
 const Originator = "scribe"
 
-// Convert writes a Codex rollout of the live conversation of a session
-// document inscribed from another client (docs/FORMAT.md, "Cross-agent
-// export"), and returns what it could not carry. The rollout is generated
-// from the document's items, not from the source's lines: the prompts, the
-// replies, the tool calls with their full results, images and compactions,
-// as Codex's own records, under the session's id, with the working
-// directory, the model and the title. Every identity it mints is derived
-// from the session id and a position, so two conversions of a document are
-// identical.
-func Convert(d *inscribe.Doc, w io.Writer) (*Losses, error) {
-	c, err := exportcore.Live(d)
+// Convert writes a Codex rollout of a session document inscribed from
+// another client (docs/FORMAT.md, "Cross-agent export"), and returns what
+// it could not carry. What it carries is what the source client sends its
+// model when it resumes the session (exportcore.Resume: the source file
+// written back from the store, a person's edits carried, rebuilt by src's
+// Resumer): the prompts, the replies, the tool calls with their full
+// results, images and compactions, as Codex's own records, under the
+// session's id, with the working directory, the model and the title. Every
+// identity it mints is derived from the session id and a position, so two
+// conversions of a document are identical.
+func Convert(d *inscribe.Doc, src exportcore.Source, w io.Writer) (*Losses, error) {
+	c, err := exportcore.Resume(d, src)
 	if err != nil {
 		return nil, err
 	}
-	x := &converter{c: c, bw: bufio.NewWriterSize(w, 1<<16), sid: c.Meta.SessionID}
+	x := &converter{c: c, bw: bufio.NewWriterSize(w, 1<<16), sid: c.Meta.SessionID, answered: map[string]bool{}, resultsApart: map[string]bool{}}
 	x.losses.Merge(&c.Losses)
 	if err := x.run(); err != nil {
 		return nil, err
@@ -54,7 +55,7 @@ func Convert(d *inscribe.Doc, w io.Writer) (*Losses, error) {
 // ConvertSession writes the rollout of Convert into sessions folder dir, at
 // [Rel]: where codex resume finds it. An existing identical file is left
 // alone; a different one is an error unless opts.Force.
-func ConvertSession(d *inscribe.Doc, dir string, opts Options) ([]File, *Losses, error) {
+func ConvertSession(d *inscribe.Doc, src exportcore.Source, dir string, opts Options) ([]File, *Losses, error) {
 	meta, err := d.Meta()
 	if err != nil {
 		return nil, nil, err
@@ -65,7 +66,7 @@ func ConvertSession(d *inscribe.Doc, dir string, opts Options) ([]File, *Losses,
 	var losses *Losses
 	f, _, err := exportcore.WriteFile(filepath.Join(dir, Rel(meta)), opts, func(w io.Writer) ([]error, error) {
 		var err error
-		losses, err = Convert(d, w)
+		losses, err = Convert(d, src, w)
 		return nil, err
 	})
 	if err != nil {
@@ -80,6 +81,9 @@ type converter struct {
 	sid    string
 	turns  int // turn contexts written
 	losses exportcore.Losses
+	// answered marks the calls whose output is written; resultsApart
+	// the calls whose results are items of their own.
+	answered, resultsApart map[string]bool
 }
 
 func (x *converter) line(time, typ string, payload any) {
@@ -100,6 +104,13 @@ func mustJSON(v any) json.RawMessage {
 }
 
 func (x *converter) run() error {
+	for _, it := range x.c.Items {
+		for _, b := range it.Blocks {
+			if b.Kind == session.KindToolResult {
+				x.resultsApart[b.ID] = true
+			}
+		}
+	}
 	m := x.c.Meta
 	started := session.Str(m.Started)
 	if started == "" && len(x.c.Items) > 0 {
@@ -198,6 +209,15 @@ func (x *converter) item(it *session.Item) error {
 					"what the source client showed its user is not part of the conversation the model continues")
 				continue
 			}
+			if len(results) > 0 {
+				// A reply's text after its calls came after their
+				// results: their outputs go before it.
+				flush()
+				for _, c := range results {
+					x.output(c.ID, c.Result)
+				}
+				results = nil
+			}
 			typ := "output_text"
 			if it.Role == "user" {
 				typ = "input_text"
@@ -226,12 +246,20 @@ func (x *converter) item(it *session.Item) error {
 			}
 			x.line(it.Time, "response_item", codex.ResponseItem{Type: "function_call", Name: b.Label,
 				Arguments: mustJSON(in), CallID: b.ID})
-			if b.Result != nil {
+			switch {
+			case b.Result != nil:
 				results = append(results, b)
+			case !x.resultsApart[b.ID]:
+				x.losses.Add(exportcore.Transformed, exportcore.WhatNoResult, 1, "",
+					`no result of the call is in the conversation the source client resends (the session ended or was cut before it, or the client gathers it by a rule scribe does not know): Codex sends "aborted" in its place`)
 			}
 		case session.KindToolResult:
 			flush()
-			if b.Result != nil {
+			switch {
+			case b.Result == nil:
+			case x.answered[b.ID] && b.ID != "":
+				x.losses.Add(exportcore.Dropped, exportcore.WhatRepeated, 1, "results", exportcore.Repeated)
+			default:
 				x.output(b.ID, b.Result)
 			}
 		case session.KindCompaction:
@@ -265,6 +293,7 @@ func (x *converter) message(it *session.Item, content []codex.ContentItem) {
 // output writes a call's result: a string when it is one text, else a list
 // of text and image parts. Nothing is cut.
 func (x *converter) output(callID string, res *session.Result) {
+	x.answered[callID] = true
 	if res.Error {
 		x.losses.Add(exportcore.Transformed, exportcore.WhatErrorFlag, 1, "results",
 			"a Codex call output has no error flag; the result's text, which says what failed, is carried as it is")
@@ -341,7 +370,7 @@ func isImage(mediaType string) bool { return strings.HasPrefix(mediaType, "image
 
 // dataURL is a file as Codex holds an image: a data URL.
 func (x *converter) dataURL(f *session.File) (string, error) {
-	data, err := x.c.Doc.ReadFile(f.Path)
+	data, err := exportcore.FileData(x.c.Doc, f)
 	if err != nil {
 		return "", err
 	}

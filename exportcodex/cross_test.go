@@ -2,7 +2,8 @@ package exportcodex_test
 
 import (
 	"bytes"
-	"encoding/json"
+	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -13,9 +14,12 @@ import (
 	"github.com/scribe-archive/scribe/adapters/claude"
 	"github.com/scribe-archive/scribe/adapters/codex"
 	"github.com/scribe-archive/scribe/check"
+	"github.com/scribe-archive/scribe/exportclaude"
 	"github.com/scribe-archive/scribe/exportcodex"
+	"github.com/scribe-archive/scribe/exportcore"
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/internal/testkit/crosstest"
+	"github.com/scribe-archive/scribe/internal/testkit/realclient"
 	"github.com/scribe-archive/scribe/internal/testkit/storetest"
 	"github.com/scribe-archive/scribe/internal/testkit/testenv"
 )
@@ -38,64 +42,20 @@ func sortedIDs(docs map[string]string) []string {
 
 func convert(t *testing.T, md, dir string) string {
 	t.Helper()
-	files, _, err := exportcodex.ConvertSession(storetest.Doc(t, md), dir, exportcodex.Options{})
+	files, _, err := exportcodex.ConvertSession(storetest.Doc(t, md), fromClaude, dir, exportcodex.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return files[0].Path
 }
 
-// TestCrossResumeInCodex is the judge of export-codex for Claude Code
-// sessions: the real Codex client resumes the conversion of every bundled
-// Claude Code session, and the model receives, in order, every prompt,
-// every reply and every tool call with its full result of the live
-// branch, as structured items.
-func TestCrossResumeInCodex(t *testing.T) {
-	cp := probeTool(t)
-	docs := claudeDocs(t)
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 2)
-	for _, id := range sortedIDs(docs) {
-		md := docs[id]
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			p := convert(t, md, t.TempDir())
-			out, err := cp.Probe(p)
-			if err != nil {
-				t.Errorf("%s: the client does not resume the conversion: %v", id, err)
-				return
-			}
-			got, err := codexUnits(out)
-			if err != nil {
-				t.Errorf("%s: %v", id, err)
-				return
-			}
-			want := crosstest.Expect(t, storetest.Doc(t, md), []string{"aborted"})
-			if len(want) == 0 {
-				t.Errorf("%s: nothing to expect", id)
-			}
-			if err := crosstest.Match(want, got); err != nil {
-				t.Errorf("%s: %v\nwant:\n%sgot:\n%s", id, err, crosstest.Dump(want), crosstest.Dump(got))
-				return
-			}
-			if err := crosstest.None(crosstest.Abandoned(t, storetest.Doc(t, md)), got); err != nil {
-				t.Errorf("%s: %v", id, err)
-			}
-			t.Logf("%s: the model receives all %d units of the conversation, in order", id, len(want))
-		}()
-	}
-	wg.Wait()
-}
-
-// TestCrossResumeInCodexPublic does the same for the sessions of the public
-// corpus (../shared), written by Claude Code 1.0 to 2.1 on other people's
-// machines.
-func TestCrossResumeInCodexPublic(t *testing.T) {
-	cp := probeTool(t)
-	dir := filepath.Join(t.TempDir(), "proj")
+// claudeSessions inscribes the bundled Claude Code sessions
+// (testdata/claude/projects, written by Claude Code 2.1.328) and those of
+// the public corpus (../shared, written by Claude Code 1.0 to 2.1 on other
+// people's machines, each copied to <session id>.jsonl, the name the
+// client resumes), into one store.
+func claudeSessions(t *testing.T) []crosstest.Inscribed {
+	dir := filepath.Join(t.TempDir(), "public")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -113,84 +73,82 @@ func TestCrossResumeInCodexPublic(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	docs := crosstest.Inscribe(t, claude.New(), dir)
+	return crosstest.InscribeAll(t, claude.New(), filepath.Join(testenv.RepoRoot(t), "testdata", "claude", "projects"), dir)
+}
+
+// TestCrossResumeInCodex is the judge of export-codex for Claude Code
+// sessions: for every bundled Claude Code session and every session of
+// the public corpus, the real Claude Code client resumes the original and
+// the real Codex client resumes the conversion, and Codex sends its model,
+// in order, every prompt, reply, image, tool call and result Claude Code
+// sends (a compaction's summary and what it preserved), but for what the
+// conversion reports as lost. check --to codex reads the same: the Codex it
+// stands in for (codex's Resume) sends what the real one sends, and it
+// finds nothing lost unreported either.
+func TestCrossResumeInCodex(t *testing.T) {
+	bin := realclient.Claude(t)
+	cp := probeTool(t)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 2)
-	for _, id := range sortedIDs(docs) {
-		md := docs[id]
-		want := crosstest.Expect(t, storetest.Doc(t, md), []string{"aborted"})
-		if len(want) == 0 {
-			continue // nothing the model would receive (a file of summaries)
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	for _, s := range claudeSessions(t) {
+		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			p := convert(t, md, t.TempDir())
-			out, err := cp.Probe(p)
+			name := filepath.Base(s.Source)
+			subs := ""
+			if d := filepath.Join(strings.TrimSuffix(s.Source, ".jsonl"), "subagents"); isDir(d) {
+				subs = d
+			}
+			orig, err := realclient.Probe(context.Background(), bin, s.Source, subs)
 			if err != nil {
-				t.Errorf("%s: the client does not resume the conversion: %.2000v", id, err)
+				// Some published files are not sessions the client can
+				// resume at all: there is nothing to carry.
+				t.Logf("%s: Claude Code does not resume the original: %.300v", name, err)
 				return
 			}
-			got, err := codexUnits(out)
-			if err == nil {
-				err = crosstest.Match(want, got)
-			}
+			want, err := crosstest.ClaudeUnits(orig)
 			if err != nil {
-				t.Errorf("%s: %v", id, err)
+				t.Error(err)
+				return
 			}
-		}()
+			if len(want) == 0 {
+				return // nothing the model receives (a file of summaries)
+			}
+			files, losses, err := exportcodex.ConvertSession(storetest.Doc(t, s.Doc), fromClaude, t.TempDir(), exportcodex.Options{})
+			if err != nil {
+				t.Errorf("%s: %v", name, err)
+				return
+			}
+			out, err := cp.Probe(files[0].Path)
+			if err != nil {
+				t.Errorf("%s: Codex does not resume the conversion: %.2000v", name, err)
+				return
+			}
+			got, err := crosstest.CodexUnits(out)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			crosstest.Judge(t, crosstest.Judged{Name: name, From: "Claude Code", To: "Codex", Sent: want, Received: got, Losses: losses,
+				File: files[0].Path, Target: codex.New()})
+			rep, err := check.Cross(storetest.Doc(t, s.Doc), fromClaude, toCodex)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			for _, f := range rep.Findings {
+				if !f.Explained() {
+					t.Errorf("%s: check --to codex: %s: %s", name, f.Kind, f.Msg)
+				}
+			}
+		})
 	}
 	wg.Wait()
 }
 
-// codexUnits reads the input items Codex sent as units.
-func codexUnits(out []byte) ([]crosstest.Unit, error) {
-	var items []struct {
-		Type      string          `json:"type"`
-		Role      string          `json:"role"`
-		Content   json.RawMessage `json:"content"`
-		Name      string          `json:"name"`
-		Arguments string          `json:"arguments"`
-		Output    json.RawMessage `json:"output"`
-	}
-	if err := json.Unmarshal(out, &items); err != nil {
-		return nil, err
-	}
-	var us []crosstest.Unit
-	for _, it := range items {
-		switch it.Type {
-		case "message":
-			var parts []struct{ Type, Text string }
-			json.Unmarshal(it.Content, &parts)
-			for _, p := range parts {
-				if p.Type == "input_text" || p.Type == "output_text" {
-					us = append(us, crosstest.Unit{Kind: it.Role, Text: p.Text})
-				}
-			}
-		case "function_call":
-			us = append(us, crosstest.Unit{Kind: "call", Name: it.Name, Input: json.RawMessage(it.Arguments)})
-		case "function_call_output":
-			u := crosstest.Unit{Kind: "result"}
-			var s string
-			if json.Unmarshal(it.Output, &s) == nil {
-				u.Parts = []string{s}
-			} else {
-				var ps []struct{ Type, Text string }
-				json.Unmarshal(it.Output, &ps)
-				for _, p := range ps {
-					if p.Type == "input_image" {
-						u.Parts = append(u.Parts, "[image]")
-					} else {
-						u.Parts = append(u.Parts, p.Text)
-					}
-				}
-			}
-			us = append(us, u)
-		}
-	}
-	return us, nil
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
 }
 
 // TestConvertIsDeterministic: two conversions of a document are the same
@@ -209,17 +167,19 @@ func TestConvertIsDeterministic(t *testing.T) {
 
 // toCodex is the Codex client as a cross-agent check takes it.
 var toCodex = check.CrossFormat{Name: "codex", Target: codex.New(), Convert: func(d *inscribe.Doc, dir string) (*exportcodex.Losses, error) {
-	_, losses, err := exportcodex.ConvertSession(d, dir, exportcodex.Options{})
+	_, losses, err := exportcodex.ConvertSession(d, fromClaude, dir, exportcodex.Options{})
 	return losses, err
 }}
 
-// TestCrossRoundTrip: every bundled Claude Code session converted to Codex
-// and inscribed back is the same conversation, but for the losses the
-// conversion reports (check --to codex finds no unexplained difference).
+// TestCrossRoundTrip: for every bundled Claude Code session, check --to
+// codex finds nothing the conversion lost without reporting it (what Codex
+// would send resuming it holds what Claude Code sends, but for reported
+// losses), and the conversion inscribed back keeps the session's id,
+// directory, title and model.
 func TestCrossRoundTrip(t *testing.T) {
 	docs := claudeDocs(t)
 	for _, id := range sortedIDs(docs) {
-		rep, err := check.Cross(storetest.Doc(t, docs[id]), toCodex)
+		rep, err := check.Cross(storetest.Doc(t, docs[id]), fromClaude, toCodex)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -232,3 +192,8 @@ func TestCrossRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// fromClaude is the source format of the sessions converted here.
+var fromClaude = exportcore.Source{Transcript: func(d *inscribe.Doc, w io.Writer) ([]error, error) {
+	return exportclaude.Transcript(d, claude.New(), w)
+}, Resumer: claude.New()}

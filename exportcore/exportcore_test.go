@@ -46,40 +46,29 @@ func TestLiveBranch(t *testing.T) {
 	}
 }
 
-// TestReconcile: a difference no reported loss accounts for is found; a
-// reported one is accounted for.
-func TestReconcile(t *testing.T) {
-	call := session.Block{Kind: session.KindToolUse, Label: "Bash", ID: "t1", Input: `{"command":"ls"}`,
-		Result: &session.Result{Error: true, Parts: []session.Part{{Kind: session.KindText, Text: "boom"}}}}
-	orig := []session.Item{
-		item("user", session.Block{Kind: session.KindText, Text: "hi"}, session.Block{Kind: session.KindReminder, Label: "date", Text: "today"}),
-		item("assistant", session.Block{Kind: session.KindThinking, Text: "hmm"}, session.Block{Kind: session.KindText, Text: "ok"}, call),
-	}
-	noFlag := call
-	noFlag.Result = &session.Result{Parts: call.Result.Parts}
-	back := []session.Item{
-		item("user", session.Block{Kind: session.KindText, Text: "hi"}),
-		item("assistant", session.Block{Kind: session.KindText, Text: "ok"}, noFlag),
+// TestReceived: a unit the target does not send is a problem unless a
+// reported loss of its kind accounts for it, each loss for as many units
+// as it counts; a text a compaction keeps may be held in the target's
+// summary.
+func TestReceived(t *testing.T) {
+	want := []Unit{{Kind: "user", Text: "earlier", Kept: true}, {Kind: "user", Text: "hi"}, {Kind: "image", Text: "image/png"},
+		{Kind: "call", Name: "exec", Input: `{"cmd":"ls"}`}, {Kind: "result", Parts: []string{"a"}}, {Kind: "assistant", Text: "ok"}}
+	got := []Unit{{Kind: "user", Text: "Summary.\n\nThe user said:\n\nearlier"}, {Kind: "user", Text: "hi"},
+		{Kind: "call", Name: "exec", Input: `{ "cmd": "ls" }`}, {Kind: "result", Parts: []string{"a"}}, {Kind: "assistant", Text: "ok\n"}}
+	var none Losses
+	if p := Received(want, got, &none, "Codex", "claude"); len(p) != 1 || !strings.Contains(p[0], "image") {
+		t.Errorf("the dropped image, not reported: %v", p)
 	}
 	var l Losses
+	l.Add(Dropped, WhatFile, 1, "files", "")
+	if p := Received(want, got, &l, "Codex", "claude"); len(p) != 0 {
+		t.Errorf("a reported loss not accounted for: %v", p)
+	}
+	if p := Received(want, got[1:], &l, "Codex", "claude"); len(p) != 1 || !strings.Contains(p[0], "earlier") {
+		t.Errorf("a prompt dropped silently is not found: %v", p)
+	}
 	l.Add(Dropped, WhatThinking, 1, "blocks", "")
-	l.Add(Dropped, WhatReminder, 1, "blocks", "")
-	l.Add(Transformed, WhatErrorFlag, 1, "results", "")
-	if p := Reconcile(orig, back, &l); len(p) != 0 {
-		t.Errorf("reported losses not accounted for: %v", p)
-	}
-	cut := noFlag
-	cut.Result = &session.Result{Parts: []session.Part{{Kind: session.KindText, Text: "bo"}}}
-	back[1].Blocks[1] = cut
-	if p := Reconcile(orig, back, &l); len(p) == 0 {
-		t.Error("a cut result is not found")
-	}
-	back[1].Blocks = back[1].Blocks[:1]
-	if p := Reconcile(orig, back, &l); len(p) == 0 {
-		t.Error("a lost call is not found")
-	}
-	var none Losses
-	if p := Reconcile(orig, orig[:1], &none); len(p) == 0 {
-		t.Error("a lost reply is not found")
+	if p := Received(want, got[:3], &l, "Codex", "claude"); len(p) != 2 {
+		t.Errorf("a lost result and reply, with a loss of another kind reported, give %v", p)
 	}
 }

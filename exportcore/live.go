@@ -164,7 +164,7 @@ func (c *Conversation) outside() error {
 	}
 	if lines > 0 {
 		c.Losses.Note(Dropped, WhatBookkeeping, fmt.Sprintf("what only the source's %d lines hold", lines),
-			"the export is written from what the document shows; the source's lines stay in the round files, and what only they hold is not carried: the client's bookkeeping (token counts, events, settings), encrypted reasoning, compaction internals, identities and exact bytes")
+			"the conversion carries what the source client sends its model on resume; the source's lines stay in the round files, and what only they hold beyond it is not carried: the client's bookkeeping (token counts, events, settings), encrypted reasoning, identities and exact bytes")
 	}
 	return nil
 }

@@ -36,6 +36,13 @@ const (
 	WhatNote       = "message kinds" // an item's note (compaction summary, meta)
 	WhatOrphan     = "results without their call"
 	WhatMoved      = "results recorded apart from their call"
+	WhatEdit       = "edits"              // a person's edits the source's format cannot hold
+	WhatRepeated   = "results sent again" // a result the source client sends more than once
+	// Carried in another form (transformed).
+	WhatInstructions = "project instructions"    // AGENTS.md, which the target client does not load
+	WhatAgentMessage = "messages between agents" // a message another agent sent, carried as a person's
+	WhatSearch       = "web searches"            // a search the model's server ran, carried as a call
+	WhatKept         = "compacted history"       // what a compaction keeps, carried as the target's summary
 	// Outside the live conversation.
 	WhatBranch      = "abandoned branches"
 	WhatSubagent    = "subagent transcripts"
@@ -43,6 +50,7 @@ const (
 	WhatFork        = "forks"
 	WhatForkHistory = "inherited history"
 	WhatBookkeeping = "client bookkeeping"
+	WhatSourceFile  = "source file" // the source could not be written back: the document's reading carried
 )
 
 // Loss is one kind of content an export could not carry as it was.

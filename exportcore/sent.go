@@ -1,6 +1,7 @@
 package exportcore
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -241,4 +242,71 @@ func DumpUnits(us []Unit) string {
 		fmt.Fprintf(&b, "%4d %s\n", i+1, u)
 	}
 	return b.String()
+}
+
+// canonical is a tool input with its object keys sorted, so that inputs
+// that are the same JSON value compare equal.
+func canonical(in string) string {
+	var v any
+	dec := json.NewDecoder(strings.NewReader(in))
+	dec.UseNumber()
+	if dec.Decode(&v) != nil {
+		return in
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+	return strings.TrimSuffix(buf.String(), "\n")
+}
+
+// wrapped is a non-object input as a conversion to Claude Code wraps it.
+func wrapped(in string) string {
+	var v any = in
+	if json.Valid([]byte(in)) {
+		v = json.RawMessage(in)
+	}
+	data, _ := json.Marshal(map[string]any{"input": v})
+	return canonical(string(data))
+}
+
+// allowances are the reported losses that may account for a unit the
+// target does not send, by the unit's kind.
+var allowances = map[string][]string{
+	"image":     {key(Dropped, WhatFile)},
+	"result":    {key(Dropped, WhatResultPart), key(Dropped, WhatOrphan), key(Dropped, WhatRepeated), key(Transformed, WhatNoResult)},
+	"call":      {key(Transformed, WhatToolID), key(Dropped, WhatRaw)},
+	"user":      {key(Dropped, WhatSystem)},
+	"assistant": {key(Dropped, WhatSystem)},
+}
+
+// Received compares what the source client sends its model on resume
+// (want: the units of the original as its client rebuilds it) with what
+// the target client sends when it resumes the conversion (got), and says
+// every unit of want the target does not send, in order, that no reported
+// loss accounts for: a prompt, a reply, an image, a call or a result lost
+// silently. Each reported loss accounts for as many units as it counts,
+// of the kinds it can take away (a dropped attachment an image, a
+// rewritten tool name a call, ...).
+func Received(want, got []Unit, losses *Losses, source, target string) []string {
+	left := map[string]int{}
+	for _, l := range losses.List() {
+		left[key(l.Kind, l.What)] = l.Count
+	}
+	var problems []string
+	for _, i := range Missing(want, got) {
+		u := want[i]
+		accounted := false
+		for _, k := range allowances[u.Kind] {
+			if left[k] > 0 {
+				left[k]--
+				accounted = true
+				break
+			}
+		}
+		if !accounted {
+			problems = append(problems, fmt.Sprintf("%s, resuming the conversion, would not send %s (unit %d of the %d %s sends on resume), and no loss reported accounts for it", target, u, i+1, len(want), source))
+		}
+	}
+	return problems
 }

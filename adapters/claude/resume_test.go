@@ -73,7 +73,7 @@ func TestResumeIsWhatClaudeSends(t *testing.T) {
 				t.Errorf("%s: Claude Code does not send unit %d of what Resume says it sends, %s:\n%s", base, miss[0]+1, got[miss[0]], crosstest.Diff(want, got))
 			}
 			for _, i := range exportcore.Missing(want, got) {
-				if !madeUp(want[i]) && !(want[i].Kind == "result" && strings.Contains(base, "ef958aa1-0e93-49f0-bb71-150f63befcd1")) {
+				if !crosstest.MadeUp(want[i]) && !(want[i].Kind == "result" && strings.Contains(base, "ef958aa1-0e93-49f0-bb71-150f63befcd1")) {
 					t.Errorf("%s: Resume lacks unit %d of what Claude Code sends, %s:\n%s", base, i+1, want[i], crosstest.Diff(want, got))
 					break
 				}
@@ -87,15 +87,3 @@ func TestResumeIsWhatClaudeSends(t *testing.T) {
 // the results of parallel calls that branches left off the chain are sent
 // in an order Resume does not know the rule of: there, a result out of
 // place is not held against it (every prompt, reply and call is).
-
-// madeUp reports whether a unit is one Claude Code makes up as it sends a
-// conversation (for a reply that ended without text, an image's source,
-// the last turn's missing reply), which Resume does not claim to know.
-func madeUp(u exportcore.Unit) bool {
-	for _, p := range []string{"No response requested.", "[Your previous response had no visible output", "[Image: source:", "[Request interrupted", "<task-notification>"} {
-		if strings.HasPrefix(u.Text, p) {
-			return true
-		}
-	}
-	return false
-}

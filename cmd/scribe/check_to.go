@@ -50,7 +50,7 @@ func checkConversions(e *env, o checkOptions) ([]*check.Report, error) {
 				return nil, withHint(fmt.Errorf("session %s is a %s session already: there is nothing to convert", m.SessionID, target.client),
 					"scribe check checks its round trip", "--to names the other client")
 			}
-			rep, err := check.Cross(d, target.crossFormat())
+			rep, err := check.Cross(d, from.source(), target.crossFormat(from))
 			if err != nil {
 				return nil, err
 			}
@@ -117,10 +117,11 @@ func isStoreRef(ref string) bool {
 	return ref != "" && ref != "." && ref != ".." && !strings.ContainsAny(ref, `/\`)
 }
 
-// crossFormat is f as package check takes it for a conversion to f.
-func (f *format) crossFormat() check.CrossFormat {
+// crossFormat is f as package check takes it for a conversion to f from
+// the format from.
+func (f *format) crossFormat(from *format) check.CrossFormat {
 	return check.CrossFormat{Name: f.adapter.Agent(), Target: f.adapter, Convert: func(d *inscribe.Doc, dir string) (*exportclaude.Losses, error) {
-		_, losses, err := f.convertSession(d, dir, false)
+		_, losses, err := f.convertSession(d, from.source(), dir, false)
 		return losses, err
 	}}
 }

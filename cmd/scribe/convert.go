@@ -20,7 +20,7 @@ func runConvert(e *env, o exportOptions, d *inscribe.Doc, m *session.Meta, from,
 		if e.json {
 			return &flagError{errors.New("--out - writes the conversion to stdout: it cannot also be a --json report")}
 		}
-		losses, err := target.convert(d, e.stdout)
+		losses, err := target.convert(d, from.source(), e.stdout)
 		if err == nil {
 			printLosses(e, m, from, target, losses)
 		}
@@ -33,7 +33,7 @@ func runConvert(e *env, o exportOptions, d *inscribe.Doc, m *session.Meta, from,
 			return withHint(err, "use --out DIR")
 		}
 	}
-	files, losses, err := target.convertSession(d, dir, o.force)
+	files, losses, err := target.convertSession(d, from.source(), dir, o.force)
 	if e.json {
 		rep := exportJSON{Files: []exportFileJSON{}, Warnings: []string{}, Losses: []exportcore.Loss{}}
 		for _, f := range files {

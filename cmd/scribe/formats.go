@@ -14,6 +14,7 @@ import (
 	"github.com/scribe-archive/scribe/check"
 	"github.com/scribe-archive/scribe/exportclaude"
 	"github.com/scribe-archive/scribe/exportcodex"
+	"github.com/scribe-archive/scribe/exportcore"
 	"github.com/scribe-archive/scribe/exportgemini"
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/session"
@@ -39,8 +40,15 @@ type format struct {
 	// convert writes, as this client's file, a session inscribed from
 	// another format (a cross-agent export), and says what it could not
 	// carry; convertSession writes it into dir, where the client looks.
-	convert        func(d *inscribe.Doc, w io.Writer) (*exportclaude.Losses, error)
-	convertSession func(d *inscribe.Doc, dir string, force bool) ([]exportclaude.File, *exportclaude.Losses, error)
+	convert        func(d *inscribe.Doc, from exportcore.Source, w io.Writer) (*exportclaude.Losses, error)
+	convertSession func(d *inscribe.Doc, from exportcore.Source, dir string, force bool) ([]exportclaude.File, *exportclaude.Losses, error)
+}
+
+// source is the format as a conversion from it reads a document: its
+// source file written back, and what its client sends on resume.
+func (f *format) source() exportcore.Source {
+	r, _ := f.adapter.(source.Resumer)
+	return exportcore.Source{Transcript: f.transcript, Resumer: r}
 }
 
 // formats are the source formats, in the order their default folders are
@@ -54,8 +62,8 @@ func claudeFormat() *format {
 		client:  "Claude Code",
 		command: "export-claude",
 		convert: exportclaude.Convert,
-		convertSession: func(d *inscribe.Doc, dir string, force bool) ([]exportclaude.File, *exportclaude.Losses, error) {
-			return exportclaude.ConvertSession(d, dir, exportclaude.Options{Force: force})
+		convertSession: func(d *inscribe.Doc, from exportcore.Source, dir string, force bool) ([]exportclaude.File, *exportclaude.Losses, error) {
+			return exportclaude.ConvertSession(d, from, dir, exportclaude.Options{Force: force})
 		},
 		transcript: func(d *inscribe.Doc, w io.Writer) ([]error, error) {
 			return exportclaude.Transcript(d, a, w)
@@ -80,8 +88,8 @@ func codexFormat() *format {
 		client:  "Codex",
 		command: "export-codex",
 		convert: exportcodex.Convert,
-		convertSession: func(d *inscribe.Doc, dir string, force bool) ([]exportclaude.File, *exportclaude.Losses, error) {
-			return exportcodex.ConvertSession(d, dir, exportcodex.Options{Force: force})
+		convertSession: func(d *inscribe.Doc, from exportcore.Source, dir string, force bool) ([]exportclaude.File, *exportclaude.Losses, error) {
+			return exportcodex.ConvertSession(d, from, dir, exportcodex.Options{Force: force})
 		},
 		transcript: func(d *inscribe.Doc, w io.Writer) ([]error, error) {
 			return exportcodex.Transcript(d, a, w)

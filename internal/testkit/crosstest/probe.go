@@ -3,10 +3,13 @@ package crosstest
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
+	"testing"
 
 	"github.com/scribe-archive/scribe/exportcore"
+	"github.com/scribe-archive/scribe/session/source"
 )
 
 // What the real clients send, read as units (exportcore.Unit): the judge
@@ -322,4 +325,99 @@ func Diff(want, got []exportcore.Unit) string {
 		}
 	}
 	return ""
+}
+
+// Carried fails t for every unit of want (what the source client sends
+// resuming the original) that got (what the target client sends resuming
+// the conversion) lacks, in order, and no loss the conversion reported
+// accounts for (exportcore.Received, as check --to reads it); it logs how
+// much was carried.
+func Carried(t testing.TB, name string, want, got []exportcore.Unit, losses *exportcore.Losses, from, to string) {
+	t.Helper()
+	if len(want) == 0 {
+		t.Errorf("%s: %s sends nothing on resume: nothing to compare", name, from)
+		return
+	}
+	var sent []exportcore.Unit
+	for _, u := range want {
+		if !MadeUp(u) {
+			sent = append(sent, u)
+		}
+	}
+	want = sent
+	problems := exportcore.Received(want, got, losses, from, to)
+	for _, p := range problems {
+		t.Errorf("%s: %s", name, p)
+	}
+	if len(problems) > 0 {
+		t.Logf("%s: what %s sends:\n%swhat %s sends:\n%s", name, from, exportcore.DumpUnits(want), to, exportcore.DumpUnits(got))
+		return
+	}
+	t.Logf("%s: %s, resuming the conversion, sends all %d units %s sends (%d missing, each a reported loss)", name, to, len(want), from, len(exportcore.Missing(want, got)))
+}
+
+// MadeUp reports whether a unit is one Claude Code makes up as it sends a
+// conversation (for a reply that ended without text, an image's source,
+// the last turn's missing reply or its interrupted tool results), which
+// claude's Resume does not claim to know and a conversion need not carry.
+func MadeUp(u exportcore.Unit) bool {
+	for _, p := range []string{"No response requested.", "Continue from where you left off.", "[Your previous response had no visible output", "[Image: source:", "[Request interrupted", "<task-notification>"} {
+		if strings.HasPrefix(u.Text, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// Agrees says where a Resumer's units of a file (resumed) part from what
+// the real client sent resuming it (sent), or returns "": every unit the
+// Resumer says is sent, in order, and every unit sent but those the client
+// makes up (MadeUp).
+func Agrees(sent, resumed []exportcore.Unit) string {
+	if miss := exportcore.Missing(resumed, sent); len(miss) > 0 {
+		return fmt.Sprintf("the client does not send unit %d of what its Resumer says it sends, %s:\n%s", miss[0]+1, resumed[miss[0]], Diff(sent, resumed))
+	}
+	for _, i := range exportcore.Missing(sent, resumed) {
+		if !MadeUp(sent[i]) {
+			return fmt.Sprintf("the Resumer lacks unit %d of what the client sends, %s:\n%s", i+1, sent[i], Diff(sent, resumed))
+		}
+	}
+	return ""
+}
+
+// Judged is a conversion as its judge reads it: what the real source
+// client sent its model resuming the original (Sent) and what the real
+// target client sent resuming the conversion (Received), both read as
+// units, with the losses the conversion reported, and the conversion's
+// file with the target's Resumer (what check --to reads in the client's
+// place).
+type Judged struct {
+	Name, From, To string // the session, and the source and target clients
+	Sent, Received []exportcore.Unit
+	Losses         *exportcore.Losses
+	File           string
+	Target         source.Resumer
+}
+
+// Judge fails t when the target's model does not receive everything the
+// source's does, but for reported losses (Carried), or when the target's
+// Resumer reads the conversion otherwise than the real target sent it
+// (Agrees): check --to and the clients cannot drift.
+func Judge(t testing.TB, j Judged) {
+	t.Helper()
+	Carried(t, j.Name, j.Sent, j.Received, j.Losses, j.From, j.To)
+	f, err := os.Open(j.File)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	defer f.Close()
+	r, err := j.Target.Resume(f, nil)
+	if err != nil {
+		t.Errorf("%s: %v", j.Name, err)
+		return
+	}
+	if d := Agrees(j.Received, exportcore.SentUnits(r)); d != "" {
+		t.Errorf("%s: check --to reads the conversion otherwise than %s sends it: %s", j.Name, j.To, d)
+	}
 }
