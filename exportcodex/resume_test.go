@@ -5,13 +5,16 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/scribe-archive/scribe/adapters/codex"
 	"github.com/scribe-archive/scribe/exportcodex"
 	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/internal/testkit/crosstest"
 	"github.com/scribe-archive/scribe/internal/testkit/realclient"
 	"github.com/scribe-archive/scribe/internal/testkit/storetest"
+	"github.com/scribe-archive/scribe/internal/testkit/testenv"
 )
 
 // probeTool returns the real Codex client's probe (realclient.FindCodex).
@@ -112,4 +115,52 @@ func TestResumeCarriesEdit(t *testing.T) {
 	if !strings.Contains(string(got), `"third question, edited"`) {
 		t.Errorf("the client does not resume with the edited prompt:\n%.3000s", got)
 	}
+}
+
+// TestSameAgentPublic: every rollout of other people's machines
+// (../shared/corpus/codex-public, Codex 0.121.0 to 0.145.0, with server
+// compactions, subagent threads and messages between agents) exports from
+// the store to its bytes, and the real client resumes the export exactly
+// as it resumes the source.
+func TestSameAgentPublic(t *testing.T) {
+	cp := probeTool(t)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 2)
+	for _, s := range crosstest.InscribeAll(t, adapter, testenv.CodexPublic(t)...) {
+		name := filepath.Base(s.Source)
+		src, err := os.ReadFile(s.Source)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if ws, err := exportcodex.Transcript(storetest.Doc(t, s.Doc), adapter, &buf); err != nil || len(ws) > 0 {
+			t.Fatalf("%s: export: %v %v", name, err, ws)
+		}
+		if !bytes.Equal(buf.Bytes(), src) {
+			t.Errorf("%s: the export is not the source byte for byte (%d bytes, not %d)", name, buf.Len(), len(src))
+			continue
+		}
+		exported := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(exported, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			want, err := cp.Probe(s.Source)
+			if err != nil {
+				t.Errorf("%s: %.1000v", name, err)
+				return
+			}
+			got, err := cp.Probe(exported)
+			if err != nil {
+				t.Errorf("%s: resume the export: %.1000v", name, err)
+				return
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s: the client resumes the export differently from the source", name)
+			}
+		})
+	}
+	wg.Wait()
 }
