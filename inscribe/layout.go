@@ -35,6 +35,7 @@ import (
 //	.scribe/sessions.db                        the store's index (derived)
 //	.scribe/catalog-stamps.json                when each catalog was last written
 //	.scribe/catalogs.lock                      held while the catalogs are written
+//	.scribe/redacting                          the store replaced secrets: its redact.toml must not be lost
 //	.scribe/docs/<agent_id>/<session_id>/      per document (a sidechain's one folder deeper, agent-<id>/):
 //	    state.json, graph.tsv                  the read note: where the source is and how far it was read
 //	    .lock                                  held while the document is updated
@@ -78,7 +79,10 @@ const (
 	tagsFile    = "tags.tsv"
 	catalogFile = "index.md"
 	stampFile   = "catalog-stamps.json"
-	catalogLock = "catalogs.lock"
+	// redactingFile notes that the store replaced secrets with markers, so
+	// that a store that lost its redact.toml is not written in the clear.
+	redactingFile = "redacting"
+	catalogLock   = "catalogs.lock"
 	// legacyStamp is where stores before 0.3 kept the catalogs' stamps
 	// (in sessions/).
 	legacyStamp = ".index-stamp.json"

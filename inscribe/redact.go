@@ -2,7 +2,9 @@ package inscribe
 
 import (
 	"bytes"
+	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -221,4 +223,38 @@ func copyRedacted(b *atomicfile.Batch, red Redactor, from, to string) (bool, err
 		return false, err
 	}
 	return b.WriteIfChanged(to, data, FileMode)
+}
+
+// A store that replaced secrets with markers notes it in its machine's
+// own state (.scribe/redacting), apart from its redact.toml: a store that
+// loses its redact.toml (deleted, or left out of a copy) would otherwise
+// read as one that never redacted, and store the next secrets in the
+// clear beside its markers.
+
+// NoteRedacting records whether the store at root redacts: the note is
+// made when it does (once), removed when a person chose not to.
+func NoteRedacting(root string, on bool) error {
+	p := filepath.Join(root, localDir, redactingFile)
+	if !on {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	if _, err := os.Stat(p); err == nil {
+		return nil
+	}
+	if err := atomicfile.MkdirAll(filepath.Dir(p), DirMode); err != nil {
+		return err
+	}
+	_, err := atomicfile.WriteIfChanged(p, []byte("this store replaces secrets with markers: its redact.toml holds the markers' key and must be kept\n"), FileMode)
+	return err
+}
+
+// NotedRedacting reports whether the store at root noted that it redacts
+// (NoteRedacting), and where.
+func NotedRedacting(root string) (bool, string) {
+	p := filepath.Join(root, localDir, redactingFile)
+	_, err := os.Stat(p)
+	return err == nil, p
 }

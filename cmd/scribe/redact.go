@@ -51,6 +51,11 @@ func setRedaction(root string, s *inscribe.Store, f redactFlags, write bool) (*r
 	if err != nil {
 		return nil, err
 	}
+	if st == nil && !f.on && !f.off && isStore(root) {
+		if err := settingsLost(root); err != nil {
+			return nil, err
+		}
+	}
 	switch {
 	case !write:
 		if f.on || f.off {
@@ -74,6 +79,13 @@ func setRedaction(root string, s *inscribe.Store, f redactFlags, write bool) (*r
 			return nil, fmt.Errorf("record the store's redaction settings: %w", err)
 		}
 	}
+	if write {
+		// Noted apart from redact.toml, so that a store that loses it
+		// is not written in the clear (settingsLost).
+		if err := inscribe.NoteRedacting(root, st != nil && st.Redact); err != nil {
+			return nil, err
+		}
+	}
 	if st == nil || !st.Redact {
 		return st, nil
 	}
@@ -83,6 +95,20 @@ func setRedaction(root string, s *inscribe.Store, f redactFlags, write bool) (*r
 	}
 	s.Redact = r
 	return st, nil
+}
+
+// settingsLost is the error of a store that replaced secrets and has lost
+// its redact.toml: going on would store the next secrets in the clear, and
+// a new key would make other markers for the same secrets.
+func settingsLost(root string) error {
+	noted, where := inscribe.NotedRedacting(root)
+	if !noted {
+		return nil
+	}
+	settings := filepath.Join(root, redact.File)
+	return withHint(fmt.Errorf("%s is missing, but this store replaces secrets with markers (%s says so): without it, what is inscribed next would keep its secrets in the clear", settings, where),
+		"restore "+settings+" (git checkout -- "+redact.File+" in a store kept in git, or from a backup: it holds the key of the markers' hashes)",
+		"or choose on purpose, once: scribe append --redact to go on redacting with a new key, or scribe append --no-redact to keep secrets as they are from now on")
 }
 
 var _ = fs.ErrNotExist

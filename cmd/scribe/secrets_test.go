@@ -644,3 +644,48 @@ func TestRepairAfterForget(t *testing.T) {
 		t.Errorf("append: %d\n%s%s", code, out, errOut)
 	}
 }
+
+// TestRedactSettingsLost: a store that replaced secrets and has lost its
+// redact.toml refuses to go on (issue 32, 3), naming the file and the
+// ways out, instead of storing the next secrets in the clear; --redact
+// goes on redacting (a new key), --no-redact keeps secrets from then on,
+// chosen on purpose.
+func TestRedactSettingsLost(t *testing.T) {
+	dir := t.TempDir()
+	src := plantedSession(t, dir)
+	full, _ := os.ReadFile(src)
+	lines := bytes.SplitAfter(full, []byte("\n"))
+	os.WriteFile(src, bytes.Join(lines[:22], nil), 0o644) // the AWS key, the Slack and GitHub tokens
+	root := filepath.Join(dir, "store")
+	if code, out, errOut := runScribe(t, "--root", root, "inscribe", src); code != 0 {
+		t.Fatalf("inscribe: %d\n%s%s", code, out, errOut)
+	}
+	settings := filepath.Join(root, "redact.toml")
+	if err := os.Remove(settings); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(src, full, 0o644) // the rest, with the other secrets
+	for _, args := range [][]string{{"append", src}, {"inscribe", src}, {"repair"}} {
+		code, out, errOut := runScribe(t, append([]string{"--root", root}, args...)...)
+		if code == 0 || !strings.Contains(errOut, settings) || !strings.Contains(errOut, "--no-redact") || !strings.Contains(errOut, "--redact") {
+			t.Errorf("%v without redact.toml: %d\n%s%s", args, code, out, errOut)
+		}
+	}
+	if hits := grepTree(t, root, secretStrings); len(hits) > 0 {
+		t.Errorf("secrets stored in the clear:\n%s", strings.Join(hits, "\n"))
+	}
+	if code, out, errOut := runScribe(t, "--root", root, "append", "--redact", src); code != 0 {
+		t.Fatalf("append --redact: %d\n%s%s", code, out, errOut)
+	}
+	if hits := grepTree(t, root, secretStrings); len(hits) > 0 {
+		t.Errorf("secrets stored in the clear:\n%s", strings.Join(hits, "\n"))
+	}
+	// --no-redact, on purpose: recorded, and the next runs go on.
+	os.Remove(settings)
+	if code, out, errOut := runScribe(t, "--root", root, "append", "--no-redact", src); code != 0 {
+		t.Fatalf("append --no-redact: %d\n%s%s", code, out, errOut)
+	}
+	if code, out, errOut := runScribe(t, "--root", root, "append", src); code != 0 {
+		t.Fatalf("append after --no-redact: %d\n%s%s", code, out, errOut)
+	}
+}
