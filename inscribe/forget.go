@@ -2,8 +2,6 @@ package inscribe
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -158,8 +156,7 @@ func (s *Store) Forget(d *Doc, a source.Adapter, replace Replacer) (*Forgotten, 
 		} else {
 			next.DocOpenAt = int64(len(out))
 		}
-		sum := sha256.Sum256(out[next.DocOpenAt:])
-		next.DocTailHash = hex.EncodeToString(sum[:])
+		next.DocTailHash = fileSum(0).add(out[next.DocOpenAt:]).String()
 		if !bytes.Equal(out, src) {
 			// As an update writes it: the note with the next one, the
 			// document, the note alone (resolveState).
@@ -262,8 +259,8 @@ func forgetRounds(folder string, a source.Adapter, replace Replacer, res *Forgot
 		if err := write(roundPath(folder, r.file.Round), buf.Bytes()); err != nil {
 			return nil, err
 		}
-		sum := sha256.Sum256(buf.Bytes())
-		sums[r.file.Round] = forgotRound{roundSum{Round: r.file.Round, Size: int64(buf.Len()), SHA256: hex.EncodeToString(sum[:])}, r.file.Open}
+		sum := fileSum(0).add(buf.Bytes())
+		sums[r.file.Round] = forgotRound{roundSum{Round: r.file.Round, Size: int64(buf.Len()), Sum: sum.String()}, r.file.Open}
 	}
 	return sums, nil
 }
@@ -291,7 +288,7 @@ func resum(folder string, st, next *docState, sums map[int]forgotRound, write fu
 		if f, ok := sums[s.Round]; ok && !f.open {
 			s = f.sum
 		}
-		fmt.Fprintf(&sb, "%d\t%d\t%s\n", s.Round, s.Size, s.SHA256)
+		fmt.Fprintf(&sb, "%d\t%d\t%s\n", s.Round, s.Size, s.Sum)
 	}
 	if err := write(path, []byte(sb.String())); err != nil {
 		return err

@@ -22,7 +22,7 @@ import (
 //	sessions/<agent_id>/<session_id>.md        the document
 //	sessions/<agent_id>/<session_id>/          the document's folder:
 //	    rounds/NNN.json                        round files (the backing record)
-//	    rounds.tsv                             the size and hash of each closed round file (manifest.go)
+//	    rounds.tsv                             the size and sum of each closed round file (manifest.go, sums.go)
 //	    files/<hash>.<ext>                     images and documents the session showed (hash: 16 hex digits of the SHA-256)
 //	    agent-<id>.md, agent-<id>/             sidechain documents and their folders (meta.json: the client's note on the subagent)
 //	    source-files/...                       files the client kept beside the session, byte for byte

@@ -2,12 +2,9 @@ package inscribe
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"io/fs"
 	"os"
@@ -23,9 +20,9 @@ import (
 // The record of the round files. A closed round's file never changes, so
 // what scribe wrote in it can be written down once: rounds.tsv, in the
 // document's folder, has one line per closed round, "round TAB size TAB
-// sha256" (hex), appended as rounds close, and cut back to the read note's
+// sum" (sums.go), appended as rounds close, and cut back to the read note's
 // rounds_size before an update appends (as graph.tsv is). The open round's
-// file, replaced at each update, has its size and hash in the note
+// file, replaced at each update, has its size and sum in the note
 // (open_round).
 //
 // What checks the files against the record, and when (trust):
@@ -43,31 +40,14 @@ import (
 // So no update puts a new note over a damaged file without saying so: the
 // note's time, which the trust rests on, moves only after a check.
 
-// roundSum is what scribe wrote in a round file: its size and SHA-256.
+// roundSum is what scribe wrote in a round file: its size and sum
+// (sums.go). A note from before issue 33 has its open round's SHA-256 under
+// "sha256" (readState moves it to Sum).
 type roundSum struct {
 	Round  int    `json:"round"`
 	Size   int64  `json:"size"`
-	SHA256 string `json:"sha256"`
-}
-
-// sumWriter passes what is written on, counting and hashing it.
-type sumWriter struct {
-	w io.Writer
-	h hash.Hash
-	n int64
-}
-
-func newSumWriter(w io.Writer) *sumWriter { return &sumWriter{w: w, h: sha256.New()} }
-
-func (s *sumWriter) Write(b []byte) (int, error) {
-	n, err := s.w.Write(b)
-	s.h.Write(b[:n])
-	s.n += int64(n)
-	return n, err
-}
-
-func (s *sumWriter) sum(round int) roundSum {
-	return roundSum{Round: round, Size: s.n, SHA256: hex.EncodeToString(s.h.Sum(nil))}
+	Sum    string `json:"sum,omitempty"`
+	SHA256 string `json:"sha256,omitempty"`
 }
 
 // recordSum keeps the sum of a round file this update wrote.
@@ -107,7 +87,7 @@ func (u *update) recordRounds(st, next *docState) error {
 func appendSums(b *atomicfile.Batch, path string, size int64, sums []roundSum) (int64, error) {
 	var sb strings.Builder
 	for _, s := range sums {
-		fmt.Fprintf(&sb, "%d\t%d\t%s\n", s.Round, s.Size, s.SHA256)
+		fmt.Fprintf(&sb, "%d\t%d\t%s\n", s.Round, s.Size, s.Sum)
 	}
 	return appendAt(b, path, size, sb.String())
 }
@@ -163,7 +143,7 @@ func readSums(path string, size int64) ([]roundSum, error) {
 		}
 		data = rest
 		f := strings.Split(string(line), "\t")
-		if len(f) != 3 || len(f[2]) != 64 {
+		if len(f) != 3 || !validSum(f[2]) {
 			return nil, errRecord
 		}
 		n, err1 := strconv.Atoi(f[0])
@@ -171,7 +151,7 @@ func readSums(path string, size int64) ([]roundSum, error) {
 		if err1 != nil || err2 != nil || n != len(out)+1 || sz < 0 {
 			return nil, errRecord
 		}
-		out = append(out, roundSum{Round: n, Size: sz, SHA256: f[2]})
+		out = append(out, roundSum{Round: n, Size: sz, Sum: f[2]})
 	}
 	return out, nil
 }
@@ -195,7 +175,7 @@ const (
 // source's lines from where the open round starts (src, when given; else
 // it must read as that round's file, from its first line).
 func checkSums(folder, session string, st *docState, how sumCheck, src io.ReaderAt) error {
-	sums, err := readSums(filepath.Join(folder, roundsFile), *st.RoundsSize)
+	sums, err := recordOf(folder, st)
 	if err != nil {
 		return err
 	}
@@ -271,12 +251,12 @@ func checkSumSince(p string, s roundSum, full bool, noted time.Time) error {
 		return err
 	}
 	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
+	h := sumOf(s.Sum)
+	if _, err := copySum(h, f); err != nil {
 		return err
 	}
-	if hex.EncodeToString(h.Sum(nil)) != s.SHA256 {
-		return errors.New("its bytes are not those scribe wrote (overwritten or damaged)")
+	if sumString(h) != s.Sum {
+		return errSum
 	}
 	return nil
 }
@@ -288,11 +268,7 @@ func checkSumSince(p string, s roundSum, full bool, noted time.Time) error {
 // what was read after them.
 func sumExisting(folder, session string, st *docState) (closed []roundSum, open *roundSum, err error) {
 	damage := func(p, why string) error { return &DamageError{Session: session, File: p, Why: why} }
-	want, err := unmarshalHash(st.ClosedHash)
-	if err != nil {
-		return nil, nil, err
-	}
-	h := sha256.New()
+	h := newClosedCheck(st.ClosedHash)
 	var off int64
 	n := 1
 	for ; off < st.OpenOffset; n++ {
@@ -312,7 +288,7 @@ func sumExisting(folder, session string, st *docState) (closed []roundSum, open 
 		off += int64(len(got))
 		closed = append(closed, s)
 	}
-	if off != st.OpenOffset || !bytes.Equal(h.Sum(nil), want.Sum(nil)) {
+	if off != st.OpenOffset || !h.ok() {
 		return nil, nil, damage(roundsDir(folder), "the closed round files do not hold the bytes inscribed from the source (a file was overwritten or damaged)")
 	}
 	p := roundPath(folder, n)
@@ -347,8 +323,7 @@ func readSummed(p string) (roundSum, *RoundFile, error) {
 	if err := json.Unmarshal(data, &rf); err != nil {
 		return roundSum{}, nil, fmt.Errorf("unreadable (cut short or overwritten?): %v", err)
 	}
-	sum := sha256.Sum256(data)
-	return roundSum{Round: rf.Round, Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:])}, &rf, nil
+	return roundSum{Round: rf.Round, Size: int64(len(data)), Sum: fileSum(0).add(data).String()}, &rf, nil
 }
 
 // roundBytes is the source's bytes a round file holds.

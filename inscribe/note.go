@@ -154,7 +154,7 @@ func (u *update) rebuildNote() (*docState, error) {
 		return nil, err
 	}
 	at := fi.Size() - tail
-	if h, err := hashRange(mf, fi.Size(), tail); err != nil || at < 0 || h != note.DocTailHash {
+	if same, err := rangeIs(mf, fi.Size(), tail, note.DocTailHash); err != nil || at < 0 || !same {
 		if note.OpenFirstID == "" {
 			return nil, nil
 		}
@@ -163,6 +163,17 @@ func (u *update) rebuildNote() (*docState, error) {
 		}
 	}
 	note.DocOpenAt = at
+
+	// The record as the fresh inscription wrote it: the same, but for a
+	// record of SHA-256s an earlier store wrote, which the fresh note's
+	// rounds_size does not describe (its sums are brought forward so, the
+	// round files being the fresh ones byte for byte; sums.go).
+	record, err := os.ReadFile(filepath.Join(f.folder, roundsFile))
+	if err == nil && len(sums) > 0 && isSHA(sums[0].Sum) {
+		if _, err := u.batch.WriteIfChanged(filepath.Join(folder, roundsFile), record, FileMode); err != nil {
+			return nil, err
+		}
+	}
 
 	graph, err := os.ReadFile(graphPath(f.folder))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {

@@ -2,7 +2,6 @@ package inscribe
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -189,12 +188,10 @@ func (u *update) inscribedFromSource(st *docState, dst string) (bool, string) {
 	}
 	end := fi.Size()
 	if st != nil {
-		want, err := unmarshalHash(st.ClosedHash)
-		h := sha256.New()
-		if err != nil || end < st.Seen {
+		if end < st.Seen {
 			return false, fmt.Sprintf("%s no longer holds what was inscribed from it: rebuilt from the round files", u.spec.source)
 		}
-		if _, err := io.Copy(h, io.NewSectionReader(in, 0, st.OpenOffset)); err != nil || !bytes.Equal(h.Sum(nil), want.Sum(nil)) {
+		if _, ok, err := checkClosed(io.NewSectionReader(in, 0, st.OpenOffset), st.ClosedHash); err != nil || !ok {
 			return false, fmt.Sprintf("%s no longer holds what was inscribed from it: rebuilt from the round files", u.spec.source)
 		}
 		end = st.Seen
@@ -232,7 +229,7 @@ func (u *update) inscribedFromRounds(st *docState, dst, why string) error {
 	var sums []roundSum
 	if st != nil && st.RoundsSize != nil {
 		var err error
-		if sums, err = readSums(filepath.Join(folder, roundsFile), *st.RoundsSize); err != nil {
+		if sums, err = recordOf(folder, st); err != nil {
 			sums = nil // the files are checked against the note's hash instead
 		} else if st.OpenRound != nil {
 			sums = append(sums, *st.OpenRound)
@@ -263,8 +260,14 @@ func (u *update) inscribedFromRounds(st *docState, dst, why string) error {
 	if err != nil || len(ns) == 0 {
 		return lost(roundsDir(folder), "no round files")
 	}
-	h := sha256.New()
-	w := io.MultiWriter(out, h)
+	var h *closedCheck
+	if st != nil {
+		h = newClosedCheck(st.ClosedHash)
+	}
+	w := io.Writer(out)
+	if h != nil {
+		w = io.MultiWriter(out, h)
+	}
 	var off int64
 	for i, n := range ns {
 		p := roundPath(folder, n)
@@ -272,8 +275,7 @@ func (u *update) inscribedFromRounds(st *docState, dst, why string) error {
 			return lost(roundPath(folder, i+1), "missing")
 		}
 		if st != nil && off == st.OpenOffset {
-			want, err := unmarshalHash(st.ClosedHash)
-			if err != nil || !bytes.Equal(h.Sum(nil), want.Sum(nil)) {
+			if !h.ok() {
 				return lost(roundsDir(folder), "the closed round files do not hold the bytes inscribed")
 			}
 			w = out
@@ -546,7 +548,7 @@ func locateOpen(md string, note *docState) error {
 		}
 	}
 	note.DocOpenAt = at
-	note.DocTailHash, err = hashRange(f, fi.Size(), fi.Size()-at)
+	note.DocTailHash, err = rangeSum(f, fi.Size(), fi.Size()-at)
 	return err
 }
 

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -32,8 +31,8 @@ const stateVersion = 1
 type docState struct {
 	Version int    `json:"version"`
 	Source  string `json:"source"`
-	// Size is the source's size at the last update and TailHash the
-	// SHA-256 of its last (at most) 64 KiB: when both still hold, nothing
+	// Size is the source's size at the last update and TailHash the sum
+	// (sums.go) of its last (at most) 64 KiB: when both still hold, nothing
 	// is new.
 	Size     int64  `json:"size"`
 	TailHash string `json:"tail_hash"`
@@ -42,15 +41,15 @@ type docState struct {
 	Seen int64 `json:"seen"`
 	// The open round starts at OpenOffset, on line OpenLine. Everything
 	// before it belongs to closed rounds, whose files are final. ClosedHash
-	// is the SHA-256 state after those bytes (to continue hashing) and
-	// ClosedTail the hash of their last 64 KiB (a quick check that the
-	// source was not replaced).
+	// is the running sum of those bytes (fileSum, continued by the next
+	// update) and ClosedTail the sum of their last 64 KiB (a quick check
+	// that the source was not replaced).
 	OpenOffset int64  `json:"open_offset"`
 	OpenLine   int    `json:"open_line"`
 	ClosedHash string `json:"closed_hash"`
 	ClosedTail string `json:"closed_tail"`
 	// The open round's items: the first one's identity, where it starts in
-	// the document, and a hash of the document from there to its end (to
+	// the document, and a sum of the document from there to its end (to
 	// notice a person's edit of the provisional tail).
 	OpenFirstID string `json:"open_first_id,omitempty"`
 	DocOpenAt   int64  `json:"doc_open_at"`
@@ -125,6 +124,11 @@ func readState(folder string) (*docState, error) {
 		return nil, nil // unreadable: as if missing
 	}
 	st.changed = changeTime(fi)
+	for n := &st; n != nil; n = n.Next {
+		if r := n.OpenRound; r != nil && r.Sum == "" {
+			r.Sum, r.SHA256 = r.SHA256, "" // a note from before issue 33
+		}
+	}
 	return &st, nil
 }
 
@@ -141,31 +145,10 @@ func writeState(b *atomicfile.Batch, folder string, st *docState) error {
 // tailWindow is how much of a file's end the quick checks hash.
 const tailWindow = 64 << 10
 
-// hashRange returns the hex SHA-256 of f's bytes [max(0,end-window), end).
-func hashRange(f io.ReaderAt, end int64, window int64) (string, error) {
-	start := max(0, end-window)
-	h := sha256.New()
-	if _, err := io.Copy(h, io.NewSectionReader(f, start, end-start)); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// marshalHash saves a running SHA-256.
-func marshalHash(h hash.Hash) string {
-	b, err := h.(encoding.BinaryMarshaler).MarshalBinary()
-	if err != nil {
-		panic(err)
-	}
-	return base64.StdEncoding.EncodeToString(b)
-}
-
-// unmarshalHash restores a running SHA-256 ("" is a fresh one).
+// unmarshalHash restores a running SHA-256 from a closed_hash an earlier
+// store wrote.
 func unmarshalHash(s string) (hash.Hash, error) {
 	h := sha256.New()
-	if s == "" {
-		return h, nil
-	}
 	b, err := base64.StdEncoding.DecodeString(s)
 	if err != nil {
 		return nil, err
@@ -219,7 +202,7 @@ func resolveState(st *docState, md string) *docState {
 }
 
 // docEndsWith reports whether the document's bytes from offset at to its
-// end hash to tailHash.
+// end have the sum tailHash.
 func docEndsWith(md string, at int64, tailHash string) bool {
 	f, err := osfile.Open(md)
 	if err != nil {
@@ -230,6 +213,6 @@ func docEndsWith(md string, at int64, tailHash string) bool {
 	if err != nil || fi.Size() < at {
 		return false
 	}
-	h, err := hashRange(f, fi.Size(), fi.Size()-at)
-	return err == nil && h == tailHash
+	same, err := rangeIs(f, fi.Size(), fi.Size()-at, tailHash)
+	return err == nil && same
 }

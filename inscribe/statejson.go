@@ -95,6 +95,8 @@ func decodeRoundSum(data []byte, r *roundSum) bool {
 			return intValue(v, &r.Round)
 		case "size":
 			return int64Value(v, &r.Size)
+		case "sum":
+			return stringValue(v, &r.Sum)
 		case "sha256":
 			return stringValue(v, &r.SHA256)
 		}

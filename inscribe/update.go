@@ -3,10 +3,8 @@ package inscribe
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"io/fs"
 	"os"
@@ -383,9 +381,17 @@ type update struct {
 	old                     *docState // nil: a new document (or one to rebuild)
 	oldDoc                  *oldDoc   // nil when there is no document yet
 	body                    *os.File  // new items, rendered as rounds close (a scratch file, from its start)
-	closed                  hash.Hash // running hash of the closed rounds' bytes
-	files                   map[string][]byte
-	wrote                   bool
+	// closed is the running sum of the closed rounds' source bytes
+	// (closed_hash), read that of every line read so far; marks are the
+	// latter at the ends of the lines read since the last round closed
+	// (closeSum).
+	closed, read fileSum
+	marks        []lineMark
+	// closedRead is closed_hash's CRC32C when check read the closed
+	// rounds' bytes again (Verify), for upgradeSums.
+	closedRead *fileSum
+	files      map[string][]byte
+	wrote      bool
 	// batch holds every file this update writes, committed together at its
 	// end in a safe order: round files, the document, the read note.
 	batch atomicfile.Batch
@@ -403,8 +409,9 @@ type update struct {
 	redacted map[int]redactedLine
 	// sums are the sizes and hashes of the round files written.
 	sums map[int]roundSum
-	// hashBuf is what closeRound reads a round's source bytes through.
-	hashBuf []byte
+	// sumBuf is what closeSum reads a round's source bytes through when
+	// the marks do not reach its end.
+	sumBuf []byte
 	// roundsChecked is set once the round files were checked (ensureRounds).
 	roundsChecked bool
 	// firstReal is the first line of the first real prompt of the rounds
@@ -554,6 +561,11 @@ func (u *update) check() (done bool, err error) {
 		return false, &SourceError{Source: u.spec.source, Doc: u.spec.md,
 			Why: fmt.Sprintf("the source shrank to %d bytes, but %d bytes of it were inscribed (it was truncated or replaced)", u.srcSize, st.Seen)}
 	}
+	// A note of an earlier store's sums is brought forward first.
+	if err := u.upgradeSums(); err != nil {
+		return false, err
+	}
+	st = u.old
 	// The same size and the same last bytes: nothing is new. Verify then
 	// still checks the inscribed bytes, unless nothing touched the source.
 	unchanged, untouched := false, false
@@ -568,31 +580,31 @@ func (u *update) check() (done bool, err error) {
 		untouched = true
 		unchanged = !u.opts.Force
 	default:
-		got, err := hashRange(u.src, st.Size, tailWindow)
+		same, err := rangeIs(u.src, st.Size, tailWindow, st.TailHash)
 		if err != nil {
 			return false, err
 		}
-		unchanged = got == st.TailHash && !u.opts.Force
+		unchanged = same && !u.opts.Force
 	}
 	switch {
 	case untouched:
 		// Nothing to compare: the note describes these very bytes.
-	case u.opts.Verify:
-		h := sha256.New()
-		if _, err := io.Copy(h, io.NewSectionReader(u.src, 0, st.OpenOffset)); err != nil {
-			return false, err
-		}
-		want, err := unmarshalHash(st.ClosedHash)
-		if err != nil || !bytes.Equal(h.Sum(nil), want.Sum(nil)) {
-			return false, &SourceError{Source: u.spec.source, Doc: u.spec.md,
-				Why: "the source's first bytes differ from what was inscribed (another file took its place)"}
-		}
-	case !unchanged:
-		got, err := hashRange(u.src, st.OpenOffset, tailWindow)
+	case u.opts.Verify && u.closedRead == nil:
+		sum, ok, err := checkClosed(io.NewSectionReader(u.src, 0, st.OpenOffset), st.ClosedHash)
 		if err != nil {
 			return false, err
 		}
-		if got != st.ClosedTail {
+		if !ok {
+			return false, &SourceError{Source: u.spec.source, Doc: u.spec.md,
+				Why: "the source's first bytes differ from what was inscribed (another file took its place)"}
+		}
+		u.closedRead = &sum
+	case !unchanged:
+		same, err := rangeIs(u.src, st.OpenOffset, tailWindow, st.ClosedTail)
+		if err != nil {
+			return false, err
+		}
+		if !same {
 			return false, &SourceError{Source: u.spec.source, Doc: u.spec.md,
 				Why: "the source no longer holds what was inscribed from it (another file took its place)"}
 		}
@@ -678,10 +690,11 @@ func (u *update) build() error {
 	}
 	graph := newFileGraph(&u.batch, gp, st.GraphSize)
 	defer graph.close()
-	var err error
-	if u.closed, err = unmarshalHash(st.ClosedHash); err != nil {
-		return err
+	closed, ok := parseClosed(st.ClosedHash)
+	if !ok {
+		return fmt.Errorf("%s: its read note's closed_hash %q is not a sum this scribe writes (a bug in scribe: upgradeSums brings it forward)", u.spec.md, st.ClosedHash)
 	}
+	u.closed, u.read, u.marks = closed, closed, u.marks[:0]
 	u.lastEnd = st.OpenOffset
 	if _, err := u.src.Seek(st.OpenOffset, io.SeekStart); err != nil {
 		return err
@@ -729,6 +742,7 @@ func (u *update) build() error {
 			break
 		}
 		next.Seen = l.End()
+		u.sumLine(l)
 		ready = u.redactLine(l, ready[:0])
 		if err := add(ready); err != nil {
 			return err
@@ -810,19 +824,19 @@ func (u *update) build() error {
 		return err
 	}
 	next.DocOpenAt = int64(len(head)) + (keepTo - keepFrom) + closedLen
-	if next.DocTailHash, err = hashRange(u.body, bodyLen, bodyLen-closedLen); err != nil {
+	if next.DocTailHash, err = rangeSum(u.body, bodyLen, bodyLen-closedLen); err != nil {
 		return err
 	}
 
 	// The read note, last.
 	next.Size = u.srcSize
-	if next.TailHash, err = hashRange(u.src, u.srcSize, tailWindow); err != nil {
+	if next.TailHash, err = rangeSum(u.src, u.srcSize, tailWindow); err != nil {
 		return err
 	}
-	if next.ClosedTail, err = hashRange(u.src, next.OpenOffset, tailWindow); err != nil {
+	if next.ClosedTail, err = rangeSum(u.src, next.OpenOffset, tailWindow); err != nil {
 		return err
 	}
-	next.ClosedHash = marshalHash(u.closed)
+	next.ClosedHash = u.closed.String()
 	next.DocFormat = session.FormatVersion
 	// The note goes in twice: before the document, holding the next note
 	// too, and after it, alone. However a kill falls, the note on disk
@@ -874,10 +888,7 @@ func (u *update) closeRound(r *session.Round, w *bufio.Writer) error {
 		if !last.NoNewline {
 			end++
 		}
-		if u.hashBuf == nil {
-			u.hashBuf = make([]byte, 1<<16)
-		}
-		if _, err := io.CopyBuffer(u.closed, io.NewSectionReader(u.src, u.lastEnd, end-u.lastEnd), u.hashBuf); err != nil {
+		if err := u.closeSum(end); err != nil {
 			return err
 		}
 		u.lastEnd = end
@@ -915,6 +926,51 @@ func (u *update) notePrompt(r *session.Round) {
 	case u.firstCommand == "" && line != "":
 		u.firstCommand = document.CommandPrompt(line)
 	}
+}
+
+// lineMark is the sum of the source's bytes up to the end of a line.
+type lineMark struct {
+	end int64
+	sum fileSum
+}
+
+// maxMarks bounds the marks kept of the lines of the open round: a round
+// of many more lines has its bytes read again to sum them when it closes.
+const maxMarks = 1 << 16
+
+// sumLine continues the sum of what was read over a line of the source
+// (before redaction: the note sums the source's bytes).
+func (u *update) sumLine(l source.Line) {
+	u.read = u.read.addLine(l.Raw, l.Terminated)
+	if len(u.marks) < maxMarks {
+		u.marks = append(u.marks, lineMark{end: l.End(), sum: u.read})
+	}
+}
+
+// closeSum moves the sum of the closed rounds' bytes to end, the end of
+// the round that closed: the sum the lines were read with, else (the marks
+// were too many to keep) by reading the bytes again.
+func (u *update) closeSum(end int64) error {
+	i := 0
+	for i < len(u.marks) && u.marks[i].end < end {
+		i++
+	}
+	if i < len(u.marks) && u.marks[i].end == end {
+		u.closed = u.marks[i].sum
+		u.marks = u.marks[:copy(u.marks, u.marks[i+1:])]
+		return nil
+	}
+	u.marks = u.marks[:copy(u.marks, u.marks[i:])]
+	if u.sumBuf == nil {
+		u.sumBuf = make([]byte, 1<<16)
+	}
+	c := &closedCheck{crc: u.closed}
+	n, err := io.CopyBuffer(c, io.NewSectionReader(u.src, u.lastEnd, end-u.lastEnd), u.sumBuf)
+	if err == nil && n != end-u.lastEnd {
+		err = io.ErrUnexpectedEOF
+	}
+	u.closed = c.crc
+	return err
 }
 
 // renderItems writes items to w one by one, straight into its buffer: an
