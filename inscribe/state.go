@@ -13,6 +13,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/scribe-archive/scribe/internal/atomicfile"
 	"github.com/scribe-archive/scribe/internal/osfile"
@@ -112,6 +113,12 @@ func readState(folder string) (*docState, error) {
 	data := make([]byte, fi.Size())
 	if _, err := io.ReadFull(f, data); err != nil {
 		return nil, nil // cut short while read: as if unreadable
+	}
+	if !utf8.Valid(data) {
+		// scribe writes a note in UTF-8, its builder's state too: bytes
+		// that are not are damage, even where JSON would take them (in a
+		// key, say).
+		return nil, nil
 	}
 	var st docState
 	if !decodeState(data, &st) {
