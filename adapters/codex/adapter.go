@@ -89,8 +89,9 @@ func DefaultSessionsDir() (string, error) {
 	return filepath.Join(home, ".codex", "sessions"), nil
 }
 
-// Detect reports whether path is a rollout file (its first line is a
-// session_meta record with a payload), or a directory that holds rollout
+// Detect reports whether path is a rollout file (one of its first lines is
+// a session_meta record with a payload, or its one line is the start of
+// one), or a directory that holds rollout
 // files, directly or laid out as YYYY/MM/DD. Links in a directory are
 // followed as [source.Tree] says.
 func (a *Adapter) Detect(path string) bool {
@@ -99,8 +100,10 @@ func (a *Adapter) Detect(path string) bool {
 		return false
 	}
 	if !fi.IsDir() {
-		_, ok := readMeta(path)
-		return ok
+		// A rollout whose first line is being written is one too: the
+		// store skips it, saying so, until the line is whole.
+		_, h := readHead(path)
+		return h != noMeta
 	}
 	t, err := source.NewTree(path)
 	if err != nil {
@@ -150,12 +153,18 @@ func walkRollouts(t *source.Tree, dir string, f func(string) bool) {
 // readMeta reads the session_meta record that starts a rollout file. ok is
 // false when the file does not start with one.
 func readMeta(p string) (m SessionMeta, ok bool) {
+	m, h := readHead(p)
+	return m, h == hasMeta
+}
+
+// readHead is readHeadFrom of the file at p.
+func readHead(p string) (m SessionMeta, h head) {
 	f, err := osfile.Open(p)
 	if err != nil {
-		return m, false
+		return m, noMeta
 	}
 	defer f.Close()
-	return readMetaFrom(f)
+	return readHeadFrom(f)
 }
 
 // Sniff reports whether r starts a Codex rollout (see Detect).
@@ -165,7 +174,33 @@ func (a *Adapter) Sniff(r io.Reader) bool {
 }
 
 // readMetaFrom is readMeta of the file f gives.
-func readMetaFrom(f io.Reader) (m SessionMeta, ok bool) {
+func readMetaFrom(f io.Reader) (SessionMeta, bool) {
+	m, h := readHeadFrom(f)
+	return m, h == hasMeta
+}
+
+// A rollout's head: what its first lines say of it.
+type head int
+
+const (
+	noMeta  head = iota // not a rollout
+	hasMeta             // a session_meta record, in its first lines
+	// tornMeta: the file's one line is the start of a session_meta record
+	// still being written (no line end yet, not JSON yet): a rollout the
+	// store skips, with a warning, until the line is whole.
+	tornMeta
+)
+
+// metaLines is how many lines readHeadFrom looks through for the
+// session_meta record: Codex writes it first, but a line written twice
+// (a writer that retried) may come before it, and the file is a rollout
+// all the same.
+const metaLines = 8
+
+// readHeadFrom reads the session_meta record among the first lines of the
+// file f gives: lines before it must be Codex's records (a timestamp, a
+// type and a payload).
+func readHeadFrom(f io.Reader) (m SessionMeta, h head) {
 	buf := headBufs.Get().(*[]byte)
 	defer headBufs.Put(buf)
 	head := *buf
@@ -180,22 +215,33 @@ func readMetaFrom(f io.Reader) (m SessionMeta, ok bool) {
 	head = head[:n]
 	whole := err == io.EOF || err == io.ErrUnexpectedEOF // head holds the whole file
 	if err != nil && !whole {
-		return m, false
+		return m, noMeta
 	}
 	if !mayOpenWithMeta(head, whole) {
-		return m, false
+		return m, noMeta
 	}
 	lr := source.NewLineReader(io.LimitReader(io.MultiReader(bytes.NewReader(head), f), 16<<20), 1, 0)
-	l, err := lr.Next()
-	if err != nil {
-		return m, false
+	for i := 0; i < metaLines; i++ {
+		l, err := lr.Next()
+		if err != nil {
+			return m, noMeta
+		}
+		var r RolloutLine
+		if json.Unmarshal(l.Raw, &r) != nil {
+			if l.No == 1 && !l.Terminated && bytes.Contains(l.Raw, []byte(`"session_meta"`)) {
+				return m, tornMeta
+			}
+			return m, noMeta
+		}
+		if r.Type == "session_meta" && len(r.Payload) > 0 && r.Payload[0] == '{' {
+			json.Unmarshal(r.Payload, &m)
+			return m, hasMeta
+		}
+		if r.Type == "" || r.Timestamp == "" || len(r.Payload) == 0 {
+			return m, noMeta
+		}
 	}
-	var r RolloutLine
-	if json.Unmarshal(l.Raw, &r) != nil || r.Type != "session_meta" || len(r.Payload) == 0 || r.Payload[0] != '{' {
-		return m, false
-	}
-	json.Unmarshal(r.Payload, &m)
-	return m, true
+	return m, noMeta
 }
 
 // headBufs holds the buffers readMeta reads a file's first bytes into:
@@ -218,7 +264,9 @@ func mayOpenWithMeta(head []byte, whole bool) bool {
 	} else if !whole {
 		return true // a first line longer than head: decode it
 	}
-	return bytes.Contains(line, []byte("session_meta")) || bytes.Contains(line, []byte(`\u`))
+	return bytes.Contains(line, []byte("session_meta")) || bytes.Contains(line, []byte(`\u`)) ||
+		// A record of Codex's before it (readHeadFrom).
+		bytes.HasPrefix(line, []byte(`{"timestamp":`)) && bytes.Contains(head, []byte(`"session_meta"`))
 }
 
 // uuidAtEnd matches the thread id at the end of a rollout's file name.
@@ -269,11 +317,12 @@ func (a *Adapter) Discover(path string) ([]source.Session, error) {
 // root), so that Rel is where Codex would keep it; else Dir is the file's
 // folder.
 func (a *Adapter) Session(p string) (source.Session, error) {
-	m, ok := readMeta(p)
-	if !ok && !emptyFile(p) {
-		// An empty file is a rollout with no record yet: the store skips
-		// it until it has one.
-		return source.Session{}, fmt.Errorf("%s: not a Codex rollout (its first line is not a session_meta record)", p)
+	m, h := readHead(p)
+	if h == noMeta && !emptyFile(p) {
+		// An empty file is a rollout with no record yet, one whose first
+		// line is being written has no whole one yet: the store skips it
+		// until it has one.
+		return source.Session{}, fmt.Errorf("%s: not a Codex rollout (none of its first %d lines is a session_meta record)", p, metaLines)
 	}
 	id := m.ID
 	if id == "" {

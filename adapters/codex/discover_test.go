@@ -105,6 +105,10 @@ func TestReadMeta(t *testing.T) {
 		"claude-alone":  {`{"type":"user"}`, false},
 		"escaped-claim": {`{"type":"session_\u006deta","payload":{"id":"x"}}` + "\n", true},
 		"empty":         {"", false},
+		// A record of Codex's written twice, ahead of the session_meta.
+		"dup-first": {`{"timestamp":"2026-11-23T17:00:01Z","type":"event_msg","payload":{"type":"task_started"}}` + "\n" + meta + "\n", true},
+		// Another client's lines before one that says session_meta.
+		"claude-then-meta": {`{"type":"user","message":"hi"}` + "\n" + meta + "\n", false},
 	} {
 		p := filepath.Join(dir, name+".jsonl")
 		if err := os.WriteFile(p, []byte(c.data), 0o600); err != nil {
@@ -116,6 +120,33 @@ func TestReadMeta(t *testing.T) {
 		}
 		if ok && name != "escaped-claim" && m.ID != "01a20952-0000-7000-8000-000000000001" {
 			t.Errorf("%s: session id %q", name, m.ID)
+		}
+	}
+}
+
+// A rollout whose one line is a session_meta record still being written is
+// a rollout (the store skips it until the line is whole); a torn line of
+// another client's is not.
+func TestTornHead(t *testing.T) {
+	dir := t.TempDir()
+	meta := `{"timestamp":"2026-11-23T17:00:00Z","type":"session_meta","payload":{"id":"01a20952-0000-7000-8000-000000000001","cwd":"/p","base`
+	for name, c := range map[string]struct {
+		data string
+		want head
+	}{
+		"torn":        {meta, tornMeta},
+		"torn-claude": {`{"type":"user","message":"session_meta is`, noMeta},
+		"torn-second": {meta + "\n" + meta, noMeta},
+	} {
+		p := filepath.Join(dir, name+".jsonl")
+		if err := os.WriteFile(p, []byte(c.data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, h := readHead(p); h != c.want {
+			t.Errorf("%s: readHead %v, want %v", name, h, c.want)
+		}
+		if got := New().Detect(p); got != (c.want != noMeta) {
+			t.Errorf("%s: Detect %v", name, got)
 		}
 	}
 }
