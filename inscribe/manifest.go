@@ -203,7 +203,73 @@ func checkSums(folder, session string, st *docState, how sumCheck, src io.Reader
 			errs = append(errs, &DamageError{Session: session, File: p, Why: err.Error()})
 		}
 	}
+	// A file put in the folder since the note (the folder changed after
+	// it) may be one scribe did not write.
+	if how != changedOnes || !folderSettled(roundsDir(folder), noted) {
+		last := 0
+		if len(sums) > 0 {
+			last = sums[len(sums)-1].Round
+		}
+		errs = append(errs, strayRounds(folder, session, last)...)
+	}
 	return errors.Join(errs...)
+}
+
+// folderSettled reports whether nothing was added to the folder dir or
+// removed from it since noted: its change time is earlier (see
+// update.roundsListChanged).
+func folderSettled(dir string, noted time.Time) bool {
+	fi, err := os.Stat(dir)
+	return err == nil && !noted.IsZero() && changeTimeTrusted && changeTime(fi).Before(noted)
+}
+
+// strayRounds returns a *DamageError for each file of the document's
+// rounds folder named as a round file that scribe did not write: numbered
+// beyond the last round recorded (last) after a gap. (The rounds right
+// after the last, without a gap, are those an update stopped before its
+// note wrote, which the next update writes again.) A sync tool's copy of
+// another machine's round file is one: kept, it would read as a round of
+// this session (export, the indexes). scribe repair sets it aside.
+func strayRounds(folder, session string, last int) []error {
+	ns, err := roundNumbers(roundsDir(folder))
+	if err != nil {
+		return nil
+	}
+	var errs []error
+	next := last + 1
+	for _, n := range ns {
+		switch {
+		case n <= last:
+		case n == next:
+			next++
+		default:
+			errs = append(errs, &DamageError{Session: session, File: roundPath(folder, n),
+				Why: fmt.Sprintf("a round file scribe did not write: the session's rounds end at %d (a sync tool's copy of another machine's file?); scribe repair sets it aside", last)})
+		}
+	}
+	return errs
+}
+
+// setStraysAside renames the round files of the folder beyond the last
+// round (last) to <name>.stray-<time>, beside them, for whoever wants to
+// look at them, and says so.
+func setStraysAside(folder string, last int, say func(string, ...any)) error {
+	ns, err := roundNumbers(roundsDir(folder))
+	if err != nil {
+		return nil
+	}
+	for _, n := range ns {
+		if n <= last {
+			continue
+		}
+		p := roundPath(folder, n)
+		to := p + ".stray-" + time.Now().UTC().Format("20060102T150405.000Z")
+		if err := os.Rename(p, to); err != nil {
+			return err
+		}
+		say("%s: a round file scribe did not write (the session's rounds end at %d): set aside as %s", p, last, filepath.Base(to))
+	}
+	return nil
 }
 
 // newerOpen reports whether the file of the note's open round is one an

@@ -122,6 +122,9 @@ func (u *update) repairFrom(st *docState, trySource bool) error {
 	if !fromSource {
 		m.from = "the round files"
 	}
+	if err := m.setStraysAside(); err != nil {
+		return err
+	}
 	if err := m.rounds(); err != nil {
 		if m.sourceDiffers && fromSource {
 			return errSourceDiffers
@@ -381,6 +384,20 @@ func (m *mend) rounds() error {
 		m.say("%s %s", have, why)
 	}
 	return errors.Join(errs...)
+}
+
+// setStraysAside sets aside the round files beyond the fresh
+// inscription's last round (strayRounds).
+func (m *mend) setStraysAside() error {
+	ns, err := roundNumbers(roundsDir(m.fresh))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	last := 0
+	if len(ns) > 0 {
+		last = ns[len(ns)-1]
+	}
+	return setStraysAside(m.u.folder, last, m.say)
 }
 
 // replace puts the fresh inscription's version of a file in place when the

@@ -399,3 +399,47 @@ func TestForgetKillCampaign(t *testing.T) {
 	})
 	t.Logf("%d of %d forgets were killed mid-run, %d between the renames of the document's files (a forget takes %v here)", killed, kills, cut, span)
 }
+
+// TestStrayRoundFile: a round file scribe did not write, beyond the last
+// round and after a gap (a sync tool's copy of another machine's round 9),
+// is noticed by append and check --store, which name it and the repair;
+// the repair sets it aside beside the rounds, and the session then appends
+// and exports (issue 32, 9).
+func TestStrayRoundFile(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "proj", "s.jsonl")
+	os.MkdirAll(filepath.Dir(src), 0o755)
+	root := filepath.Join(dir, "data")
+	data := synthWords(8, 2)
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	os.WriteFile(src, bytes.Join(lines[:10], nil), 0o644) // 5 rounds
+	if code, stdout, stderr := scribeRun(t, root, "append", src); code != 0 {
+		t.Fatalf("%d\n%s%s", code, stdout, stderr)
+	}
+	rounds := filepath.Join(root, "sessions", "claude", "s", "rounds")
+	stray := filepath.Join(rounds, "009.json")
+	copy, _ := os.ReadFile(filepath.Join(rounds, "002.json"))
+	os.WriteFile(stray, copy, 0o600)
+	os.WriteFile(src, data, 0o644)
+	for _, args := range [][]string{{"append", src}, {"check", "--store"}} {
+		code, stdout, stderr := scribeRun(t, root, args...)
+		if code == 0 || !strings.Contains(stdout+stderr, stray) || !strings.Contains(stdout+stderr, "scribe repair s") {
+			t.Errorf("%v with a stray round file: %d\n%s%s", args, code, stdout, stderr)
+		}
+	}
+	code, stdout, stderr := scribeRun(t, root, "repair", "s")
+	if code != 0 || !strings.Contains(stdout+stderr, stray) {
+		t.Fatalf("repair: %d\n%s%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(stray); err == nil {
+		t.Errorf("the repair left %s", stray)
+	}
+	if set, _ := filepath.Glob(stray + ".stray-*"); len(set) != 1 {
+		t.Errorf("the stray file is not set aside beside it: %v", set)
+	}
+	for _, args := range [][]string{{"append", src}, {"check", "--store"}, {"export-claude", "s", "--out", filepath.Join(dir, "out")}} {
+		if code, stdout, stderr := scribeRun(t, root, args...); code != 0 {
+			t.Errorf("%v after the repair: %d\n%s%s", args, code, stdout, stderr)
+		}
+	}
+}
