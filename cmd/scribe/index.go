@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -180,9 +179,7 @@ func runSearch(e *env, o searchOptions) error {
 		if hits == nil {
 			hits = []views.Hit{}
 		}
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(hits)
+		return writeJSON(e.stdout, hits)
 	}
 	if len(hits) == 0 {
 		fmt.Fprintln(e.stdout, "no rounds match")
