@@ -145,8 +145,9 @@ func BenchmarkStoreSearchDuringReindex(b *testing.B) {
 	root, _ := benchStore(b)
 	sdb := filepath.Join(root, ".scribe", "sessions.db")
 	var done chan int
+	reindexing := false
 	start := func() {
-		done = make(chan int, 1)
+		done, reindexing = make(chan int, 1), true
 		go func() {
 			done <- run([]string{"--root", root, "reindex"}, strings.NewReader(""), io.Discard, io.Discard)
 		}()
@@ -168,9 +169,15 @@ func BenchmarkStoreSearchDuringReindex(b *testing.B) {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
+	// running reports whether the reindex still runs (once it is seen
+	// to end, until the next start).
 	running := func() bool {
+		if !reindexing {
+			return false
+		}
 		select {
 		case code := <-done:
+			reindexing = false
 			if code != exitOK {
 				b.Fatalf("reindex: status %d", code)
 			}
