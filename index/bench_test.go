@@ -427,3 +427,81 @@ func BenchmarkPutTimes(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPutScripts measures what a script written without spaces costs
+// the index (issue 30): 4,000 rounds of about 1 KB each, of English (the
+// million-round corpus's words) or of Chinese (words of one to four Han
+// letters of 3,000, drawn as a Zipf law draws them, about ten to a
+// sentence, no space between them), put in one Put into an empty index.
+// Each run of Han letters is indexed as its pairs of letters (scribe_cjk):
+// text-MB/s is the text put per second, index/text the size of the index
+// (the database and its log, closed) over the text's bytes.
+func BenchmarkPutScripts(b *testing.B) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewSource(1))
+	common, rare := vocabulary(rng)
+	zipf := rand.NewZipf(rng, 1.1, 10, 2999)
+	texts := map[string]func() string{
+		"english": func() string {
+			var sb strings.Builder
+			for sb.Len() < 1000 {
+				if rng.Intn(5) == 0 {
+					sb.WriteString(rare[rng.Intn(len(rare))])
+				} else {
+					sb.WriteString(common[rng.Intn(len(common))])
+				}
+				sb.WriteByte(' ')
+			}
+			return sb.String()
+		},
+		"chinese": func() string {
+			var sb strings.Builder
+			for sb.Len() < 1000 {
+				for w := 5 + rng.Intn(11); w > 0; w-- {
+					for l := 1 + rng.Intn(4); l > 0; l-- {
+						sb.WriteRune(rune(0x4E00 + zipf.Uint64()))
+					}
+				}
+				sb.WriteString("，")
+			}
+			return sb.String()
+		},
+	}
+	for _, script := range []string{"english", "chinese"} {
+		b.Run(script, func(b *testing.B) {
+			var rows []Row
+			var size int64
+			for r := 0; r < 4000; r++ {
+				t := texts[script]()
+				rows = append(rows, Row{SessionID: "s", Round: r + 1, Started: fmt.Sprintf("2026-01-01T00:00:%02d.%03dZ", r/1000, r%1000),
+					Prompt: t[:len(t)/4], Reply: t[len(t)/4:], RoundFile: "x"})
+				size += int64(len(t))
+			}
+			b.SetBytes(size)
+			var dbBytes int64
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				p := filepath.Join(b.TempDir(), "sessions.db")
+				db, err := Open(p)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				if err := db.Put(ctx, Session{SessionID: "s", AgentID: "claude", Doc: "claude/s.md"}, rows); err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				db.Close()
+				dbBytes = 0
+				for _, f := range []string{p, p + "-wal"} {
+					if fi, err := os.Stat(f); err == nil {
+						dbBytes += fi.Size()
+					}
+				}
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(dbBytes)/float64(size), "index/text")
+		})
+	}
+}
