@@ -174,6 +174,32 @@ func (s *Store) SetCatalogStamps(stamps map[string]int64) error {
 	return err
 }
 
+// CatalogRows reads what the views kept of an agent's catalog when they
+// last wrote it (nil when nothing was kept): per-machine bookkeeping, so
+// that a catalog is written again without reading every document's head.
+func (s *Store) CatalogRows(agent string) []byte {
+	b, err := os.ReadFile(s.catalogRowsPath(agent))
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// SetCatalogRows keeps what CatalogRows reads.
+func (s *Store) SetCatalogRows(agent string, data []byte) error {
+	p := s.catalogRowsPath(agent)
+	if err := atomicfile.MkdirAll(s.localRoot(), DirMode); err != nil {
+		return err
+	}
+	_, err := atomicfile.WriteIfChanged(p, data, FileMode)
+	return err
+}
+
+// catalogRowsPath is where CatalogRows are kept.
+func (s *Store) catalogRowsPath(agent string) string {
+	return filepath.Join(s.localRoot(), catalogRowsPrefix+agent+".tsv")
+}
+
 // stampPath is the catalogs' stamps, moved from where stores before 0.3
 // kept them.
 func (s *Store) stampPath() string {

@@ -34,6 +34,7 @@ import (
 //
 //	.scribe/sessions.db                        the store's index (derived)
 //	.scribe/catalog-stamps.json                when each catalog was last written
+//	.scribe/.catalog-rows-<agent_id>.tsv       each catalog's rows, as last written (derived)
 //	.scribe/catalogs.lock                      held while the catalogs are written
 //	.scribe/redacting                          the store replaced secrets: its redact.toml must not be lost
 //	.scribe/docs/<agent_id>/<session_id>/      per document (a sidechain's one folder deeper, agent-<id>/):
@@ -82,7 +83,10 @@ const (
 	// redactingFile notes that the store replaced secrets with markers, so
 	// that a store that lost its redact.toml is not written in the clear.
 	redactingFile = "redacting"
-	catalogLock   = "catalogs.lock"
+	// catalogRowsPrefix names each agent's catalog rows, in .scribe/
+	// (a dot file: bookkeeping, as the stamps are).
+	catalogRowsPrefix = ".catalog-rows-"
+	catalogLock       = "catalogs.lock"
 	// legacyStamp is where stores before 0.3 kept the catalogs' stamps
 	// (in sessions/).
 	legacyStamp = ".index-stamp.json"

@@ -109,10 +109,10 @@ func removeOld(p string, e fs.DirEntry, age time.Duration) {
 
 // RemoveStaleTemps removes the leftover temporary files of the catalog,
 // in the sessions folder and the folders of the agents named: the caller
-// holds the catalog's lock, so the catalog's own (index.md, the stamps)
-// are leftovers whatever their age; others there (a document an earlier
-// scribe was writing beside its folder, a new index) are once they are a
-// minute old.
+// holds the catalog's lock, so the catalog's own (index.md, the stamps,
+// the kept rows) are leftovers whatever their age; others there (a
+// document an earlier scribe was writing beside its folder, a new index)
+// are once they are a minute old.
 func (s *Store) RemoveStaleTemps(agents ...string) {
 	dirs := []string{s.SessionsDir(), s.localRoot()}
 	for _, a := range agents {
@@ -129,7 +129,7 @@ func (s *Store) RemoveStaleTemps(agents ...string) {
 				continue
 			}
 			age := tempAge
-			if strings.HasPrefix(name, "."+catalogFile+".tmp-") || strings.HasPrefix(name, "."+stampFile+".tmp-") || strings.HasPrefix(name, "."+legacyStamp+".tmp-") {
+			if strings.HasPrefix(name, "."+catalogFile+".tmp-") || strings.HasPrefix(name, "."+stampFile+".tmp-") || strings.HasPrefix(name, "."+catalogRowsPrefix) || strings.HasPrefix(name, "."+legacyStamp+".tmp-") {
 				age = 0
 			}
 			removeOld(filepath.Join(dir, name), e, age)

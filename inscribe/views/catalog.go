@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/scribe-archive/scribe/inscribe"
@@ -87,28 +88,46 @@ func (s *Views) RefreshIndexes(agents ...string) error {
 
 // Rows returns the sessions filed under an agent, oldest first.
 func (s *Views) Rows(agent string) ([]IndexRow, error) {
-	rows, _, err := s.rows(agent)
+	rows, _, _, err := s.rows(agent, false)
 	return rows, err
 }
 
-// rows also returns the newest modification time among the documents.
-func (s *Views) rows(agent string) ([]IndexRow, int64, error) {
+// rows also returns the newest modification time among the documents, and
+// the rows to keep for the next time (keptHeader). With useKept, the rows
+// kept the last time stand for the documents that did not change since.
+func (s *Views) rows(agent string, useKept bool) ([]IndexRow, int64, []byte, error) {
 	docs, err := s.AgentDocs(agent)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
+	var kept map[string]keptRow
+	if useKept {
+		kept = readKeptRows(s.CatalogRows(agent))
+	}
+	keep := []byte(keptHeader)
 	var rows []IndexRow
 	var newest int64
 	for _, d := range docs {
-		if t, _, err := d.Changed(); err == nil && t.UnixNano() > newest {
+		t, size, err := d.Changed()
+		if err == nil && t.UnixNano() > newest {
 			newest = t.UnixNano()
 		}
-		od, err := d.Head()
-		if err != nil {
+		k, ok := kept[d.SessionID()]
+		if ok && err == nil && k.mtime == t.UnixNano() && k.size == size {
+			rows = append(rows, k.row)
+			keep = append(keep, k.line...)
+			continue
+		}
+		od, herr := d.Head()
+		if herr != nil {
 			continue // not a document (or a broken one: check reports it)
 		}
 		m := od.Meta
-		rows = append(rows, IndexRow{ID: m.SessionID, Title: document.DisplayTitle(m, od.Summary), Started: strOr(m.Started, ""), Ended: strOr(m.Ended, ""), Summary: od.Summary})
+		row := IndexRow{ID: m.SessionID, Title: document.DisplayTitle(m, od.Summary), Started: strOr(m.Started, ""), Ended: strOr(m.Ended, ""), Summary: od.Summary}
+		rows = append(rows, row)
+		if err == nil {
+			keep = appendKeptRow(keep, d.SessionID(), t.UnixNano(), size, row)
+		}
 	}
 	sort.Slice(rows, func(i, j int) bool {
 		if rows[i].Started != rows[j].Started {
@@ -116,7 +135,79 @@ func (s *Views) rows(agent string) ([]IndexRow, int64, error) {
 		}
 		return rows[i].ID < rows[j].ID
 	})
-	return rows, newest, nil
+	return rows, newest, keep, nil
+}
+
+// The rows of an agent's catalog are kept when it is written (the store's
+// CatalogRows, per machine), each with its document's modification time
+// and size: the next time, a document with the same two gives its row
+// without its head being read and parsed, so that an append to one
+// session of ten thousand rewrites their catalog from one head (issue 33).
+// A document written since (an update, a tag, a pull) has another time,
+// and is read. The catalog comes out byte for byte as from every head.
+//
+// One line per document: its file's name, the time (ns), the size, and
+// the row's id, title, start, end and summary, each quoted as Go quotes
+// strings (no tab nor line end inside), separated by tabs. keptHeader
+// heads them: rows kept under another header (a scribe that made rows
+// otherwise) are not used.
+const keptHeader = "scribe catalog rows 1\n"
+
+type keptRow struct {
+	mtime, size int64
+	row         IndexRow
+	line        []byte // as kept, line end included
+}
+
+func appendKeptRow(b []byte, name string, mtime, size int64, r IndexRow) []byte {
+	b = strconv.AppendQuote(b, name)
+	b = append(b, '\t')
+	b = strconv.AppendInt(b, mtime, 10)
+	b = append(b, '\t')
+	b = strconv.AppendInt(b, size, 10)
+	for _, f := range []string{r.ID, r.Title, r.Started, r.Ended, r.Summary} {
+		b = append(b, '\t')
+		b = strconv.AppendQuote(b, f)
+	}
+	return append(b, '\n')
+}
+
+// readKeptRows reads the rows appendKeptRow wrote, by file name. A line
+// that does not read is left out (its document is read).
+func readKeptRows(data []byte) map[string]keptRow {
+	rest, ok := bytes.CutPrefix(data, []byte(keptHeader))
+	if !ok {
+		return nil
+	}
+	out := map[string]keptRow{}
+	for len(rest) > 0 {
+		line := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[:i+1], rest[i+1:]
+		} else {
+			rest = nil
+			continue // cut short
+		}
+		f := strings.Split(string(line[:len(line)-1]), "\t")
+		if len(f) != 8 {
+			continue
+		}
+		var q [6]string
+		ok := true
+		for i, j := range []int{0, 3, 4, 5, 6, 7} {
+			var err error
+			if q[i], err = strconv.Unquote(f[j]); err != nil {
+				ok = false
+			}
+		}
+		mtime, err1 := strconv.ParseInt(f[1], 10, 64)
+		size, err2 := strconv.ParseInt(f[2], 10, 64)
+		if !ok || err1 != nil || err2 != nil {
+			continue
+		}
+		out[q[0]] = keptRow{mtime, size, IndexRow{ID: q[1], Title: q[2], Started: q[3], Ended: q[4], Summary: q[5]}, line}
+	}
+	return out
 }
 
 func strOr(p *string, def string) string {
@@ -129,19 +220,23 @@ func strOr(p *string, def string) string {
 // writeAgentIndex writes an agent's index and returns the newest document
 // modification time it reflects.
 func (s *Views) writeAgentIndex(agent string) (int64, error) {
-	data, newest, err := s.agentIndex(agent)
+	data, newest, keep, err := s.agentIndex(agent, true)
 	if err != nil {
 		return 0, err
 	}
-	return newest, s.WriteCatalog(agent, data)
+	if err := s.WriteCatalog(agent, data); err != nil {
+		return 0, err
+	}
+	return newest, s.SetCatalogRows(agent, keep)
 }
 
-// agentIndex is what an agent's index holds, and the newest document
-// modification time it reflects.
-func (s *Views) agentIndex(agent string) ([]byte, int64, error) {
-	rows, newest, err := s.rows(agent)
+// agentIndex is what an agent's index holds, the newest document
+// modification time it reflects, and its rows to keep (rows, which says
+// what useKept is).
+func (s *Views) agentIndex(agent string, useKept bool) ([]byte, int64, []byte, error) {
+	rows, newest, keep, err := s.rows(agent, useKept)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	sum := agentSummary{Sessions: len(rows)}
 	if r := s.Role(agent); r != nil {
@@ -179,7 +274,7 @@ func (s *Views) agentIndex(agent string) ([]byte, int64, error) {
 			fmt.Fprintf(&buf, "| [%s](%s) | %s | %s | %s |\n", cell(r.ID), inscribe.CatalogLink(r.ID), cell(document.EscapeInline(r.Title)), cell(date), cell(document.SummaryLine(r.Summary)))
 		}
 	}
-	return buf.Bytes(), newest, nil
+	return buf.Bytes(), newest, keep, nil
 }
 
 // summaryLine is the first line of a summary, for a table cell.

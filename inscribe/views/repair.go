@@ -236,7 +236,7 @@ func (s *Views) VerifyStore() []error {
 		return append(errs, err)
 	}
 	for _, a := range agents {
-		want, _, err := s.agentIndex(a)
+		want, _, _, err := s.agentIndex(a, false) // from every head
 		if err != nil {
 			return append(errs, err)
 		}
