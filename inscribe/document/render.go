@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 
@@ -148,9 +149,18 @@ func Placeholder(firstPrompt string) string {
 	if firstPrompt == "" {
 		return NoSummary
 	}
-	r := []rune(firstPrompt)
-	if len(r) > 120 {
-		firstPrompt = string(r[:119]) + "…"
+	// More than 120 characters: the first 119 and an ellipsis. Only they
+	// are converted (a prompt of 100 MB made runes was 400 MB; issue 33).
+	n := 0
+	for i := range firstPrompt {
+		if n == 119 {
+			rest := firstPrompt[i:]
+			if _, size := utf8.DecodeRuneInString(rest); len(rest) > size {
+				firstPrompt = string([]rune(firstPrompt[:i])) + "…"
+			}
+			break
+		}
+		n++
 	}
 	return placeholderPrefix + EscapeInline(firstPrompt)
 }
