@@ -14,10 +14,12 @@ import (
 
 	"github.com/scribe-archive/scribe/adapters/claude"
 	"github.com/scribe-archive/scribe/adapters/codex"
+	"github.com/scribe-archive/scribe/adapters/gemini"
 	"github.com/scribe-archive/scribe/check"
 	"github.com/scribe-archive/scribe/exportclaude"
 	"github.com/scribe-archive/scribe/exportcodex"
 	"github.com/scribe-archive/scribe/exportcore"
+	"github.com/scribe-archive/scribe/exportgemini"
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/internal/testkit/crosstest"
 	"github.com/scribe-archive/scribe/internal/testkit/realclient"
@@ -60,40 +62,83 @@ func codexRollouts(t *testing.T) []crosstest.Inscribed {
 	return crosstest.InscribeAll(t, codex.New(), roots...)
 }
 
-// TestCrossResumeInClaude is the judge of export-claude for Codex
-// sessions: for every bundled Codex rollout and every rollout of other
-// people's machines, the real Codex client resumes the original and the
-// real Claude Code client resumes the conversion, and Claude Code sends
-// its model, in order, every prompt, reply, image, tool call and result
-// Codex sends (a compaction's replacement history as the summary), but for
-// what the conversion reports as lost. check --to claude reads the same:
-// the Claude Code it stands in for (claude's Resume) sends what the real
-// one sends, and it finds nothing lost unreported either.
+// TestCrossResumeInClaude is the judge of export-claude for Codex and
+// Gemini CLI sessions: for every bundled Codex rollout, every rollout of
+// other people's machines and every bundled Gemini CLI session, the source's
+// real client resumes the original and the real Claude Code client resumes
+// the conversion, and Claude Code sends its model, in order, every prompt,
+// reply, image, tool call and result the source client sends (a
+// compaction's replacement history as the summary), but for what the
+// conversion reports as lost. check --to claude reads the same: the Claude
+// Code it stands in for (claude's Resume) sends what the real one sends,
+// and it finds nothing lost unreported either.
 func TestCrossResumeInClaude(t *testing.T) {
 	bin := realclient.Claude(t)
-	cp := realclient.Codex(t)
+	t.Run("codex", func(t *testing.T) {
+		cp := realclient.Codex(t)
+		var originals []original
+		for _, s := range codexRollouts(t) {
+			originals = append(originals, original{Inscribed: s, from: fromCodex, client: "Codex", sent: func() ([]exportcore.Unit, error) {
+				var others []string
+				if strings.Contains(s.Source, "c0af-7253") {
+					others, _ = filepath.Glob(filepath.Join(filepath.Dir(s.Source), "*bc69-7a02*"))
+				}
+				orig, err := cp.Probe(s.Source, others...)
+				if err != nil {
+					return nil, err
+				}
+				return crosstest.CodexUnits(orig)
+			}})
+		}
+		resumeInClaude(t, bin, originals)
+	})
+	t.Run("gemini", func(t *testing.T) {
+		gp := realclient.Gemini(t)
+		var originals []original
+		for _, s := range geminiSessions(t) {
+			originals = append(originals, original{Inscribed: s, from: fromGemini, client: "Gemini CLI", mayRefuse: true, sent: func() ([]exportcore.Unit, error) {
+				orig, err := gp.Probe(s.Source)
+				if err != nil {
+					return nil, err
+				}
+				return crosstest.GeminiUnits(orig)
+			}})
+		}
+		resumeInClaude(t, bin, originals)
+	})
+}
+
+// original is a session a judge converts: as inscribed, the format it
+// came from, and what its own real client sends resuming it.
+type original struct {
+	crosstest.Inscribed
+	from   exportcore.Source
+	client string
+	sent   func() ([]exportcore.Unit, error)
+	// mayRefuse: the client may refuse to resume it (the Gemini CLI a
+	// session with nothing to resume, a loop-detection rollback's): then
+	// there is nothing to carry.
+	mayRefuse bool
+}
+
+func resumeInClaude(t *testing.T, bin string, originals []original) {
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 2)
-	for _, s := range codexRollouts(t) {
+	for _, s := range originals {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			name := filepath.Base(s.Source)
-			var others []string
-			if strings.Contains(s.Source, "c0af-7253") {
-				others, _ = filepath.Glob(filepath.Join(filepath.Dir(s.Source), "*bc69-7a02*"))
-			}
-			orig, err := cp.Probe(s.Source, others...)
-			if err != nil {
-				t.Errorf("%s: Codex does not resume the original: %.1000v", name, err)
+			want, err := s.sent()
+			if err != nil && s.mayRefuse {
+				t.Logf("%s: %s does not resume the original: %.300v", name, s.client, err)
 				return
 			}
-			want, err := crosstest.CodexUnits(orig)
 			if err != nil {
-				t.Error(err)
+				t.Errorf("%s: %s does not resume the original: %.1000v", name, s.client, err)
 				return
 			}
-			files, losses, err := exportclaude.ConvertSession(storetest.Doc(t, s.Doc), fromCodex, t.TempDir(), exportclaude.Options{})
+			files, losses, err := exportclaude.ConvertSession(storetest.Doc(t, s.Doc), s.from, t.TempDir(), exportclaude.Options{})
 			if err != nil {
 				t.Errorf("%s: %v", name, err)
 				return
@@ -108,9 +153,9 @@ func TestCrossResumeInClaude(t *testing.T) {
 				t.Error(err)
 				return
 			}
-			crosstest.Judge(t, crosstest.Judged{Name: name, From: "Codex", To: "Claude Code", Sent: want, Received: got, Losses: losses,
+			crosstest.Judge(t, crosstest.Judged{Name: name, From: s.client, To: "Claude Code", Sent: want, Received: got, Losses: losses,
 				File: files[0].Path, Target: claude.New()})
-			rep, err := check.Cross(storetest.Doc(t, s.Doc), fromCodex, toClaude)
+			rep, err := check.Cross(storetest.Doc(t, s.Doc), s.from, toClaudeFrom(s.from))
 			if err != nil {
 				t.Error(err)
 				return
@@ -144,29 +189,41 @@ func TestConvertIsDeterministic(t *testing.T) {
 	}
 }
 
-// toClaude is the Claude Code client as a cross-agent check takes it.
-var toClaude = check.CrossFormat{Name: "claude", Target: claude.New(), Convert: func(d *inscribe.Doc, dir string) (*exportclaude.Losses, error) {
-	_, losses, err := exportclaude.ConvertSession(d, fromCodex, dir, exportclaude.Options{})
-	return losses, err
-}}
+// toClaude is the Claude Code client as a cross-agent check of a Codex
+// session takes it.
+var toClaude = toClaudeFrom(fromCodex)
 
-// TestCrossRoundTrip: for every bundled Codex session, check --to claude
-// finds nothing the conversion lost without reporting it (what Claude Code
-// would send resuming it holds what Codex sends, but for reported losses),
+// toClaudeFrom is the Claude Code client as a cross-agent check of a
+// session of the format from takes it.
+func toClaudeFrom(from exportcore.Source) check.CrossFormat {
+	return check.CrossFormat{Name: "claude", Target: claude.New(), Convert: func(d *inscribe.Doc, dir string) (*exportclaude.Losses, error) {
+		_, losses, err := exportclaude.ConvertSession(d, from, dir, exportclaude.Options{})
+		return losses, err
+	}}
+}
+
+// TestCrossRoundTrip: for every bundled Codex and Gemini CLI session,
+// check --to claude finds nothing the conversion lost without reporting it
+// (what Claude Code would send resuming it holds what the source client
+// sends, but for reported losses),
 // and the conversion inscribed back keeps the session's id, directory,
 // title and model.
 func TestCrossRoundTrip(t *testing.T) {
-	docs := codexDocs(t)
-	for _, id := range sortedIDs(docs) {
-		rep, err := check.Cross(storetest.Doc(t, docs[id]), fromCodex, toClaude)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range rep.Findings {
-			if !f.Explained() {
-				t.Errorf("%s: %s: %s", id, f.Kind, f.Msg)
-			} else {
-				t.Logf("%s: %s %d %s of %s (%s)", id, f.Kind, f.Count, f.Unit, f.What, f.Detail)
+	for _, src := range []struct {
+		from exportcore.Source
+		docs map[string]string
+	}{{fromCodex, codexDocs(t)}, {fromGemini, geminiDocs(t)}} {
+		for _, id := range sortedIDs(src.docs) {
+			rep, err := check.Cross(storetest.Doc(t, src.docs[id]), src.from, toClaudeFrom(src.from))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range rep.Findings {
+				if !f.Explained() {
+					t.Errorf("%s: %s: %s", id, f.Kind, f.Msg)
+				} else {
+					t.Logf("%s: %s %d %s of %s (%s)", id, f.Kind, f.Count, f.Unit, f.What, f.Detail)
+				}
 			}
 		}
 	}
@@ -221,6 +278,24 @@ func TestConvertMovesLateResult(t *testing.T) {
 var fromCodex = exportcore.Source{Transcript: func(d *inscribe.Doc, w io.Writer) ([]error, error) {
 	return exportcodex.Transcript(d, codex.New(), w)
 }, Resumer: codex.New()}
+
+// fromGemini is the Gemini CLI as a conversion reads a session inscribed
+// from it.
+var fromGemini = exportcore.Source{Transcript: func(d *inscribe.Doc, w io.Writer) ([]error, error) {
+	return exportgemini.Transcript(d, gemini.New(), w)
+}, Resumer: gemini.New()}
+
+// geminiDocs inscribes the bundled Gemini CLI sessions and returns their
+// documents by session id.
+func geminiDocs(t *testing.T) map[string]string {
+	return crosstest.Inscribe(t, gemini.New(), filepath.Join(testenv.RepoRoot(t), "testdata", "gemini", "tmp"))
+}
+
+// geminiSessions inscribes the bundled Gemini CLI sessions
+// (testdata/gemini/tmp, the corpus written by Gemini CLI 0.61.0).
+func geminiSessions(t *testing.T) []crosstest.Inscribed {
+	return crosstest.InscribeAll(t, gemini.New(), filepath.Join(testenv.RepoRoot(t), "testdata", "gemini", "tmp"))
+}
 
 // TestCrossFindsDroppedPrompt: check --to fails on a conversion that drops
 // a person's prompt without reporting it, and names the prompt.

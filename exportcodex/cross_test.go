@@ -13,10 +13,12 @@ import (
 
 	"github.com/scribe-archive/scribe/adapters/claude"
 	"github.com/scribe-archive/scribe/adapters/codex"
+	"github.com/scribe-archive/scribe/adapters/gemini"
 	"github.com/scribe-archive/scribe/check"
 	"github.com/scribe-archive/scribe/exportclaude"
 	"github.com/scribe-archive/scribe/exportcodex"
 	"github.com/scribe-archive/scribe/exportcore"
+	"github.com/scribe-archive/scribe/exportgemini"
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/internal/testkit/crosstest"
 	"github.com/scribe-archive/scribe/internal/testkit/realclient"
@@ -76,45 +78,82 @@ func claudeSessions(t *testing.T) []crosstest.Inscribed {
 	return crosstest.InscribeAll(t, claude.New(), filepath.Join(testenv.RepoRoot(t), "testdata", "claude", "projects"), dir)
 }
 
-// TestCrossResumeInCodex is the judge of export-codex for Claude Code
-// sessions: for every bundled Claude Code session and every session of
-// the public corpus, the real Claude Code client resumes the original and
-// the real Codex client resumes the conversion, and Codex sends its model,
-// in order, every prompt, reply, image, tool call and result Claude Code
-// sends (a compaction's summary and what it preserved), but for what the
-// conversion reports as lost. check --to codex reads the same: the Codex it
-// stands in for (codex's Resume) sends what the real one sends, and it
-// finds nothing lost unreported either.
+// TestCrossResumeInCodex is the judge of export-codex for Claude Code and
+// Gemini CLI sessions: for every bundled Claude Code session, every session
+// of the public corpus and every bundled Gemini CLI session, the source's
+// real client resumes the original and the real Codex client resumes the
+// conversion, and Codex sends its model, in order, every prompt, reply,
+// image, tool call and result the source client sends (a compaction's
+// summary and what it preserved), but for what the conversion reports as
+// lost. check --to codex reads the same: the Codex it stands in for
+// (codex's Resume) sends what the real one sends, and it finds nothing
+// lost unreported either.
 func TestCrossResumeInCodex(t *testing.T) {
-	bin := realclient.Claude(t)
 	cp := probeTool(t)
+	t.Run("claude", func(t *testing.T) {
+		bin := realclient.Claude(t)
+		var originals []original
+		for _, s := range claudeSessions(t) {
+			originals = append(originals, original{Inscribed: s, from: fromClaude, client: "Claude Code", sent: func() ([]exportcore.Unit, error) {
+				subs := ""
+				if d := filepath.Join(strings.TrimSuffix(s.Source, ".jsonl"), "subagents"); isDir(d) {
+					subs = d
+				}
+				orig, err := realclient.Probe(context.Background(), bin, s.Source, subs)
+				if err != nil {
+					return nil, err
+				}
+				return crosstest.ClaudeUnits(orig)
+			}})
+		}
+		resumeInCodex(t, cp, originals)
+	})
+	t.Run("gemini", func(t *testing.T) {
+		gp := realclient.Gemini(t)
+		var originals []original
+		for _, s := range crosstest.InscribeAll(t, gemini.New(), geminiRoot(t)) {
+			originals = append(originals, original{Inscribed: s, from: fromGemini, client: "Gemini CLI", sent: func() ([]exportcore.Unit, error) {
+				orig, err := gp.Probe(s.Source)
+				if err != nil {
+					return nil, err
+				}
+				return crosstest.GeminiUnits(orig)
+			}})
+		}
+		resumeInCodex(t, cp, originals)
+	})
+}
+
+// original is a session a judge converts: as inscribed, the format it
+// came from, and what its own real client sends resuming it.
+type original struct {
+	crosstest.Inscribed
+	from   exportcore.Source
+	client string
+	sent   func() ([]exportcore.Unit, error)
+}
+
+func resumeInCodex(t *testing.T, cp *realclient.CodexProbe, originals []original) {
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 2)
-	for _, s := range claudeSessions(t) {
+	for _, s := range originals {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			name := filepath.Base(s.Source)
-			subs := ""
-			if d := filepath.Join(strings.TrimSuffix(s.Source, ".jsonl"), "subagents"); isDir(d) {
-				subs = d
-			}
-			orig, err := realclient.Probe(context.Background(), bin, s.Source, subs)
+			want, err := s.sent()
 			if err != nil {
 				// Some published files are not sessions the client can
-				// resume at all: there is nothing to carry.
-				t.Logf("%s: Claude Code does not resume the original: %.300v", name, err)
-				return
-			}
-			want, err := crosstest.ClaudeUnits(orig)
-			if err != nil {
-				t.Error(err)
+				// resume at all (nor is a Gemini CLI session a
+				// loop-detection rollback left empty): there is nothing
+				// to carry.
+				t.Logf("%s: %s does not resume the original: %.300v", name, s.client, err)
 				return
 			}
 			if len(want) == 0 {
 				return // nothing the model receives (a file of summaries)
 			}
-			files, losses, err := exportcodex.ConvertSession(storetest.Doc(t, s.Doc), fromClaude, t.TempDir(), exportcodex.Options{})
+			files, losses, err := exportcodex.ConvertSession(storetest.Doc(t, s.Doc), s.from, t.TempDir(), exportcodex.Options{})
 			if err != nil {
 				t.Errorf("%s: %v", name, err)
 				return
@@ -129,9 +168,9 @@ func TestCrossResumeInCodex(t *testing.T) {
 				t.Error(err)
 				return
 			}
-			crosstest.Judge(t, crosstest.Judged{Name: name, From: "Claude Code", To: "Codex", Sent: want, Received: got, Losses: losses,
+			crosstest.Judge(t, crosstest.Judged{Name: name, From: s.client, To: "Codex", Sent: want, Received: got, Losses: losses,
 				File: files[0].Path, Target: codex.New()})
-			rep, err := check.Cross(storetest.Doc(t, s.Doc), fromClaude, toCodex)
+			rep, err := check.Cross(storetest.Doc(t, s.Doc), s.from, toCodexFrom(s.from))
 			if err != nil {
 				t.Error(err)
 				return
@@ -165,29 +204,40 @@ func TestConvertIsDeterministic(t *testing.T) {
 	}
 }
 
-// toCodex is the Codex client as a cross-agent check takes it.
-var toCodex = check.CrossFormat{Name: "codex", Target: codex.New(), Convert: func(d *inscribe.Doc, dir string) (*exportcodex.Losses, error) {
-	_, losses, err := exportcodex.ConvertSession(d, fromClaude, dir, exportcodex.Options{})
-	return losses, err
-}}
+// toCodex is the Codex client as a cross-agent check of a Claude Code
+// session takes it.
+var toCodex = toCodexFrom(fromClaude)
 
-// TestCrossRoundTrip: for every bundled Claude Code session, check --to
-// codex finds nothing the conversion lost without reporting it (what Codex
-// would send resuming it holds what Claude Code sends, but for reported
-// losses), and the conversion inscribed back keeps the session's id,
-// directory, title and model.
+// toCodexFrom is the Codex client as a cross-agent check of a session of
+// the format from takes it.
+func toCodexFrom(from exportcore.Source) check.CrossFormat {
+	return check.CrossFormat{Name: "codex", Target: codex.New(), Convert: func(d *inscribe.Doc, dir string) (*exportcodex.Losses, error) {
+		_, losses, err := exportcodex.ConvertSession(d, from, dir, exportcodex.Options{})
+		return losses, err
+	}}
+}
+
+// TestCrossRoundTrip: for every bundled Claude Code and Gemini CLI
+// session, check --to codex finds nothing the conversion lost without
+// reporting it (what Codex would send resuming it holds what the source
+// client sends, but for reported losses), and the conversion inscribed
+// back keeps the session's id, directory, title and model.
 func TestCrossRoundTrip(t *testing.T) {
-	docs := claudeDocs(t)
-	for _, id := range sortedIDs(docs) {
-		rep, err := check.Cross(storetest.Doc(t, docs[id]), fromClaude, toCodex)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range rep.Findings {
-			if !f.Explained() {
-				t.Errorf("%s: %s: %s", id, f.Kind, f.Msg)
-			} else {
-				t.Logf("%s: %s %d %s of %s (%s)", id, f.Kind, f.Count, f.Unit, f.What, f.Detail)
+	for _, src := range []struct {
+		from exportcore.Source
+		docs map[string]string
+	}{{fromClaude, claudeDocs(t)}, {fromGemini, crosstest.Inscribe(t, gemini.New(), geminiRoot(t))}} {
+		for _, id := range sortedIDs(src.docs) {
+			rep, err := check.Cross(storetest.Doc(t, src.docs[id]), src.from, toCodexFrom(src.from))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range rep.Findings {
+				if !f.Explained() {
+					t.Errorf("%s: %s: %s", id, f.Kind, f.Msg)
+				} else {
+					t.Logf("%s: %s %d %s of %s (%s)", id, f.Kind, f.Count, f.Unit, f.What, f.Detail)
+				}
 			}
 		}
 	}
@@ -197,3 +247,15 @@ func TestCrossRoundTrip(t *testing.T) {
 var fromClaude = exportcore.Source{Transcript: func(d *inscribe.Doc, w io.Writer) ([]error, error) {
 	return exportclaude.Transcript(d, claude.New(), w)
 }, Resumer: claude.New()}
+
+// fromGemini is the Gemini CLI as a conversion reads a session inscribed
+// from it.
+var fromGemini = exportcore.Source{Transcript: func(d *inscribe.Doc, w io.Writer) ([]error, error) {
+	return exportgemini.Transcript(d, gemini.New(), w)
+}, Resumer: gemini.New()}
+
+// geminiRoot holds the bundled Gemini CLI sessions (the corpus written by
+// Gemini CLI 0.61.0).
+func geminiRoot(t *testing.T) string {
+	return filepath.Join(testenv.RepoRoot(t), "testdata", "gemini", "tmp")
+}
