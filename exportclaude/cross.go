@@ -476,47 +476,10 @@ func (x *converter) file(f *session.File) (claude.Block, bool, error) {
 // the summary, after the source's own summary when it has one in words.
 func (x *converter) compaction(it *session.Item) {
 	b := &it.Blocks[0]
-	summary := strings.TrimSpace(b.Text)
-	var kept []string
-	for j := range it.Blocks[1:] {
-		k := &it.Blocks[j+1]
-		switch {
-		case k.Kind == session.KindText:
-			if strings.TrimSpace(k.Text) == "" || strings.TrimSpace(k.Text) == summary {
-				continue
-			}
-			who := "The user said:"
-			role, note, _ := strings.Cut(k.Label, ", ")
-			switch {
-			case role == "assistant":
-				who = "The assistant said:"
-			case note != "":
-				who = strings.ToUpper(note[:1]) + note[1:] + ":" // a message from another agent
-			}
-			kept = append(kept, who+"\n\n"+k.Text)
-		case k.Kind == session.KindReminder && k.Label == "AGENTS.md":
-			x.losses.Add(exportcore.Transformed, exportcore.WhatInstructions, 1, "",
-				"Claude Code does not load a project's AGENTS.md, which the source client re-sends with its compaction: the instructions are carried in the summary")
-			kept = append(kept, "The project's instructions, which the assistant was given:\n\n"+k.Text)
-		case k.Kind == session.KindRaw && k.Label == "encrypted compaction":
-			x.losses.AddDetail(exportcore.Dropped, exportcore.WhatCompaction, k.Label, "",
-				"the summary the model's server made of the conversation is encrypted for OpenAI's models (Codex sends it back as is); no other model can read it, so it is not carried")
-		case k.Kind == session.KindFile:
-			x.losses.AddDetail(exportcore.Dropped, exportcore.WhatFile, k.File.MediaType, "files",
-				"an image the source client re-sends with its compaction has no place in Claude Code's summary, which is text; the store keeps the file")
-		default:
-			x.dropBlock(k)
-		}
-	}
-	if len(kept) > 0 {
-		x.losses.Add(exportcore.Transformed, exportcore.WhatKept, len(kept), "messages",
+	summary, n := exportcore.Kept(it, x.c.Meta.AgentName, &x.losses, "Claude Code", x.dropBlock)
+	if n > 0 {
+		x.losses.Add(exportcore.Transformed, exportcore.WhatKept, n, "messages",
 			"what the source client sends in place of the history before its compaction (Codex's replacement history: the person's earlier prompts) is carried as the text of Claude Code's summary, each message as it was")
-		intro := "This session was compacted by " + x.c.Meta.AgentName + ". In place of the conversation before this point, it keeps these messages:"
-		parts := append([]string{intro}, kept...)
-		if summary != "" {
-			parts = append([]string{summary}, parts...)
-		}
-		summary = strings.Join(parts, "\n\n")
 	}
 	x.losses.Add(exportcore.Transformed, exportcore.WhatCompaction, 1, "",
 		"carried as Claude Code's own compaction (a compact_boundary and the summary after it): Claude Code resumes from the summary and what follows, as the source client did")

@@ -125,46 +125,12 @@ func (x *converter) run() error {
 	if t := session.Str(m.Title); t != "" {
 		x.line(started, "event_msg", codex.EventMsg{Type: "thread_name_updated", ThreadID: x.sid, ThreadName: t})
 	}
-	for _, i := range order(x.c.Items) {
+	for _, i := range exportcore.Order(x.c.Items) {
 		if err := x.item(&x.c.Items[i]); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// order is the order the items are written in: their own, but for a
-// compaction that kept a segment of the conversation before it verbatim
-// (Claude Code's preserved segment, from its head on), which goes before
-// that segment: Codex sends what follows a compaction, so the model
-// continues from the summary and the segment, as Claude Code's did.
-func order(items []session.Item) []int {
-	out := make([]int, 0, len(items))
-	at := map[string]int{} // entry identity -> position in out
-	for i, it := range items {
-		var c *session.Compaction
-		for _, b := range it.Blocks {
-			if b.Kind == session.KindCompaction && b.Compaction != nil {
-				c = b.Compaction
-			}
-		}
-		if c != nil && c.Head != "" {
-			if h, ok := at[c.Head]; ok {
-				out = append(out[:h], append([]int{i}, out[h:]...)...)
-				for k, p := range at {
-					if p >= h {
-						at[k] = p + 1
-					}
-				}
-				continue
-			}
-		}
-		for _, id := range it.IDs {
-			at[id] = len(out)
-		}
-		out = append(out, i)
-	}
-	return out
 }
 
 // turn writes the context of a turn: Codex reads the last one back on

@@ -203,3 +203,38 @@ func (c *Conversation) inherit(depth int) error {
 	c.Items = append(prefix, c.Items...)
 	return nil
 }
+
+// Order is the order a conversion writes items in: their own, but for a
+// compaction that kept a segment of the conversation before it verbatim
+// (Claude Code's preserved segment, from its head on), which goes before
+// that segment: a target that sends what follows a compaction (Codex,
+// Gemini CLI) then continues from the summary and the segment, as Claude
+// Code's model did.
+func Order(items []session.Item) []int {
+	out := make([]int, 0, len(items))
+	at := map[string]int{} // entry identity -> position in out
+	for i, it := range items {
+		var c *session.Compaction
+		for _, b := range it.Blocks {
+			if b.Kind == session.KindCompaction && b.Compaction != nil {
+				c = b.Compaction
+			}
+		}
+		if c != nil && c.Head != "" {
+			if h, ok := at[c.Head]; ok {
+				out = append(out[:h], append([]int{i}, out[h:]...)...)
+				for k, p := range at {
+					if p >= h {
+						at[k] = p + 1
+					}
+				}
+				continue
+			}
+		}
+		for _, id := range it.IDs {
+			at[id] = len(out)
+		}
+		out = append(out, i)
+	}
+	return out
+}

@@ -149,6 +149,27 @@ func recordedProject(m *session.Meta) string {
 	return ""
 }
 
+// projectRoot writes the project's .project_root beside dir when dir is a
+// chats folder whose project folder has none: the marker by which the
+// client knows the folder is the project's.
+func projectRoot(dir, project string, opts Options) (*File, error) {
+	root := filepath.Join(filepath.Dir(dir), ".project_root")
+	if project == "" || filepath.Base(dir) != "chats" {
+		return nil, nil
+	}
+	if _, err := os.Stat(root); !errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	f, _, err := exportcore.WriteFile(root, opts, func(w io.Writer) ([]error, error) {
+		_, err := io.WriteString(w, project)
+		return nil, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &f, nil
+}
+
 // Dir is the chats folder where the client looks for a session's file,
 // in its tmp folder tmp: <tmp>/<project folder>/chats (see
 // [ProjectFolder]).
@@ -208,13 +229,12 @@ func Session(d *inscribe.Doc, src source.Adapter, dir string, opts Options) ([]F
 			return files, warnings, err
 		}
 	}
-	root := filepath.Join(filepath.Dir(dir), ".project_root")
-	if project := session.Str(meta.Project); project != "" && filepath.Base(dir) == "chats" {
-		if _, err := os.Stat(root); errors.Is(err, fs.ErrNotExist) {
-			if err := put(root, func(w io.Writer) ([]error, error) { _, err := io.WriteString(w, project); return nil, err }); err != nil {
-				return files, warnings, err
-			}
-		}
+	marker, err := projectRoot(dir, session.Str(meta.Project), opts)
+	if err != nil {
+		return files, warnings, err
+	}
+	if marker != nil {
+		files = append(files, *marker)
 	}
 	return files, warnings, nil
 }

@@ -11,11 +11,14 @@ import (
 	"github.com/scribe-archive/scribe/internal/testkit/storetest"
 )
 
-// TestResumeLikeSource: for every real session, the real Gemini CLI
-// resumes the export exactly as it resumes the source: it sends the model
-// the same contents (realclient.GeminiProbe). A session the client does
-// not resume (a loop-detection rollback left nothing resumable) is refused
-// alike.
+// TestResumeLikeSource: the real Gemini CLI resumes the export exactly as
+// it resumes the source: it sends the model the same contents
+// (realclient.GeminiProbe). TestCorpus shows every export is its source
+// byte for byte, which the client cannot tell apart; the probes here are
+// of the sessions whose history the client rewrote (a rewind, a
+// compression, resumes in the creation minute) and of one it does not
+// resume (a loop-detection rollback left nothing resumable), which it
+// refuses alike.
 func TestResumeLikeSource(t *testing.T) {
 	p := realclient.Gemini(t)
 	_, ss := corpus(t)
@@ -41,6 +44,11 @@ func TestResumeLikeSource(t *testing.T) {
 		exported[src.Path] = files[0].Path
 	}
 	for _, src := range ss {
+		switch src.ID[:8] {
+		case "55555555", "44444444", "dddddddd", "ffffffff":
+		default:
+			continue
+		}
 		t.Run(filepath.Base(src.Path), func(t *testing.T) {
 			t.Parallel()
 			want, werr := p.Probe(src.Path)

@@ -269,13 +269,13 @@ func TestReplay(t *testing.T) {
 			"83ef0f1f user", "d1dbe5ef assistant", "ec11c577 user <- 85693c8d", "c83d7727 assistant", "586e9569 user", "4f2aa714 assistant"},
 			"4f2aa714-f867-41cc-a774-b3d41ba64651", []session.Branch{{At: "85693c8d-a258-4b48-883b-3823429e2941",
 				Children: []string{"d7c99e61-cb4a-4fe4-b636-a35309490f1c", "ec11c577-9c92-4d85-916b-1dba0bab510b"}, Live: "ec11c577-9c92-4d85-916b-1dba0bab510b"}}},
-		// A compression: the snapshot continues the session context,
-		// beside the history it summarised.
+		// A compression: the snapshot continues the history it
+		// replaced, which stays on the live branch (as a compaction of
+		// Claude Code's), and the client's restatement of the last turn
+		// follows it.
 		{"compress", "9e444444", []string{"d04923d3 system/context", "b03f0590 user", "9380e9f8 assistant", "0dd9f8e1 user", "0b8eb7ce assistant",
-			"584638c8 user", "ede3f255 assistant", "0feae14c system/compaction <- d04923d3", "501c405a assistant", "416177fc user", "e3cb238a assistant",
-			"75ffcedb assistant", "20fe38d4 user", "957fa060 assistant"}, "957fa060-c19f-46ea-9507-fcc0f0484017",
-			[]session.Branch{{At: "d04923d38bb0f6017037e74183378ef4", Children: []string{"b03f0590-3e79-40cb-bdf0-a69ece517349", "0feae14c-9c9d-457b-8f87-81be48ea4d4e"},
-				Live: "0feae14c-9c9d-457b-8f87-81be48ea4d4e"}}},
+			"584638c8 user", "ede3f255 assistant", "0feae14c system/compaction", "501c405a assistant", "416177fc user", "e3cb238a assistant",
+			"75ffcedb assistant", "20fe38d4 user", "957fa060 assistant"}, "957fa060-c19f-46ea-9507-fcc0f0484017", nil},
 		// A loop-detection rollback leaves nothing but the context.
 		{"loop-detected", "9effffff", []string{"d04923d3 system/context", "80a74cac user", "dac72ba4 user <- d04923d3"}, "d04923d38bb0f6017037e74183378ef4",
 			[]session.Branch{{At: "d04923d38bb0f6017037e74183378ef4", Children: []string{"80a74cac-da8d-43a7-a883-0f9adc973fb8", "dac72ba4-92e5-4b77-a71d-7fcad0e84e67"}}}},
@@ -338,9 +338,11 @@ func TestBadInput(t *testing.T) {
 		t.Errorf("%d lines, %d kept", len(lines), kept)
 	}
 	// The rewind to an unknown message emptied the history, as the
-	// client does; what the $set after it holds starts again from the
-	// root, and everything stays in the document.
-	if got, want := summaries(b.items()), []string{"ctx system/context", "p1 user", "r1 assistant", "x1 future <- root", "p2 user <- root"}; !reflect.DeepEqual(got, want) {
+	// client does: what comes next starts again from the root; the $set
+	// after it replaces the history with a message of a person's the
+	// document does not show, a compression (its summary continues what
+	// it replaced); everything stays in the document.
+	if got, want := summaries(b.items()), []string{"ctx system/context", "p1 user", "r1 assistant", "x1 future <- root", "p2 system/compaction"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("items %q, want %q", got, want)
 	}
 }

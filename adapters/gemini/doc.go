@@ -27,13 +27,16 @@
 // it in the history; the session context the client injects first is the
 // root item (a later one, when it differs, a reminder where it came). A
 // message written again while its round is open rebuilds its item; a new
-// version of one in a closed round, a $rewindTo followed by new messages,
-// a compression or a rollback make new items beside the old ones, so the
-// old ones become an abandoned branch (session.Branch in the document's
-// head), as a rewind of Claude Code's does. A $set that writes the history
-// again as it was (a resume) adds nothing: two versions of a message are
-// the same when the client sends the model the same for them. A
-// compression's state snapshot is a compaction.
+// version of one in a closed round, a $rewindTo followed by new messages
+// or a rollback make new items beside the old ones, so the old ones become
+// an abandoned branch (session.Branch in the document's head), as a rewind
+// of Claude Code's does. A $set that writes the history again as it was (a
+// resume) adds nothing: two versions of a message are the same when the
+// client sends the model the same for them. A $set whose first message is
+// a person's the document does not show is a compression: that message
+// (the client's state snapshot) is a compaction continuing the history it
+// replaced, which stays on the live branch, as Claude Code's compactions
+// keep what they summarised.
 //
 // A round opens at each prompt a person typed (a user message line that
 // is not the session context, a snapshot or function responses). A gemini

@@ -292,9 +292,11 @@ func (r *round) rewind(line int, id string) {
 
 // replace replays a $set of the history.
 func (r *round) replace(msgs []*message) {
+	before := r.st.Tip // the last item of the history replaced
 	r.st.Live = make([]Live, 0, len(msgs))
 	r.live = make(map[string]int, len(msgs))
 	tip := ""
+	first := true // no message of the conversation yet (the context aside)
 	for _, m := range msgs {
 		if i, dup := r.live[m.ID]; dup {
 			// The client's map keeps the first place of an id and the
@@ -310,21 +312,34 @@ func (r *round) replace(msgs []*message) {
 			r.append(Live{ID: m.ID, Item: "-", Hash: m.hash})
 			continue
 		case contextClass:
+			// The context the history starts with is the root the
+			// conversation continues; it binds no message to it.
 			l := r.context(m.full(r.c))
-			if it := l.item(); it != "" && (tip == "" || r.parentOf(it) == tip) {
+			if it := l.item(); it != "" && first {
 				tip = it
 			}
 			r.append(l)
 			continue
 		}
-		if item, ok := r.shows(m); ok && (tip == "" || item == tip || r.parentOf(item) == tip) {
+		if item, ok := r.shows(m); ok && (first || item == tip || r.parentOf(item) == tip) {
 			// The version an item shows, where it continues the one
 			// before: the same item.
 			tip = item
+			first = false
 			r.append(liveOf(m, item))
 			continue
 		}
-		l := r.show(m.full(r.c), tip)
+		full, parent := m.full(r.c), tip
+		if first && before != "" && (full.class == promptClass || full.class == snapshotClass) {
+			// A history set anew whose first message is a person's the
+			// document does not show: a compression, that message its
+			// summary, which continues the history it replaced (the
+			// document keeps it on the live branch, as a compaction of
+			// Claude Code's).
+			full.class, parent = snapshotClass, before
+		}
+		first = false
+		l := r.show(full, parent)
 		if it := l.item(); it != "" && m.class != responseClass {
 			tip = it
 		}

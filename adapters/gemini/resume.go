@@ -182,7 +182,11 @@ func resumedParts(parts []any) []session.Block {
 		case pt.InlineData != nil || pt.FileData != nil:
 			f := resumedFile(pt)
 			if n := len(out); n > 0 && out[n-1].Kind == session.KindToolResult {
-				out[n-1].Result.Parts = append(out[n-1].Result.Parts, session.Part{Kind: session.KindFile, File: f})
+				r := out[n-1].Result
+				if len(r.Parts) == 1 && r.Parts[0].Kind == session.KindText && r.Parts[0].Text == "" {
+					r.Parts = nil // an empty output before an image is no part
+				}
+				r.Parts = append(r.Parts, session.Part{Kind: session.KindFile, File: f})
 				continue
 			}
 			out = append(out, session.Block{Kind: session.KindFile, File: f})

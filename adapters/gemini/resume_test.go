@@ -30,7 +30,7 @@ func resumeFile(t *testing.T, p string) []exportcore.Unit {
 }
 
 // TestResumeIsWhatGeminiSends holds Resume to the real client: for every
-// session of the samples and of the shared corpus, the prompts, replies,
+// session of the samples (the shared corpus, copied), the prompts, replies,
 // images, calls and results Resume says the Gemini CLI sends on resume are
 // those it sends, in order (a function response as many times as the
 // client sends it). A session the client does not resume has nothing to
@@ -38,15 +38,12 @@ func resumeFile(t *testing.T, p string) []exportcore.Unit {
 func TestResumeIsWhatGeminiSends(t *testing.T) {
 	p := realclient.Gemini(t)
 	var files []string
-	for _, root := range []string{filepath.Join(testenv.RepoRoot(t), "testdata", "gemini", "tmp"),
-		filepath.Join(testenv.Shared(t), "corpus", "gemini-0.61.0", "tmp")} {
-		ss, err := gemini.New().Discover(root)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, s := range ss {
-			files = append(files, s.Path)
-		}
+	ss, err := gemini.New().Discover(filepath.Join(testenv.RepoRoot(t), "testdata", "gemini", "tmp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range ss {
+		files = append(files, s.Path)
 	}
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 2)

@@ -25,7 +25,7 @@ type checkOptions struct {
 func newCheckCmd(e *env) *cobra.Command {
 	var o checkOptions
 	cmd := &cobra.Command{
-		Use:   "check [SOURCE...] | check --store [SESSION...] | check --to codex|claude SESSION...",
+		Use:   "check [SOURCE...] | check --store [SESSION...] | check --to codex|claude|gemini SESSION...",
 		Short: "Prove the round trip: inscribe, export, diff against the source, re-inscribe",
 		Long: `check inscribes each SOURCE into a scratch store, exports it back with
 export-claude, compares the export with the source (line by line, then entry
@@ -54,14 +54,15 @@ A SOURCE is inscribed as scribe inscribe would inscribe it into the store:
 redacted when the store redacts (or, where there is no store yet, as a new
 store would), unless --no-redact.
 
-With --to codex or --to claude, check the conversion of each SESSION (a
-session id, a unique prefix of one, a document, or a source to inscribe
-first) to the other client instead: what export-codex or export-claude
-could not carry, each kind of loss with its count and why (dropped: not in
-the conversion; transformed: carried in another form), known losses that
-are not failures; then the conversion is inscribed back and compared with
-the session: a difference no reported loss accounts for is a failure
-(document).
+With --to codex, --to claude or --to gemini, check the conversion of each
+SESSION (a session id, a unique prefix of one, a document, or a source to
+inscribe first) to that client instead: what export-codex, export-claude or
+export-gemini could not carry, each kind of loss with its count and why
+(dropped: not in the conversion; transformed: carried in another form),
+known losses that are not failures; then what that client would send its
+model resuming the conversion is compared with what the session's own
+client sends resuming it: a prompt, reply, image, tool call or result
+missing that no reported loss accounts for is a failure (document).
 
 EXIT STATUS
   0  every session round-trips
@@ -74,7 +75,7 @@ EXIT STATUS
 	}
 	cmd.Flags().BoolVar(&o.store, "store", false, "check the sessions in the store against their sources")
 	cmd.Flags().BoolVar(&e.json, "json", false, "print the reports as JSON")
-	cmd.Flags().StringVar(&o.to, "to", "", "check the conversion of each SESSION to this client (codex, claude)")
+	cmd.Flags().StringVar(&o.to, "to", "", "check the conversion of each SESSION to this client (codex, claude, gemini)")
 	o.redact.add(cmd, "in the scratch stores check inscribes into")
 	return cmd
 }

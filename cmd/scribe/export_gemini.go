@@ -26,6 +26,14 @@ the client wrote (its history's rewrites included) come from the round
 files and are never regenerated. An existing file that differs is not
 overwritten without --force; an identical one is left alone.
 
+A session inscribed from another client (Claude Code, Codex) is converted:
+its live conversation becomes a session file the Gemini CLI resumes under
+the same session id, with prompts, replies, tool calls and their full
+results, images and compactions (as the client's own compression). What
+cannot be carried (thinking, the client's injected context, abandoned
+branches, ...) is summarised on stderr; scribe check --to gemini SESSION
+lists it with the reasons.
+
 With --json the report is one object on stdout, as export-claude's:
   {"files": [{"path", "written"}, ...], "warnings": [...]}`,
 		Args:              cobra.ExactArgs(1),

@@ -107,6 +107,10 @@ func geminiFormat() *format {
 		adapter: a,
 		client:  "Gemini CLI",
 		command: "export-gemini",
+		convert: exportgemini.Convert,
+		convertSession: func(d *inscribe.Doc, from exportcore.Source, dir string, force bool) ([]exportclaude.File, *exportclaude.Losses, error) {
+			return exportgemini.ConvertSession(d, from, dir, exportgemini.Options{Force: force})
+		},
 		transcript: func(d *inscribe.Doc, w io.Writer) ([]error, error) {
 			return exportgemini.Transcript(d, a, w)
 		},

@@ -224,10 +224,26 @@ func CodexUnits(out []byte) ([]exportcore.Unit, error) {
 
 // GeminiUnits reads the contents a Gemini CLI probe returns: texts of the
 // user and model turns (thoughts are not units), images, function calls,
-// and function responses as results, the images after one its parts. A
-// state snapshot (a compression's summary, sent as a person's text) is
-// what a compaction kept.
+// and function responses as results (their output or error; what follows
+// one, images, its parts). A state snapshot (a compression's summary, sent
+// as a person's text) is what a compaction kept. Context any client adds
+// is left out (IsContext).
 func GeminiUnits(out []byte) ([]exportcore.Unit, error) {
+	us, err := geminiUnits(out, IsContext)
+	return exportcore.Canon(us), err
+}
+
+// GeminiSent is GeminiUnits in the order the client sends them, leaving
+// out only the Gemini CLI's own context (a conversion's texts that are
+// another client's tags, a Claude Code command's, are sent as texts).
+func GeminiSent(out []byte) ([]exportcore.Unit, error) {
+	return geminiUnits(out, func(text string) bool {
+		t := strings.TrimSpace(text)
+		return strings.HasPrefix(t, "<session_context>") || strings.HasPrefix(t, "<hook_context>")
+	})
+}
+
+func geminiUnits(out []byte, isContext func(string) bool) ([]exportcore.Unit, error) {
 	var contents []struct {
 		Role  string `json:"role"`
 		Parts []struct {
@@ -251,6 +267,7 @@ func GeminiUnits(out []byte) ([]exportcore.Unit, error) {
 	}
 	var us []exportcore.Unit
 	for _, c := range contents {
+		inResult := false // the last part was a function response's
 		role := "assistant"
 		if c.Role == "user" {
 			role = "user"
@@ -268,6 +285,7 @@ func GeminiUnits(out []byte) ([]exportcore.Unit, error) {
 					}
 				}
 				us = append(us, u)
+				inResult = true
 			case p.InlineData != nil || p.FileData != nil:
 				mt := ""
 				if p.InlineData != nil {
@@ -275,8 +293,12 @@ func GeminiUnits(out []byte) ([]exportcore.Unit, error) {
 				} else {
 					mt = p.FileData.MimeType
 				}
-				if n := len(us); n > 0 && us[n-1].Kind == "result" {
-					us[n-1].Parts = append(us[n-1].Parts, "[image]")
+				if n := len(us); n > 0 && us[n-1].Kind == "result" && inResult {
+					r := &us[n-1]
+					if len(r.Parts) == 1 && r.Parts[0] == "" {
+						r.Parts = nil // an empty output before an image is no part
+					}
+					r.Parts = append(r.Parts, "[image]")
 					continue
 				}
 				us = append(us, exportcore.Unit{Kind: "image", Text: mt})
@@ -286,12 +308,14 @@ func GeminiUnits(out []byte) ([]exportcore.Unit, error) {
 					in = "{}"
 				}
 				us = append(us, exportcore.Unit{Kind: "call", Name: p.FunctionCall.Name, Input: exportcore.WrapInput(in), ID: p.FunctionCall.ID})
-			case p.Text != nil && !p.Thought && *p.Text != "" && !(role == "user" && IsContext(*p.Text)):
+				inResult = false
+			case p.Text != nil && !p.Thought && *p.Text != "" && !(role == "user" && isContext(*p.Text)):
 				us = append(us, exportcore.Unit{Kind: role, Text: *p.Text, Kept: role == "user" && strings.HasPrefix(strings.TrimSpace(*p.Text), "<state_snapshot>")})
+				inResult = false
 			}
 		}
 	}
-	return exportcore.Canon(us), nil
+	return us, nil
 }
 
 // Describe says where two lists of units part: the first unit of want
