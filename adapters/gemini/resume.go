@@ -140,7 +140,7 @@ func resumedItems(raw json.RawMessage) []session.Item {
 		if ignoredUserText(partsString(m.Content)) {
 			return nil
 		}
-		it := session.Item{Role: "user", IDs: []string{m.ID}, Blocks: resumedParts(ensureParts(m.Content))}
+		it := session.Item{Role: "user", IDs: []string{m.ID}, Time: l.Timestamp, Blocks: resumedParts(ensureParts(m.Content))}
 		if t := strings.TrimSpace(partsString(m.Content)); strings.HasPrefix(t, "<state_snapshot>") {
 			it.Role = "system"
 			it.Blocks = []session.Block{{Kind: session.KindCompaction, Text: t, Compaction: &session.Compaction{}}}
@@ -151,9 +151,9 @@ func resumedItems(raw json.RawMessage) []session.Item {
 		if len(model) == 0 {
 			return nil
 		}
-		out := []session.Item{{Role: "assistant", IDs: []string{m.ID}, Blocks: resumedParts(model)}}
+		out := []session.Item{{Role: "assistant", IDs: []string{m.ID}, Time: l.Timestamp, Blocks: resumedParts(model)}}
 		if len(response) > 0 {
-			out = append(out, session.Item{Role: "user", IDs: []string{m.ID + "_response"}, Blocks: resumedParts(response)})
+			out = append(out, session.Item{Role: "user", IDs: []string{m.ID + "_response"}, Time: l.Timestamp, Blocks: resumedParts(response)})
 		}
 		return out
 	}

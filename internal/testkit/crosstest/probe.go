@@ -380,12 +380,14 @@ func Carried(t testing.TB, name string, want, got []exportcore.Unit, losses *exp
 	t.Logf("%s: %s, resuming the conversion, sends all %d units %s sends (%d missing, each a reported loss)", name, to, len(want), from, len(exportcore.Missing(want, got)))
 }
 
-// MadeUp reports whether a unit is one Claude Code makes up as it sends a
-// conversation (for a reply that ended without text, an image's source,
-// the last turn's missing reply or its interrupted tool results), which
-// claude's Resume does not claim to know and a conversion need not carry.
+// MadeUp reports whether a unit is one a client makes up as it sends a
+// conversation (Claude Code for a reply that ended without text, an
+// image's source, the last turn's missing reply or its interrupted tool
+// results; the Gemini CLI for a last turn that ended without a reply),
+// which the Resumers do not claim to know and a conversion need not carry.
 func MadeUp(u exportcore.Unit) bool {
-	for _, p := range []string{"No response requested.", "Continue from where you left off.", "[Your previous response had no visible output", "[Image: source:", "[Request interrupted", "<task-notification>"} {
+	for _, p := range []string{"No response requested.", "Continue from where you left off.", "[Your previous response had no visible output", "[Image: source:", "[Request interrupted", "<task-notification>",
+		"[The previous response was interrupted before it completed.]"} {
 		if strings.HasPrefix(u.Text, p) {
 			return true
 		}
