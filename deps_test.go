@@ -86,7 +86,7 @@ const depsRules = `
 	# Tools and test helpers.
 	NONE < bench/floor, internal/testkit/testenv, internal/testkit/realclient;
 	ADAPTERS, inscribe/views, internal/testkit/testenv < internal/testkit/storetest;
-	exportcore < internal/testkit/crosstest;
+	exportcore, internal/testkit/realclient < internal/testkit/crosstest;
 	SEAM, BASE < internal/testkit/sourcetest;
 	internal/testkit/testenv < ROOT;
 

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/scribe-archive/scribe/adapters/claude"
@@ -74,100 +73,45 @@ func codexRollouts(t *testing.T) []crosstest.Inscribed {
 // and it finds nothing lost unreported either.
 func TestCrossResumeInClaude(t *testing.T) {
 	bin := realclient.Claude(t)
+	to := crosstest.Target{Name: "Claude Code", Resumer: claude.New(),
+		Convert: func(o crosstest.Original, dir string) (string, *exportcore.Losses, error) {
+			files, losses, err := exportclaude.ConvertSession(storetest.Doc(t, o.Doc), o.From, dir, exportclaude.Options{})
+			if err != nil {
+				return "", losses, err
+			}
+			return files[0].Path, losses, nil
+		},
+		Received: func(file string) ([]exportcore.Unit, error) {
+			out, err := realclient.Probe(context.Background(), bin, file, "")
+			if err != nil {
+				return nil, err
+			}
+			return crosstest.ClaudeUnits(out)
+		},
+		Check: func(o crosstest.Original) ([]string, error) {
+			return unexplained(check.Cross(storetest.Doc(t, o.Doc), o.From, toClaudeFrom(o.From)))
+		}}
 	t.Run("codex", func(t *testing.T) {
-		cp := realclient.Codex(t)
-		var originals []original
-		for _, s := range codexRollouts(t) {
-			originals = append(originals, original{Inscribed: s, from: fromCodex, client: "Codex", sent: func() ([]exportcore.Unit, error) {
-				var others []string
-				if strings.Contains(s.Source, "c0af-7253") {
-					others, _ = filepath.Glob(filepath.Join(filepath.Dir(s.Source), "*bc69-7a02*"))
-				}
-				orig, err := cp.Probe(s.Source, others...)
-				if err != nil {
-					return nil, err
-				}
-				return crosstest.CodexUnits(orig)
-			}})
-		}
-		resumeInClaude(t, bin, originals)
+		crosstest.JudgeAll(t, crosstest.CodexOriginals(t, codexRollouts(t), fromCodex), to)
 	})
 	t.Run("gemini", func(t *testing.T) {
-		gp := realclient.Gemini(t)
-		var originals []original
-		for _, s := range geminiSessions(t) {
-			originals = append(originals, original{Inscribed: s, from: fromGemini, client: "Gemini CLI", mayRefuse: true, sent: func() ([]exportcore.Unit, error) {
-				orig, err := gp.Probe(s.Source)
-				if err != nil {
-					return nil, err
-				}
-				return crosstest.GeminiUnits(orig)
-			}})
-		}
-		resumeInClaude(t, bin, originals)
+		crosstest.JudgeAll(t, crosstest.GeminiOriginals(t, geminiSessions(t), fromGemini), to)
 	})
 }
 
-// original is a session a judge converts: as inscribed, the format it
-// came from, and what its own real client sends resuming it.
-type original struct {
-	crosstest.Inscribed
-	from   exportcore.Source
-	client string
-	sent   func() ([]exportcore.Unit, error)
-	// mayRefuse: the client may refuse to resume it (the Gemini CLI a
-	// session with nothing to resume, a loop-detection rollback's): then
-	// there is nothing to carry.
-	mayRefuse bool
-}
-
-func resumeInClaude(t *testing.T, bin string, originals []original) {
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 2)
-	for _, s := range originals {
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			name := filepath.Base(s.Source)
-			want, err := s.sent()
-			if err != nil && s.mayRefuse {
-				t.Logf("%s: %s does not resume the original: %.300v", name, s.client, err)
-				return
-			}
-			if err != nil {
-				t.Errorf("%s: %s does not resume the original: %.1000v", name, s.client, err)
-				return
-			}
-			files, losses, err := exportclaude.ConvertSession(storetest.Doc(t, s.Doc), s.from, t.TempDir(), exportclaude.Options{})
-			if err != nil {
-				t.Errorf("%s: %v", name, err)
-				return
-			}
-			out, err := realclient.Probe(context.Background(), bin, files[0].Path, "")
-			if err != nil {
-				t.Errorf("%s: Claude Code does not resume the conversion: %v", name, err)
-				return
-			}
-			got, err := crosstest.ClaudeUnits(out)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			crosstest.Judge(t, crosstest.Judged{Name: name, From: s.client, To: "Claude Code", Sent: want, Received: got, Losses: losses,
-				File: files[0].Path, Target: claude.New()})
-			rep, err := check.Cross(storetest.Doc(t, s.Doc), s.from, toClaudeFrom(s.from))
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			for _, f := range rep.Findings {
-				if !f.Explained() {
-					t.Errorf("%s: check --to claude: %s: %s", name, f.Kind, f.Msg)
-				}
-			}
-		})
+// unexplained are the findings of a check --to report that no reported
+// loss explains.
+func unexplained(rep *check.Report, err error) ([]string, error) {
+	if err != nil {
+		return nil, err
 	}
-	wg.Wait()
+	var out []string
+	for _, f := range rep.Findings {
+		if !f.Explained() {
+			out = append(out, string(f.Kind)+": "+f.Msg)
+		}
+	}
+	return out, nil
 }
 
 // TestConvertIsDeterministic: two conversions of a document are the same

@@ -2,13 +2,11 @@ package exportcodex_test
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/scribe-archive/scribe/adapters/claude"
@@ -21,7 +19,6 @@ import (
 	"github.com/scribe-archive/scribe/exportgemini"
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/internal/testkit/crosstest"
-	"github.com/scribe-archive/scribe/internal/testkit/realclient"
 	"github.com/scribe-archive/scribe/internal/testkit/storetest"
 	"github.com/scribe-archive/scribe/internal/testkit/testenv"
 )
@@ -90,104 +87,45 @@ func claudeSessions(t *testing.T) []crosstest.Inscribed {
 // lost unreported either.
 func TestCrossResumeInCodex(t *testing.T) {
 	cp := probeTool(t)
+	to := crosstest.Target{Name: "Codex", Resumer: codex.New(),
+		Convert: func(o crosstest.Original, dir string) (string, *exportcore.Losses, error) {
+			files, losses, err := exportcodex.ConvertSession(storetest.Doc(t, o.Doc), o.From, dir, exportcodex.Options{})
+			if err != nil {
+				return "", losses, err
+			}
+			return files[0].Path, losses, nil
+		},
+		Received: func(file string) ([]exportcore.Unit, error) {
+			out, err := cp.Probe(file)
+			if err != nil {
+				return nil, err
+			}
+			return crosstest.CodexUnits(out)
+		},
+		Check: func(o crosstest.Original) ([]string, error) {
+			return unexplained(check.Cross(storetest.Doc(t, o.Doc), o.From, toCodexFrom(o.From)))
+		}}
 	t.Run("claude", func(t *testing.T) {
-		bin := realclient.Claude(t)
-		var originals []original
-		for _, s := range claudeSessions(t) {
-			originals = append(originals, original{Inscribed: s, from: fromClaude, client: "Claude Code", sent: func() ([]exportcore.Unit, error) {
-				subs := ""
-				if d := filepath.Join(strings.TrimSuffix(s.Source, ".jsonl"), "subagents"); isDir(d) {
-					subs = d
-				}
-				orig, err := realclient.Probe(context.Background(), bin, s.Source, subs)
-				if err != nil {
-					return nil, err
-				}
-				return crosstest.ClaudeUnits(orig)
-			}})
-		}
-		resumeInCodex(t, cp, originals)
+		crosstest.JudgeAll(t, crosstest.ClaudeOriginals(t, claudeSessions(t), fromClaude, true), to)
 	})
 	t.Run("gemini", func(t *testing.T) {
-		gp := realclient.Gemini(t)
-		var originals []original
-		for _, s := range crosstest.InscribeAll(t, gemini.New(), geminiRoot(t)) {
-			originals = append(originals, original{Inscribed: s, from: fromGemini, client: "Gemini CLI", sent: func() ([]exportcore.Unit, error) {
-				orig, err := gp.Probe(s.Source)
-				if err != nil {
-					return nil, err
-				}
-				return crosstest.GeminiUnits(orig)
-			}})
-		}
-		resumeInCodex(t, cp, originals)
+		crosstest.JudgeAll(t, crosstest.GeminiOriginals(t, crosstest.InscribeAll(t, gemini.New(), geminiRoot(t)), fromGemini), to)
 	})
 }
 
-// original is a session a judge converts: as inscribed, the format it
-// came from, and what its own real client sends resuming it.
-type original struct {
-	crosstest.Inscribed
-	from   exportcore.Source
-	client string
-	sent   func() ([]exportcore.Unit, error)
-}
-
-func resumeInCodex(t *testing.T, cp *realclient.CodexProbe, originals []original) {
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 2)
-	for _, s := range originals {
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			name := filepath.Base(s.Source)
-			want, err := s.sent()
-			if err != nil {
-				// Some published files are not sessions the client can
-				// resume at all (nor is a Gemini CLI session a
-				// loop-detection rollback left empty): there is nothing
-				// to carry.
-				t.Logf("%s: %s does not resume the original: %.300v", name, s.client, err)
-				return
-			}
-			if len(want) == 0 {
-				return // nothing the model receives (a file of summaries)
-			}
-			files, losses, err := exportcodex.ConvertSession(storetest.Doc(t, s.Doc), s.from, t.TempDir(), exportcodex.Options{})
-			if err != nil {
-				t.Errorf("%s: %v", name, err)
-				return
-			}
-			out, err := cp.Probe(files[0].Path)
-			if err != nil {
-				t.Errorf("%s: Codex does not resume the conversion: %.2000v", name, err)
-				return
-			}
-			got, err := crosstest.CodexUnits(out)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			crosstest.Judge(t, crosstest.Judged{Name: name, From: s.client, To: "Codex", Sent: want, Received: got, Losses: losses,
-				File: files[0].Path, Target: codex.New()})
-			rep, err := check.Cross(storetest.Doc(t, s.Doc), s.from, toCodexFrom(s.from))
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			for _, f := range rep.Findings {
-				if !f.Explained() {
-					t.Errorf("%s: check --to codex: %s: %s", name, f.Kind, f.Msg)
-				}
-			}
-		})
+// unexplained are the findings of a check --to report that no reported
+// loss explains.
+func unexplained(rep *check.Report, err error) ([]string, error) {
+	if err != nil {
+		return nil, err
 	}
-	wg.Wait()
-}
-
-func isDir(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.IsDir()
+	var out []string
+	for _, f := range rep.Findings {
+		if !f.Explained() {
+			out = append(out, string(f.Kind)+": "+f.Msg)
+		}
+	}
+	return out, nil
 }
 
 // TestConvertIsDeterministic: two conversions of a document are the same

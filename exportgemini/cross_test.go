@@ -1,13 +1,9 @@
 package exportgemini_test
 
 import (
-	"context"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
-	"strings"
-	"sync"
 	"testing"
 
 	"github.com/scribe-archive/scribe/adapters/claude"
@@ -54,15 +50,6 @@ func sortedIDs(docs map[string]string) []string {
 	return ids
 }
 
-// original is a session the judge converts: as inscribed, the format it
-// came from, and what its own real client sends resuming it.
-type original struct {
-	crosstest.Inscribed
-	from   exportcore.Source
-	client string
-	sent   func() ([]exportcore.Unit, error)
-}
-
 // geminiSent reads what the Gemini CLI sent resuming a conversion: every
 // unit but its own context (another client's tags in a conversion's texts
 // are sent as texts).
@@ -82,95 +69,45 @@ func geminiSent(out []byte) ([]exportcore.Unit, error) {
 // one sends, and it finds nothing lost unreported either.
 func TestCrossResumeInGemini(t *testing.T) {
 	gp := realclient.Gemini(t)
+	to := crosstest.Target{Name: "Gemini CLI", Resumer: adapter,
+		Convert: func(o crosstest.Original, dir string) (string, *exportcore.Losses, error) {
+			files, losses, err := exportgemini.ConvertSession(storetest.Doc(t, o.Doc), o.From, filepath.Join(dir, "p", "chats"), exportgemini.Options{})
+			if err != nil {
+				return "", losses, err
+			}
+			return files[0].Path, losses, nil
+		},
+		Received: func(file string) ([]exportcore.Unit, error) {
+			out, err := gp.Probe(file)
+			if err != nil {
+				return nil, err
+			}
+			return geminiSent(out)
+		},
+		Check: func(o crosstest.Original) ([]string, error) {
+			return unexplained(check.Cross(storetest.Doc(t, o.Doc), o.From, toGemini(o.From)))
+		}}
 	t.Run("claude", func(t *testing.T) {
-		bin := realclient.Claude(t)
-		var originals []original
-		for _, s := range crosstest.InscribeAll(t, claude.New(), claudeRoot(t)) {
-			originals = append(originals, original{Inscribed: s, from: fromClaude, client: "Claude Code", sent: func() ([]exportcore.Unit, error) {
-				subs := ""
-				if d := filepath.Join(strings.TrimSuffix(s.Source, ".jsonl"), "subagents"); isDir(d) {
-					subs = d
-				}
-				orig, err := realclient.Probe(context.Background(), bin, s.Source, subs)
-				if err != nil {
-					return nil, err
-				}
-				return crosstest.ClaudeUnits(orig)
-			}})
-		}
-		resumeInGemini(t, gp, originals)
+		crosstest.JudgeAll(t, crosstest.ClaudeOriginals(t, crosstest.InscribeAll(t, claude.New(), claudeRoot(t)), fromClaude, false), to)
 	})
 	t.Run("codex", func(t *testing.T) {
-		cp := realclient.Codex(t)
-		var originals []original
-		for _, s := range crosstest.InscribeAll(t, codex.New(), codexRoot(t)) {
-			originals = append(originals, original{Inscribed: s, from: fromCodex, client: "Codex", sent: func() ([]exportcore.Unit, error) {
-				var others []string
-				if strings.Contains(s.Source, "c0af-7253") {
-					others, _ = filepath.Glob(filepath.Join(filepath.Dir(s.Source), "*bc69-7a02*"))
-				}
-				orig, err := cp.Probe(s.Source, others...)
-				if err != nil {
-					return nil, err
-				}
-				return crosstest.CodexUnits(orig)
-			}})
-		}
-		resumeInGemini(t, gp, originals)
+		crosstest.JudgeAll(t, crosstest.CodexOriginals(t, crosstest.InscribeAll(t, codex.New(), codexRoot(t)), fromCodex), to)
 	})
 }
 
-func resumeInGemini(t *testing.T, gp *realclient.GeminiProbe, originals []original) {
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 2)
-	for _, s := range originals {
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			name := filepath.Base(s.Source)
-			want, err := s.sent()
-			if err != nil {
-				t.Errorf("%s: %s does not resume the original: %.1000v", name, s.client, err)
-				return
-			}
-			if len(want) == 0 {
-				return // nothing the model receives
-			}
-			files, losses, err := exportgemini.ConvertSession(storetest.Doc(t, s.Doc), s.from, filepath.Join(t.TempDir(), "p", "chats"), exportgemini.Options{})
-			if err != nil {
-				t.Errorf("%s: %v", name, err)
-				return
-			}
-			out, err := gp.Probe(files[0].Path)
-			if err != nil {
-				t.Errorf("%s: the Gemini CLI does not resume the conversion: %.2000v", name, err)
-				return
-			}
-			got, err := geminiSent(out)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			crosstest.Judge(t, crosstest.Judged{Name: name, From: s.client, To: "Gemini CLI", Sent: want, Received: got, Losses: losses,
-				File: files[0].Path, Target: adapter})
-			rep, err := check.Cross(storetest.Doc(t, s.Doc), s.from, toGemini(s.from))
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			for _, f := range rep.Findings {
-				if !f.Explained() {
-					t.Errorf("%s: check --to gemini: %s: %s", name, f.Kind, f.Msg)
-				}
-			}
-		})
+// unexplained are the findings of a check --to report that no reported
+// loss explains.
+func unexplained(rep *check.Report, err error) ([]string, error) {
+	if err != nil {
+		return nil, err
 	}
-	wg.Wait()
-}
-
-func isDir(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.IsDir()
+	var out []string
+	for _, f := range rep.Findings {
+		if !f.Explained() {
+			out = append(out, string(f.Kind)+": "+f.Msg)
+		}
+	}
+	return out, nil
 }
 
 // toGemini is the conversion to Gemini CLI of a session of the format
