@@ -18,13 +18,20 @@ func checkConversions(e *env, o checkOptions) ([]*check.Report, error) {
 	var target *format
 	var names []string
 	for _, f := range formats {
+		if f.convert == nil {
+			continue
+		}
 		names = append(names, f.adapter.Agent())
 		if f.adapter.Agent() == o.to {
 			target = f
 		}
 	}
-	if target == nil || target.convert == nil {
-		return nil, &flagError{fmt.Errorf("--to %s: scribe converts sessions to %s", o.to, strings.Join(names, " or "))}
+	if target == nil {
+		list := names[len(names)-1]
+		if len(names) > 1 {
+			list = strings.Join(names[:len(names)-1], ", ") + " or " + list
+		}
+		return nil, &flagError{fmt.Errorf("--to %s: scribe converts sessions to %s", o.to, list)}
 	}
 	if len(o.sources) == 0 {
 		return nil, &flagError{fmt.Errorf("--to %s: name the sessions to check (session ids, documents or sources)", o.to)}
