@@ -142,21 +142,9 @@ func (s *Store) Forget(d *Doc, a source.Adapter, replace Replacer) (*Forgotten, 
 				next.Builder = bs
 			}
 		}
-		if next.OpenFirstID != "" {
-			mark := append([]byte("\n"), document.IdentityPrefix(next.OpenFirstID)...)
-			i := bytes.Index(out, mark)
-			at := -1
-			if i >= 0 {
-				at = bytes.LastIndex(out[:i], itemOpen)
-			}
-			if at < 0 {
-				return nil, fmt.Errorf("%s: the open round's first message (%s) is not in the document", md, next.OpenFirstID)
-			}
-			next.DocOpenAt = int64(at)
-		} else {
-			next.DocOpenAt = int64(len(out))
+		if err := locateOpenIn(md, out, &next); err != nil {
+			return nil, err
 		}
-		next.DocTailHash = fileSum(0).add(out[next.DocOpenAt:]).String()
 		if !bytes.Equal(out, src) {
 			// As an update writes it: the note with the next one, the
 			// document, the note alone (resolveState).
@@ -440,4 +428,25 @@ func jsonStrings(data []byte) []source.TextField {
 		out = append(out, source.TextField{Start: v.Start, End: v.End, Text: jsonpatch.DecodeString(data[v.Start:v.End])})
 	})
 	return out
+}
+
+// locateOpenIn sets a note's doc_open_at and doc_tail_hash for the
+// document md whose bytes are doc: where its open round's first message
+// (open_first_id) starts, else its end.
+func locateOpenIn(md string, doc []byte, st *docState) error {
+	st.DocOpenAt = int64(len(doc))
+	if st.OpenFirstID != "" {
+		mark := append([]byte("\n"), document.IdentityPrefix(st.OpenFirstID)...)
+		i := bytes.Index(doc, mark)
+		at := -1
+		if i >= 0 {
+			at = bytes.LastIndex(doc[:i], itemOpen)
+		}
+		if at < 0 {
+			return fmt.Errorf("%s: the open round's first message (%s) is not in the document", md, st.OpenFirstID)
+		}
+		st.DocOpenAt = int64(at)
+	}
+	st.DocTailHash = fileSum(0).add(doc[st.DocOpenAt:]).String()
+	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/atomicfile"
@@ -500,6 +501,22 @@ func (m *mend) document(freshMD string) (*docState, error) {
 		note.Source = u.store.recordedSource(u.spec.source)
 	}
 	old, err := os.ReadFile(md)
+	if err == nil && bytes.Contains(old, []byte("\r\n")) {
+		// Converted to CRLF line ends (git's autocrlf, an editor): scribe
+		// writes LF alone, and the document is mended in place, every
+		// byte of a person's kept, when that is all that changed.
+		if lf := bytes.ReplaceAll(old, []byte("\r\n"), []byte("\n")); sameMessages(lf, fresh, md) {
+			if err := locateOpenIn(md, lf, &note); err != nil {
+				return nil, err
+			}
+			if _, err := u.batch.WriteIfChangedIn(u.folder, md, lf, FileMode); err != nil {
+				return nil, err
+			}
+			m.docChanged = true
+			m.say("%s: its line ends were CRLF (git's autocrlf?): made LF again, its text kept as it was", md)
+			return &note, nil
+		}
+	}
 	if err == nil && sameMessages(old, fresh, md) {
 		if m.st == nil {
 			// A new note: where the open round starts in the document.
@@ -515,6 +532,16 @@ func (m *mend) document(freshMD string) (*docState, error) {
 	doc, kept, summaryLost, err := m.rebuild(old, fresh, freshMD)
 	if err != nil {
 		return nil, err
+	}
+	aside := ""
+	if old != nil {
+		// What a person wrote in it that the rebuilt one may not hold (a
+		// summary in a head that does not read, a message cut in two) is
+		// kept: the document as it was is set aside beside it.
+		aside = md + ".damaged-" + time.Now().UTC().Format("20060102T150405.000Z")
+		if _, err := u.batch.WriteIfChangedIn(u.folder, aside, old, FileMode); err != nil {
+			return nil, err
+		}
 	}
 	p, err := u.batch.CreateIn(u.folder, md, FileMode)
 	if err != nil {
@@ -536,8 +563,9 @@ func (m *mend) document(freshMD string) (*docState, error) {
 	default:
 		what := fmt.Sprintf("%s was damaged: rebuilt from %s, keeping %d of its messages as they were", md, m.from, kept)
 		if summaryLost {
-			what += "; its head did not read, so its summary and engagements could not be kept"
+			what += "; its head did not read, so its summary and engagements could not be carried over"
 		}
+		what += "; the document as it was is set aside as " + filepath.Base(aside)
 		m.say("%s", what)
 	}
 	return &note, nil

@@ -443,3 +443,67 @@ func TestStrayRoundFile(t *testing.T) {
 		}
 	}
 }
+
+// TestRepairKeepsPeoplesText: repair never discards what a person wrote
+// in a document (issue 32, 2). One converted to CRLF (git's autocrlf) is
+// mended in place, the summary and an edited message kept; one whose head
+// no longer parses is rebuilt with its messages kept, and the old one is
+// set aside beside it, which the repair's note names.
+func TestRepairKeepsPeoplesText(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "proj", "s.jsonl")
+	os.MkdirAll(filepath.Dir(src), 0o755)
+	root := filepath.Join(dir, "data")
+	os.WriteFile(src, synthWords(6, 2), 0o644)
+	if code, stdout, stderr := scribeRun(t, root, "append", src); code != 0 {
+		t.Fatalf("%d\n%s%s", code, stdout, stderr)
+	}
+	md := filepath.Join(root, "sessions", "claude", "s.md")
+	doc, _ := os.ReadFile(md)
+	const summary, edit = "What we did: the widget, by hand.", "answer 3 (checked by me)"
+	edited := regexp.MustCompile(`_Summary pending\. First prompt:_ question 0`).ReplaceAll(doc, []byte(summary))
+	edited = bytes.Replace(edited, []byte("answer 3: tok-00 tok-01"), []byte(edit), 1)
+	if bytes.Equal(edited, doc) || !bytes.Contains(edited, []byte(edit)) {
+		t.Fatal("the edits did not take")
+	}
+	os.WriteFile(md, edited, 0o600)
+	if code, stdout, stderr := scribeRun(t, root, "append", src); code != 0 {
+		t.Fatalf("append of the edited document: %d\n%s%s", code, stdout, stderr)
+	}
+	edited, _ = os.ReadFile(md)
+
+	// CRLF: mended in place.
+	os.WriteFile(md, bytes.ReplaceAll(edited, []byte("\n"), []byte("\r\n")), 0o600)
+	code, stdout, stderr := scribeRun(t, root, "repair")
+	if code != 0 {
+		t.Fatalf("repair of the CRLF document: %d\n%s%s", code, stdout, stderr)
+	}
+	if got, _ := os.ReadFile(md); !bytes.Equal(got, edited) {
+		t.Errorf("the CRLF document is not mended in place:\n%s%s\n%s", stdout, stderr, got)
+	}
+
+	// A head that does not parse.
+	broken := bytes.Replace(edited, []byte("messages: "), []byte("messages: [[[ "), 1)
+	os.WriteFile(md, broken, 0o600)
+	code, stdout, stderr = scribeRun(t, root, "repair")
+	if code != 0 {
+		t.Fatalf("repair of the broken head: %d\n%s%s", code, stdout, stderr)
+	}
+	got, _ := os.ReadFile(md)
+	if !bytes.Contains(got, []byte(edit)) {
+		t.Errorf("the edited message was dropped:\n%s", got)
+	}
+	aside, _ := filepath.Glob(md + ".damaged-*")
+	if len(aside) != 1 {
+		t.Fatalf("the document is not set aside: %v\n%s%s", aside, stdout, stderr)
+	}
+	if kept, _ := os.ReadFile(aside[0]); !bytes.Equal(kept, broken) {
+		t.Errorf("%s does not hold the document as it was", aside[0])
+	}
+	if !strings.Contains(stdout+stderr, filepath.Base(aside[0])) {
+		t.Errorf("the repair's note does not name %s:\n%s%s", aside[0], stdout, stderr)
+	}
+	if code, stdout, stderr := scribeRun(t, root, "append", src); code != 0 {
+		t.Errorf("append after the repair: %d\n%s%s", code, stdout, stderr)
+	}
+}

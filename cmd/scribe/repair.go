@@ -33,9 +33,12 @@ checked against the sizes and hashes scribe recorded when it wrote them
 (rounds.tsv), and only damaged ones are replaced: a round file that is as
 scribe wrote it is never changed. The document is left as it is when it
 still reads and holds the same messages, so a person's edits (summary,
-engagements, messages) stay; a damaged document is rebuilt, keeping its
-head's summary and engagements when they read and every message that is
-still whole. Tags (tags.tsv) that were lost or damaged are recovered from
+engagements, messages) stay; one converted to CRLF line ends (git's
+autocrlf) is made LF again in place, its text kept; a damaged document is
+rebuilt, keeping its head's summary and engagements when they read and
+every message that is still whole, and the document as it was is set
+aside beside it (<session>.md.damaged-<time>), so that nothing a person
+wrote is lost. Tags (tags.tsv) that were lost or damaged are recovered from
 the indexes, which are then rebuilt, as are the catalogs.
 
 What cannot be recovered (a damaged round file whose source is gone) is
