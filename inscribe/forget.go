@@ -392,6 +392,11 @@ func forgetDoc(d *session.Document, replace Replacer) int {
 	}
 	str(d.Meta.Title)
 	str(&d.Summary)
+	// The head's metadata that comes from the session's text: a branch or
+	// a folder may be named after what is to be forgotten.
+	str(d.Meta.ClientSummary)
+	str(d.Meta.GitBranch)
+	str(d.Meta.Project)
 	for i := range d.Meta.Sidechains {
 		str(&d.Meta.Sidechains[i].Description)
 	}

@@ -34,7 +34,8 @@ rebuilt. Each document is rewritten as one batch; running forget again
 changes nothing.
 
 PATTERN is a regular expression (Go's syntax, as in RE2); --secret VALUE
-is a text taken as it is. With SESSIONs (a session id, a unique prefix of
+is a text taken as it is, found also as a document's markdown escapes it
+(a backslash before _, *, [ and the like). With SESSIONs (a session id, a unique prefix of
 one, or a document's path), only those sessions and their sidechains.
 
 forget changes the store, not the sessions' sources: while a session goes
@@ -70,7 +71,9 @@ type forgetJSON struct {
 func runForget(e *env, o forgetOptions) error {
 	expr := o.pattern
 	if o.secret != "" {
-		expr = regexp.QuoteMeta(o.secret)
+		// As it is, and as a document's markdown escapes it (a summary's
+		// first prompt, a title in a catalog).
+		expr = document.InlinePattern(o.secret)
 	}
 	re, err := regexp.Compile(expr)
 	if err != nil {

@@ -689,3 +689,46 @@ func TestRedactSettingsLost(t *testing.T) {
 		t.Fatalf("append after --no-redact: %d\n%s%s", code, out, errOut)
 	}
 }
+
+// TestForgetEveryForm: forget finds the text in every form the store
+// writes it (issue 32, 4): markdown-escaped (a summary's first prompt, a
+// catalog's title), in metadata (the git branch, in the round files and
+// the document's head), and leaves no copy in the databases, their free
+// pages included.
+func TestForgetEveryForm(t *testing.T) {
+	const secret = "zz_top_secret_value_9"
+	dir := t.TempDir()
+	src := filepath.Join(dir, "proj", "s.jsonl")
+	os.MkdirAll(filepath.Dir(src), 0o755)
+	var b bytes.Buffer
+	parent := "null"
+	for i := 0; i < 4; i++ {
+		u, x := fmt.Sprintf("u-%d", i), fmt.Sprintf("x-%d", i)
+		ts := fmt.Sprintf("2026-01-01T00:0%d:00.000Z", i)
+		fmt.Fprintf(&b, `{"parentUuid":%s,"type":"user","message":{"role":"user","content":"use %s for *this* one"},"uuid":%q,"timestamp":%q,"cwd":"/home/me/app","gitBranch":"fix/%s","sessionId":"s"}`+"\n", parent, secret, u, ts, secret)
+		fmt.Fprintf(&b, `{"parentUuid":%q,"type":"assistant","message":{"id":"n%d","role":"assistant","model":"m","content":[{"type":"text","text":"done with %s"}]},"uuid":%q,"timestamp":%q,"gitBranch":"fix/%s"}`+"\n", u, i, secret, x, ts, secret)
+		parent = fmt.Sprintf("%q", x)
+	}
+	os.WriteFile(src, b.Bytes(), 0o644)
+	root := filepath.Join(dir, "store")
+	if code, out, errOut := runScribe(t, "--root", root, "inscribe", "--no-redact", src); code != 0 {
+		t.Fatalf("inscribe: %d\n%s%s", code, out, errOut)
+	}
+	if code, out, errOut := runScribe(t, "--root", root, "search", "done"); code != 0 {
+		t.Fatalf("search: %d\n%s%s", code, out, errOut)
+	}
+	forms := []string{secret, `zz\_top\_secret\_value\_9`, "top_secret_value", `top\_secret\_value`}
+	if hits := grepTree(t, root, forms); len(hits) == 0 {
+		t.Fatal("the store does not hold the text to forget")
+	}
+	code, out, errOut := runScribe(t, "--root", root, "forget", "--secret", secret)
+	if code != 0 {
+		t.Fatalf("forget: %d\n%s%s", code, out, errOut)
+	}
+	if hits := grepTree(t, root, forms); len(hits) > 0 {
+		t.Errorf("forget left copies:\n%s\n%s", strings.Join(hits, "\n"), out)
+	}
+	if code, out, errOut := runScribe(t, "--root", root, "check", "--store"); code != 0 {
+		t.Errorf("check --store: %d\n%s%s", code, out, errOut)
+	}
+}

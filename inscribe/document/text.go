@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -280,6 +281,20 @@ func EscapeInline(s string) string {
 		default:
 			sb.WriteRune(r)
 		}
+	}
+	return sb.String()
+}
+
+// InlinePattern returns a regular expression that matches s as it is and
+// as EscapeInline writes it (each character it escapes may follow a
+// backslash): what finds a text in a document's markdown too.
+func InlinePattern(s string) string {
+	var sb strings.Builder
+	for _, r := range s {
+		if r < 0x80 && strings.ContainsRune(inlineEscapes, r) {
+			sb.WriteString(`\\?`)
+		}
+		sb.WriteString(regexp.QuoteMeta(string(r)))
 	}
 	return sb.String()
 }
