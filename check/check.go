@@ -562,7 +562,7 @@ func textDiff(a, b string) string {
 // lacks).
 func compareDocs(rep *Report, first, second *inscribe.Doc) {
 	diff, err := diffDocs(first, second, func(d *session.Document) {
-		d.Meta.Source, d.Meta.ForkedFrom = "", nil
+		d.Meta.Source, d.Meta.ForkedFrom, d.Meta.RedactKey = "", nil, "" // (an export holds markers already)
 	})
 	switch {
 	case err != nil:
@@ -730,8 +730,12 @@ func compareStoredDoc(rep *Report, d *inscribe.Doc, exp string, m *session.Meta,
 		if err != nil {
 			return err
 		}
+		// (The role comes from the store's roles registry, not from the
+		// source: the scratch store has none.)
 		diff, err := diffDocs(d, back, func(d *session.Document) {
-			d.Meta.Source, d.Summary, d.Meta.Engagements = "", "", nil
+			d.Meta.Source, d.Summary, d.Meta.Engagements, d.Meta.Role = "", "", nil, nil
+			d.Meta.ContinuationOf, d.Meta.Continuations = nil, nil // where the store files it
+			d.Meta.RedactKey = ""                                  // the export holds the markers already
 			d.Meta.Sidechains, d.Meta.ForkedFrom = nil, nil
 			if of := d.Meta.SidechainOf; of != nil {
 				d.Meta.SidechainOf = &session.SidechainOf{SessionID: of.SessionID, AgentID: of.AgentID}

@@ -224,10 +224,15 @@ func updateErr(t *testing.T, l *liveDir, opts Options) error {
 }
 
 // TestSourceShrankOrReplaced: a source that no longer holds what was
-// inscribed from it is an error naming both files, and nothing is
-// overwritten.
+// inscribed from it (cut short, or another file in its place, or a client
+// that rewrote its history) loses nothing and fails nothing. Cut short, it
+// holds nothing the record lacks: the store is as it was, and the update
+// says why. Replaced, what was inscribed stays the session's document and
+// the file as it is now is a continuation of it; a second rewrite is a
+// second continuation.
 func TestSourceShrankOrReplaced(t *testing.T) {
-	whole, rel := sample(t, "-home-dev-src-multiturn", "22222222-2222-4222-8222-222222222222")
+	const id = "22222222-2222-4222-8222-222222222222"
+	whole, rel := sample(t, "-home-dev-src-multiturn", id)
 	other, _ := sample(t, "-home-dev-src-long", "99999999-9999-4999-8999-999999999999")
 	for _, c := range []struct {
 		name    string
@@ -246,17 +251,81 @@ func TestSourceShrankOrReplaced(t *testing.T) {
 				l.put(rel, whole)
 				l.update(true)
 				before := l.snapshot()
-				putAfterNote(t, l, rel, c.content, "22222222-2222-4222-8222-222222222222")
-				err := updateErr(t, l, Options{Verify: verify})
-				var se *SourceError
-				if !errors.As(err, &se) || !strings.Contains(err.Error(), c.want) ||
-					!strings.Contains(err.Error(), "22222222-2222-4222-8222-222222222222.jsonl") || !strings.Contains(err.Error(), "22222222-2222-4222-8222-222222222222.md") {
-					t.Fatalf("error %v, want a SourceError naming both files and saying %q", err, c.want)
+				putAfterNote(t, l, rel, c.content, id)
+				rs := l.update(verify)
+				if len(rs) != 1 {
+					t.Fatalf("results %+v, want one", rs)
 				}
-				sameSnapshot(t, "after the refused update", l.snapshot(), before)
+				r := rs[0]
+				if w := rewriteWarning(r); !strings.Contains(w, c.want) || !strings.Contains(w, id+".jsonl") || !strings.Contains(w, id+".md") {
+					t.Fatalf("warnings %q, want one naming both files and saying %q", r.Warnings, c.want)
+				}
+				after := l.snapshot()
+				if c.name == "shrank" {
+					if r.Outcome != Unchanged {
+						t.Fatalf("outcome %s, want unchanged", r.Outcome)
+					}
+					sameSnapshot(t, "after the source shrank", after, before)
+					return
+				}
+				if r.Outcome != Inscribed || !isContBase(strings.TrimSuffix(filepath.Base(r.Doc), ".md")) {
+					t.Fatalf("%s %s, want a continuation inscribed", r.Doc, r.Outcome)
+				}
+				// Every file of the record is as it was but the session's
+				// document, which lists the continuation, and the catalogs.
+				for rel, b := range before {
+					if !bytes.Equal(after[rel], b) && !strings.HasSuffix(rel, id+".md") && !strings.HasSuffix(rel, "index.md") && !strings.HasSuffix(rel, ".db") && !strings.Contains(rel, localDir) {
+						t.Errorf("%s changed", rel)
+					}
+				}
+				if conts := continuations(t, l, id); len(conts) != 1 || conts[0] != r.Doc {
+					t.Fatalf("continuations %v, want %s", conts, r.Doc)
+				}
+				// Read again, the file is its continuation's; once more
+				// rewritten, it goes on in a second one.
+				if rs := l.update(verify); len(rs) != 1 || rs[0].Outcome != Unchanged || rs[0].Doc != r.Doc {
+					t.Fatalf("results %+v, want %s unchanged", rs, r.Doc)
+				}
+				writeAfter(t, statePath(folderOf(r.Doc)), func() string { return l.put(rel, whole) })
+				rs = l.update(verify)
+				if len(rs) != 1 || rs[0].Outcome != Inscribed || rs[0].Doc == r.Doc || rewriteWarning(rs[0]) == "" {
+					t.Fatalf("results %+v, want a second continuation", rs)
+				}
+				if conts := continuations(t, l, id); len(conts) != 2 {
+					t.Fatalf("continuations %v, want two", conts)
+				}
 			})
 		}
 	}
+}
+
+// rewriteWarning returns the warning of an update that its source no
+// longer holds what was inscribed from it, or "".
+func rewriteWarning(r Result) string {
+	for _, w := range r.Warnings {
+		if strings.Contains(w.Error(), "keeps what was inscribed") || strings.Contains(w.Error(), "what was inscribed stays") {
+			return w.Error()
+		}
+	}
+	return ""
+}
+
+// continuations returns the documents of the session's continuations.
+func continuations(t *testing.T, l *liveDir, id string) []string {
+	t.Helper()
+	d, ok := l.store().Find(id)
+	if !ok {
+		t.Fatalf("%s is not in the store", id)
+	}
+	conts, err := d.Continuations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, c := range conts {
+		out = append(out, c.Path())
+	}
+	return out
 }
 
 // TestUntouchedSourceNotRead: a source that nothing wrote to since its read

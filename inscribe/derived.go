@@ -132,10 +132,16 @@ func (s *Store) CatalogName(agent string) string { return s.catalogPath(agent) }
 func (s *Store) Catalog(agent string) ([]byte, error) { return os.ReadFile(s.catalogPath(agent)) }
 
 // WriteCatalog writes the catalog of an agent ("" for the store's), if it
-// does not hold data already.
-func (s *Store) WriteCatalog(agent string, data []byte) error {
-	_, err := atomicfile.WriteIfChanged(s.catalogPath(agent), data, FileMode)
-	return err
+// does not hold data already. It says whether the catalog it replaced held
+// a git merge's conflict markers (a store merged before it had its
+// .gitattributes, or a person's merge), which a rewrite mends.
+func (s *Store) WriteCatalog(agent string, data []byte) (mendedConflict bool, err error) {
+	p := s.catalogPath(agent)
+	if old, err := os.ReadFile(p); err == nil {
+		mendedConflict = conflictLine(old) > 0
+	}
+	changed, err := atomicfile.WriteIfChanged(p, data, FileMode)
+	return mendedConflict && changed && err == nil, err
 }
 
 // CatalogLink is how a catalog links to a document (rel as the agent's

@@ -35,6 +35,7 @@ type Doc struct {
 	agent string // the agent's bucket ("" outside a store)
 	id    string // the session: the document's name, or its parent's for a sidechain
 	sub   string // the subagent's id, for a sidechain; else ""
+	cont  string // the continuation's key, for a continuation; else ""
 
 	mu   sync.Mutex
 	head *document.Head // nil until read
@@ -49,6 +50,9 @@ func (s *Store) docAt(path string) *Doc {
 	if isSidechainBase(name) && sidechainFolder(dir) {
 		sub := strings.TrimPrefix(name, sidechainBase(""))
 		d.sub, d.id = sub, filepath.Base(dir)
+		dir = filepath.Dir(dir)
+	} else if isContBase(name) && sidechainFolder(dir) {
+		d.cont, d.id = strings.TrimPrefix(name, contBase("")), filepath.Base(dir)
 		dir = filepath.Dir(dir)
 	} else {
 		d.id = name
@@ -118,8 +122,11 @@ func (d *Doc) IsSidechain() bool { return d.sub != "" }
 // Key is the document's key in the indexes: its session id, or
 // <session>/agent-<id> for a sidechain.
 func (d *Doc) Key() string {
-	if d.sub != "" {
-		return d.id + "/agent-" + d.sub
+	switch {
+	case d.sub != "":
+		return d.id + "/" + sidechainBase(d.sub)
+	case d.cont != "":
+		return d.id + "/" + contBase(d.cont)
 	}
 	return d.id
 }
@@ -361,10 +368,10 @@ func (d *Doc) SidechainAt(rel string) (*Doc, bool) {
 	return sc, sc.Exists()
 }
 
-// Parent returns the session's document of a sidechain (nil for a
-// session's document).
+// Parent returns the session's document of a sidechain or a continuation
+// (nil for a session's document).
 func (d *Doc) Parent() *Doc {
-	if d.sub == "" {
+	if d.sub == "" && d.cont == "" {
 		return nil
 	}
 	return d.store.docAt(filepath.Dir(folderOf(d.path)) + ".md")
@@ -594,7 +601,8 @@ func (s *Store) Walk(fn func(*Doc) error) error {
 			return err
 		}
 		subs, _ := d.Sidechains()
-		for _, sc := range subs {
+		conts, _ := d.Continuations()
+		for _, sc := range append(subs, conts...) {
 			if err := fn(sc); err != nil {
 				return err
 			}

@@ -319,7 +319,10 @@ func (s *Store) relist(md string, add []session.Sidechain, wait time.Duration) e
 	}
 	m := *od.meta
 	m.Sidechains = mergeSidechains(m.Sidechains, add)
-	if slices.Equal(m.Sidechains, od.meta.Sidechains) {
+	if m.SidechainOf == nil && m.ContinuationOf == nil {
+		m.Continuations = listContinuations(folderOf(md))
+	}
+	if slices.Equal(m.Sidechains, od.meta.Sidechains) && slices.Equal(m.Continuations, od.meta.Continuations) {
 		return nil
 	}
 	_, err = rewriteHead(od, &m)

@@ -1,7 +1,9 @@
 package inscribe
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,9 +14,23 @@ import (
 // A store is ready for git as it is made: its .gitignore leaves out what
 // is the machine's own (.scribe/: the read notes, the locks, the derived
 // databases; layout.go) and the temporary files of a write in progress,
-// so that `git add -A` commits the record and nothing else. It is written
-// once, when the store is first written to, and never again: a person may
-// add to it.
+// so that `git add -A` commits the record and nothing else; its
+// .gitattributes says how git merges the record:
+//   - no file of the store is converted at checkout (-text): a round file
+//     holds a source's bytes, and a document converted to CRLF by
+//     core.autocrlf is not what scribe wrote;
+//   - the catalogs (sessions/index.md, sessions/<agent>/index.md), which
+//     two teammates who inscribe different sessions both rewrite, merge
+//     as a union of their lines (git's built-in union driver, which needs
+//     no configuration): each side's rows are kept, and the next scribe
+//     that writes the catalog (any append after the merge: their
+//     documents are newer than its stamps) writes it whole again.
+// Every other file of the record has one writer: a document and its folder
+// are written by the machine that has the session's source, a
+// continuation by the machine it went on on (continuation.go), so a merge
+// of two teammates' stores adds files and never has two sides change one.
+// Both files are written once, when the store is first written to, and
+// never again: a person may add to them.
 
 // gitignoreFile is the store's .gitignore, in its root.
 const gitignoreFile = ".gitignore"
@@ -37,19 +53,60 @@ const gitignore = `# Written by scribe for this store: what a clone must not car
 /sessions/**/graph.tsv
 `
 
-// ensureGitFiles writes the store's .gitignore if it has none, once per
-// Store value.
+// gitattributesFile is the store's .gitattributes, in its root.
+const gitattributesFile = ".gitattributes"
+
+// gitattributes is what a new store's .gitattributes holds.
+const gitattributes = `# Written by scribe for this store: how git treats its files.
+# Every file as it is: a round file holds a source's bytes.
+* -text
+# The catalogs merge as a union of both sides' rows; scribe's next write of
+# a catalog (the next append after the merge) writes it whole again.
+/sessions/` + catalogFile + ` merge=union
+/sessions/*/` + catalogFile + ` merge=union
+`
+
+// ensureGitFiles writes the store's .gitignore and .gitattributes where it
+// has none, once per Store value.
 func (s *Store) ensureGitFiles() error {
 	s.gitOnce.Do(func() {
-		p := filepath.Join(s.Root, gitignoreFile)
-		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
-			return
+		for _, f := range []struct{ name, text string }{{gitignoreFile, gitignore}, {gitattributesFile, gitattributes}} {
+			p := filepath.Join(s.Root, f.name)
+			if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err := atomicfile.MkdirAll(s.Root, DirMode); err != nil {
+				s.gitErr = err
+				return
+			}
+			if _, err := atomicfile.WriteIfChanged(p, []byte(f.text), FileMode); err != nil {
+				s.gitErr = err
+				return
+			}
 		}
-		if err := atomicfile.MkdirAll(s.Root, DirMode); err != nil {
-			s.gitErr = err
-			return
-		}
-		_, s.gitErr = atomicfile.WriteIfChanged(p, []byte(gitignore), FileMode)
 	})
 	return s.gitErr
+}
+
+// MergeConflictError is a file of the store that a git merge left with
+// conflict markers in it (<<<<<<<, =======, >>>>>>>): both sides changed
+// it, and a person must choose.
+type MergeConflictError struct {
+	File string
+	Line int // of the first marker
+}
+
+func (e *MergeConflictError) Error() string {
+	return fmt.Sprintf("%s:%d: a git merge left conflict markers in it (<<<<<<<, =======, >>>>>>>): keep one side's lines, or both, remove the markers, and commit it", e.File, e.Line)
+}
+
+// conflictLine returns the line of the first git conflict marker in data,
+// 0 when there is none.
+func conflictLine(data []byte) int {
+	for i, line := range bytes.Split(data, []byte("\n")) {
+		if bytes.HasPrefix(line, []byte("<<<<<<< ")) || bytes.Equal(line, []byte("<<<<<<<")) {
+			return i + 1
+		}
+	}
+	return 0
 }

@@ -46,6 +46,11 @@ type Redactor interface {
 	// RedactName does the same for a file's name, with a marker that can
 	// name a file.
 	RedactName(name string) string
+	// KeyID names the key the markers' hashes are made with, without
+	// giving it away (a document records it: redact_key), so that markers
+	// made with another key (a store started twice and merged) are
+	// noticed.
+	KeyID() string
 }
 
 // redactText returns a text the store writes that no source line holds (a
@@ -161,6 +166,9 @@ func (u *update) releaseHeld(ready []source.Line) []source.Line {
 
 // keepRedacted remembers the redacted bytes of line n for its round file.
 func (u *update) keepRedacted(n int, raw []byte, srcLen int, changed bool) {
+	if changed {
+		u.marked = true // the document holds markers of the store's key
+	}
 	if !changed {
 		return
 	}

@@ -3,6 +3,7 @@ package inscribe
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/scribe-archive/scribe/internal/testkit/testenv"
@@ -60,11 +61,14 @@ func TestNoEntryYetIsSkipped(t *testing.T) {
 	if len(rs) != 1 || rs[0].Outcome != Inscribed {
 		t.Fatalf("once it holds entries: %+v, want inscribed", rs)
 	}
-	// A document's source that becomes empty is not skipped: it shrank.
+	// A document's source that becomes empty is not skipped: it shrank,
+	// and the store keeps what was inscribed, saying so.
 	if err := os.WriteFile(src, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if rs := s.Update(sess, Options{Verify: true}); len(rs) != 1 || rs[0].Err == nil {
-		t.Fatalf("a source emptied under its document: %+v, want an error", rs)
+	rs = s.Update(sess, Options{Verify: true})
+	if len(rs) != 1 || rs[0].Err != nil || rs[0].Outcome != Unchanged ||
+		len(rs[0].Warnings) != 1 || !strings.Contains(rs[0].Warnings[0].Error(), "shrank to 0 bytes") {
+		t.Fatalf("a source emptied under its document: %+v, want unchanged with a warning that it shrank", rs)
 	}
 }

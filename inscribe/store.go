@@ -46,6 +46,10 @@ type Store struct {
 	bucketsMu sync.Mutex
 	buckets   []string
 
+	// machine is this machine's id as machineID last read or made it.
+	machineMu sync.Mutex
+	machine   string
+
 	// gitOnce writes the store's .gitignore once (git.go).
 	gitOnce sync.Once
 	gitErr  error
@@ -96,6 +100,9 @@ func OpenStore(root string) (*Store, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if line := conflictLine(data); line > 0 {
+		return nil, &MergeConflictError{File: filepath.Join(root, rolesFile), Line: line}
 	}
 	var reg struct {
 		Roles []Role `yaml:"roles"`

@@ -163,6 +163,19 @@ func (s *Store) Update(src source.Session, opts Options) []Result {
 		}
 		return results
 	}
+	// Another file of the session: a continuation, or a copy that holds
+	// nothing new (continuation.go).
+	if exists && !opts.Repair {
+		if key, cont, same := s.continues(src, md); cont {
+			r := s.updateContinuation(src, md, key, agent, role, opts)
+			if se := (*SourceError)(nil); errors.As(r.Err, &se) {
+				r = s.rewritten(src, md, r.Doc, agent, role, opts, se)
+			}
+			return append(results, r)
+		} else if same {
+			return append(results, Result{Source: src.Path, Doc: md, Outcome: Unchanged})
+		}
+	}
 	sidechains = adopt(md, exists, sidechains)
 	spec := docSpec{
 		md:      md,
@@ -177,6 +190,7 @@ func (s *Store) Update(src source.Session, opts Options) []Result {
 			m.Role = role
 			m.Source = s.recordedSource(src.Path)
 			m.Sidechains = mergeSidechains(m.Sidechains, sidechains)
+			m.Continuations = listContinuations(folder)
 		},
 		forkOf: func() string { return a.ForkOrigin(src) },
 	}
@@ -188,8 +202,18 @@ func (s *Store) Update(src source.Session, opts Options) []Result {
 		})
 	}
 	r := s.updateDoc(spec, opts)
-	if r.Outcome == Unchanged && len(sidechains) > 0 {
-		// The session did not change, but a sidechain may be new.
+	var se *SourceError
+	if errors.As(r.Err, &se) && !opts.Repair {
+		// The source no longer holds what was inscribed from it: a
+		// client rewrote its history (or truncated it, or another file
+		// took its place). What was inscribed stays the session's
+		// document; the file as it is now is a continuation of it, unless
+		// it holds nothing the record lacks (continuation.go).
+		return append(results, s.rewritten(src, md, md, agent, role, opts, se))
+	}
+	if r.Outcome == Unchanged && (len(sidechains) > 0 || unlistedContinuations(md, folder)) {
+		// The session did not change, but a sidechain or a continuation
+		// may be new.
 		if err := s.relist(md, sidechains, opts.LockWait); err != nil {
 			r.Outcome, r.Err = Failed, err
 		}
@@ -420,6 +444,9 @@ type update struct {
 	firstReal, firstCommand string
 	// held is a redacted line whose next line may continue its text.
 	held *heldLine
+	// marked is set once a line of this update had secrets replaced: the
+	// document then records the key of its markers (redact_key).
+	marked bool
 }
 
 // oldDoc is what an update keeps of the document it replaces.
@@ -445,6 +472,9 @@ func (od *oldDoc) keep(meta *session.Meta, summary string) string {
 		meta.ForkedFrom = od.meta.ForkedFrom
 	}
 	meta.Sidechains = mergeSidechains(od.meta.Sidechains, meta.Sidechains)
+	if meta.RedactKey == "" {
+		meta.RedactKey = od.meta.RedactKey
+	}
 	if !document.ReplacesSummary(od.summary, summary) {
 		return od.summary
 	}
@@ -568,9 +598,19 @@ func (u *update) check() (done bool, err error) {
 	st = u.old
 	// The same size and the same last bytes: nothing is new. Verify then
 	// still checks the inscribed bytes, unless nothing touched the source.
-	unchanged, untouched := false, false
+	// A source that grew still holds its last bytes as they were (the
+	// open round's and a torn line's, which the checks of the closed
+	// rounds below do not see).
+	unchanged, untouched, tailSame := false, false, true
 	switch {
 	case u.srcSize != st.Size:
+		if st.TailHash != "" {
+			same, err := rangeIs(u.src, st.Size, tailWindow, st.TailHash)
+			if err != nil {
+				return false, err
+			}
+			tailSame = same
+		}
 	case changeTimeTrusted && u.srcChanged.Before(u.noteTime()):
 		// Nothing wrote to the source, nor put another file in its
 		// place, since the note was written: its bytes are those the
@@ -584,11 +624,15 @@ func (u *update) check() (done bool, err error) {
 		if err != nil {
 			return false, err
 		}
+		tailSame = same
 		unchanged = same && !u.opts.Force
 	}
 	switch {
 	case untouched:
 		// Nothing to compare: the note describes these very bytes.
+	case !tailSame && st.Seen > st.OpenOffset:
+		return false, &SourceError{Source: u.spec.source, Doc: u.spec.md,
+			Why: "the source's last inscribed bytes differ from what was inscribed (another file took its place)"}
 	case u.opts.Verify && u.closedRead == nil:
 		sum, ok, err := checkClosed(io.NewSectionReader(u.src, 0, st.OpenOffset), st.ClosedHash)
 		if err != nil {
@@ -797,6 +841,9 @@ func (u *update) build() error {
 	// The document.
 	u.spec.fixed(&meta)
 	named(&meta, u.spec.adapter)
+	if r := u.store.Redact; r != nil && u.marked {
+		meta.RedactKey = r.KeyID()
+	}
 	first := fin.FirstPrompt
 	if u.firstReal != "" {
 		first = u.firstReal

@@ -62,9 +62,19 @@ type Meta struct {
 	ForkedFrom    *string      `yaml:"forked_from"`
 	SidechainOf   *SidechainOf `yaml:"sidechain_of"`
 	Sidechains    []Sidechain  `yaml:"sidechains"`
-	Branches      []Branch     `yaml:"branches"`
-	Leaf          *string      `yaml:"leaf"`
-	Engagements   []Engagement `yaml:"engagements"`
+	// ContinuationOf is set on a continuation's document, and
+	// Continuations lists a session's in its document: the session went
+	// on in another file than its source (an export a client resumed,
+	// another copy of the session), whose turns are a document of their
+	// own in the session's folder. Documents before them have neither.
+	ContinuationOf *ContinuationOf `yaml:"continuation_of,omitempty"`
+	Continuations  []Continuation  `yaml:"continuations,omitempty"`
+	// RedactKey names the key the document's markers were made with
+	// (inscribe.Redactor.KeyID), in a store that redacts.
+	RedactKey   string       `yaml:"redact_key,omitempty"`
+	Branches    []Branch     `yaml:"branches"`
+	Leaf        *string      `yaml:"leaf"`
+	Engagements []Engagement `yaml:"engagements"`
 }
 
 // SidechainOf is set on the document of a subagent transcript: the session
@@ -76,6 +86,29 @@ type SidechainOf struct {
 	// File is where the source client kept the transcript, relative to its
 	// project directory.
 	File string `yaml:"file,omitempty"`
+}
+
+// ContinuationOf is set on the document of a continuation of a session.
+type ContinuationOf struct {
+	SessionID string `yaml:"session_id"`
+	// Key names the continuation among the session's: its document is
+	// cont-<key>.md in the session's folder.
+	Key string `yaml:"key"`
+	// Client is the agent name of the client that wrote it ("Codex").
+	Client string `yaml:"client"`
+	// Rounds is how many of its first rounds repeat the session's: what
+	// the file held of the session before it went on.
+	Rounds int `yaml:"rounds"`
+}
+
+// Continuation lists, in a session's document, one continuation
+// inscribed as a document of its own.
+type Continuation struct {
+	Key    string `yaml:"key"`
+	Path   string `yaml:"path"`
+	Client string `yaml:"client"`
+	// Started is when its first new turn started ("" when it has none yet).
+	Started string `yaml:"started,omitempty"`
 }
 
 // Sidechain lists, in a parent document, one subagent transcript inscribed

@@ -134,6 +134,13 @@ func runCheck(e *env, o checkOptions) (err error) {
 			if err != nil {
 				return err
 			}
+			// Markers made with another key than the store's (two stores
+			// started apart, then merged): equal secrets no longer read as
+			// equal.
+			if r := store.Redact; r != nil && m.RedactKey != "" && m.RedactKey != r.KeyID() {
+				rep.Findings = append(rep.Findings, check.Finding{Kind: check.Document, File: md,
+					Msg: fmt.Sprintf("its markers were made with the redaction key %s, not this store's (%s): the same secret no longer gives the same marker in its documents; keep one key in redact.toml, the one most documents were made with (scribe check --store names them all), and scribe forget --secret VALUE makes markers of the store's key", m.RedactKey, r.KeyID())})
+			}
 			// Its derived views: index, tags, table of rounds.
 			for _, err := range store.VerifyDoc(d) {
 				rep.Findings = append(rep.Findings, check.DamageFinding(err))

@@ -26,14 +26,12 @@ func runConvert(e *env, o exportOptions, d *inscribe.Doc, m *session.Meta, from,
 		}
 		return err
 	}
-	dir := o.out
-	if dir == "" {
-		var err error
-		if dir, err = target.exportDir(m); err != nil {
-			return withHint(err, "use --out DIR")
-		}
+	dir, err := exportDir(o, target, m)
+	if err != nil {
+		return err
 	}
 	files, losses, err := target.convertSession(d, from.source(), dir, o.force)
+	recordExports(e, d, files)
 	if e.json {
 		rep := exportJSON{Files: []exportFileJSON{}, Warnings: []string{}, Losses: []exportcore.Loss{}}
 		for _, f := range files {

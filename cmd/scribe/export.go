@@ -3,18 +3,57 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/scribe-archive/scribe/adapters/claude"
 	"github.com/scribe-archive/scribe/exportclaude"
 	"github.com/scribe-archive/scribe/exportcore"
+	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/session"
 )
 
 type exportOptions struct {
 	session string
 	out     string
+	project string // resume it in this working directory (--project)
 	force   bool
+}
+
+// projectFlag adds --project, which every export takes.
+func projectFlag(cmd *cobra.Command, o *exportOptions, client string) {
+	cmd.Flags().StringVar(&o.project, "project", "", "write it where "+client+" finds it when resumed in this directory (your own checkout), instead of in the session's")
+}
+
+// exportDir is where an export goes: --out, else where the client looks
+// for the session, in the session's working directory or --project's.
+func exportDir(o exportOptions, f *format, m *session.Meta) (string, error) {
+	if o.out != "" {
+		if o.project != "" {
+			return "", &flagError{errors.New("--out and --project each say where the export goes: give one")}
+		}
+		return o.out, nil
+	}
+	if o.project != "" {
+		abs, err := filepath.Abs(o.project)
+		if err != nil {
+			return "", err
+		}
+		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+			return "", &flagError{fmt.Errorf("--project %s: not a directory", o.project)}
+		}
+		mm := *m
+		mm.Project = &abs
+		m = &mm
+	}
+	dir, err := f.exportDir(m)
+	if err != nil {
+		return "", withHint(err, "use --out DIR, or --project DIR")
+	}
+	return dir, nil
 }
 
 func newExportCmd(e *env) *cobra.Command {
@@ -54,6 +93,7 @@ conversion's adds "losses": [{"kind", "what", "count", "unit", "detail",
 		},
 	}
 	cmd.Flags().StringVar(&o.out, "out", "", "write into this directory instead (\"-\": the session's transcript to stdout)")
+	projectFlag(cmd, &o, "claude --resume")
 	cmd.Flags().BoolVar(&o.force, "force", false, "overwrite existing files that differ")
 	cmd.Flags().BoolVar(&e.json, "json", false, "print the report as JSON")
 	return cmd
@@ -65,6 +105,11 @@ func runExport(e *env, o exportOptions, target *format) error {
 	d, err := findSession(e, o.session)
 	if err != nil {
 		return err
+	}
+	if d.Exists() {
+		// A session that went on in another file (a continuation) is
+		// exported as it went on last: its whole conversation.
+		d = d.Latest()
 	}
 	m, err := d.SessionMeta()
 	if err != nil {
@@ -94,13 +139,12 @@ func runExport(e *env, o exportOptions, target *format) error {
 		printWarnings(e, warnings)
 		return err
 	}
-	dir := o.out
-	if dir == "" {
-		if dir, err = f.exportDir(m); err != nil {
-			return withHint(err, "use --out DIR")
-		}
+	dir, err := exportDir(o, f, m)
+	if err != nil {
+		return err
 	}
 	files, warnings, err := f.exportSession(d, dir, o.force)
+	recordExports(e, d, files)
 	if e.json {
 		rep := exportJSON{Files: []exportFileJSON{}, Warnings: []string{}}
 		for _, f := range files {
@@ -145,5 +189,19 @@ type exportFileJSON struct {
 func printWarnings(e *env, ws []error) {
 	for _, w := range ws {
 		fmt.Fprintf(e.stderr, "scribe: warning: %v\n", w)
+	}
+}
+
+// recordExports records the files an export wrote in the store, so that a
+// client's resuming one continues the session rather than takes its
+// source's place (inscribe.Store.RecordExport). A file it cannot record is
+// a warning: the export itself is done.
+func recordExports(e *env, d *inscribe.Doc, files []exportclaude.File) {
+	for _, f := range files {
+		if strings.HasSuffix(f.Path, ".jsonl") {
+			if err := d.Exported(f.Path); err != nil {
+				printWarnings(e, []error{fmt.Errorf("record the export %s: %w", f.Path, err)})
+			}
+		}
 	}
 }

@@ -39,6 +39,7 @@ With --json the report is one object on stdout, as export-claude's:
 		},
 	}
 	cmd.Flags().StringVar(&o.out, "out", "", "write into this sessions directory instead (\"-\": the rollout to stdout)")
+	projectFlag(cmd, &o, "codex resume")
 	cmd.Flags().BoolVar(&o.force, "force", false, "overwrite an existing file that differs")
 	cmd.Flags().BoolVar(&e.json, "json", false, "print the report as JSON")
 	return cmd

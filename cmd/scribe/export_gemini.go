@@ -44,6 +44,7 @@ With --json the report is one object on stdout, as export-claude's:
 		},
 	}
 	cmd.Flags().StringVar(&o.out, "out", "", "write into this chats directory instead (\"-\": the session file to stdout)")
+	projectFlag(cmd, &o, "gemini --resume")
 	cmd.Flags().BoolVar(&o.force, "force", false, "overwrite existing files that differ")
 	cmd.Flags().BoolVar(&e.json, "json", false, "print the report as JSON")
 	return cmd

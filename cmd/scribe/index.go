@@ -17,10 +17,11 @@ func newReindexCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "reindex",
 		Short: "Rebuild every index of the store from the round files",
-		Long: `reindex rebuilds each document's session.db and index.md and the store's
-sessions.db from the round files and the engagement tags kept in each
-document's tags.tsv. The result is the same as the indexes inscribe and
-append keep up to date.
+		Long: `reindex rebuilds each document's index and the store's index from the
+round files and the engagement tags kept in each document's tags.tsv, and
+writes the catalogs (index.md) again from the documents, mending one a git
+merge left conflict markers in. The result is the same as the indexes and
+catalogs inscribe and append keep up to date.
 
 With --json the report is one object on stdout:
   {"documents": N, "warnings": [...]}`,
@@ -32,6 +33,14 @@ With --json the report is one object on stdout:
 			}
 			start := time.Now()
 			warnings, err := store.Reindex()
+			if err == nil {
+				// The catalogs too: they are derived from the documents.
+				var mended []string
+				mended, err = store.MendIndexes()
+				for _, c := range mended {
+					warnings = append(warnings, errMendedCatalog(c))
+				}
+			}
 			if !e.json {
 				printWarnings(e, warnings)
 			}

@@ -106,8 +106,12 @@ func runRepair(ctx context.Context, e *env, refs []string, verbose bool) error {
 			results = append(results, inscribe.Result{Doc: store.SessionsDir(), Outcome: inscribe.Repaired, Warnings: ws})
 		}
 	}
-	if err := store.RefreshIndexes(); err != nil {
+	mended, err := store.MendIndexes()
+	if err != nil {
 		results = append(results, inscribe.Result{Doc: store.SessionsDir(), Outcome: inscribe.Failed, Err: fmt.Errorf("update the catalog: %w", err)})
+	}
+	for _, c := range mended {
+		results = append(results, inscribe.Result{Doc: c, Outcome: inscribe.Repaired, Warnings: []error{errMendedCatalog(c)}})
 	}
 	if err := store.CloseIndex(); err != nil {
 		results = append(results, inscribe.Result{Doc: store.SessionsDir(), Outcome: inscribe.Failed, Err: fmt.Errorf("close the index: %w", err)})
@@ -308,4 +312,10 @@ func checkStored(e *env, d *inscribe.Doc) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// errMendedCatalog says that a catalog held a git merge's conflict markers
+// and was written again from the documents.
+func errMendedCatalog(name string) error {
+	return fmt.Errorf("%s: held a git merge's conflict markers; written again from the documents (a catalog is derived: commit it as it is now)", name)
 }

@@ -51,6 +51,9 @@ func Title(m *session.Meta) string {
 	if m.SidechainOf != nil {
 		name += " subagent " + m.SidechainOf.AgentID
 	}
+	if m.ContinuationOf != nil {
+		name += " continuation"
+	}
 	date := "undated"
 	if m.Started != nil && len(*m.Started) >= 10 {
 		date = (*m.Started)[:10]

@@ -13,6 +13,9 @@ const PreviewLen = 120
 // Key is a document's key in the indexes: its session id, or
 // <session>/agent-<id> for a sidechain.
 func Key(m *session.Meta) string {
+	if m.ContinuationOf != nil {
+		return m.SessionID + "/cont-" + m.ContinuationOf.Key
+	}
 	if m.SidechainOf != nil {
 		return m.SessionID + "/agent-" + m.SidechainOf.AgentID
 	}

@@ -28,6 +28,13 @@ type Redactor struct {
 	once  sync.Once
 }
 
+// KeyID names the markers' key: the first 4 bytes, in hex, of a SHA-256
+// of it, which does not give it away (inscribe.Redactor).
+func (r *Redactor) KeyID() string {
+	h := sha256.Sum256(append([]byte("scribe marker key\x00"), r.Key...))
+	return hex.EncodeToString(h[:4])
+}
+
 // detector returns the detector, made on first use.
 func (r *Redactor) detector() *Detector {
 	r.once.Do(func() {

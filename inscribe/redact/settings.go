@@ -43,6 +43,10 @@ func Load(root string) (*Settings, error) {
 	if err != nil {
 		return nil, err
 	}
+	if i := bytes.Index(src, []byte("\n<<<<<<< ")); i >= 0 || bytes.HasPrefix(src, []byte("<<<<<<< ")) {
+		line := bytes.Count(src[:i+1], []byte("\n")) + 1
+		return nil, fmt.Errorf("%s:%d: a git merge left conflict markers in it (<<<<<<<, =======, >>>>>>>): two stores were started, each with its own key; keep one side's [scribe] key (the store's first, whose markers the documents hold most), remove the markers, commit it, and run scribe check --store, which names the documents whose markers were made with the other key", p, line)
+	}
 	v := viper.New()
 	v.SetConfigType("toml")
 	if err := v.ReadConfig(bytes.NewReader(src)); err != nil {

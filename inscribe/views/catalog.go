@@ -59,14 +59,25 @@ func (s *Views) RefreshAfter(results []inscribe.Result) error {
 // none is named) and then the top index. Both are derived from the
 // documents and are deterministic: the same store gives the same bytes.
 func (s *Views) RefreshIndexes(agents ...string) error {
+	_, err := s.refreshIndexes(agents)
+	return err
+}
+
+// MendIndexes rewrites every catalog, as RefreshIndexes does, and names
+// those it mended: the ones that held a git merge's conflict markers.
+func (s *Views) MendIndexes() (mended []string, err error) {
+	return s.refreshIndexes(nil)
+}
+
+func (s *Views) refreshIndexes(agents []string) (mended []string, err error) {
 	unlock, err := s.LockCatalogs(s.wait())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer unlock()
 	all, err := s.Agents()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(agents) == 0 {
 		agents = all
@@ -74,16 +85,21 @@ func (s *Views) RefreshIndexes(agents ...string) error {
 	s.RemoveStaleTemps(agents...)
 	stamps := s.CatalogStamps()
 	for _, a := range agents {
-		newest, err := s.writeAgentIndex(a)
+		newest, m, err := s.writeAgentIndex(a)
 		if err != nil {
-			return err
+			return mended, err
+		}
+		if m {
+			mended = append(mended, s.CatalogName(a))
 		}
 		stamps[a] = newest
 	}
-	if err := s.writeTopIndex(all); err != nil {
-		return err
+	if m, err := s.WriteCatalog("", s.topIndex(all)); err != nil {
+		return mended, err
+	} else if m {
+		mended = append(mended, s.CatalogName(""))
 	}
-	return s.SetCatalogStamps(stamps)
+	return mended, s.SetCatalogStamps(stamps)
 }
 
 // Rows returns the sessions filed under an agent, oldest first.
@@ -218,16 +234,17 @@ func strOr(p *string, def string) string {
 }
 
 // writeAgentIndex writes an agent's index and returns the newest document
-// modification time it reflects.
-func (s *Views) writeAgentIndex(agent string) (int64, error) {
+// modification time it reflects, and whether the index it replaced held a
+// git merge's conflict markers.
+func (s *Views) writeAgentIndex(agent string) (newest int64, mended bool, err error) {
 	data, newest, keep, err := s.agentIndex(agent, true)
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
-	if err := s.WriteCatalog(agent, data); err != nil {
-		return 0, err
+	if mended, err = s.WriteCatalog(agent, data); err != nil {
+		return 0, false, err
 	}
-	return newest, s.SetCatalogRows(agent, keep)
+	return newest, mended, s.SetCatalogRows(agent, keep)
 }
 
 // agentIndex is what an agent's index holds, the newest document
@@ -305,10 +322,6 @@ func cell(s string) string {
 		}
 	}
 	return strings.TrimSpace(b.String())
-}
-
-func (s *Views) writeTopIndex(agents []string) error {
-	return s.WriteCatalog("", s.topIndex(agents))
 }
 
 // topIndex is what the top index holds, from the agents' indexes.
