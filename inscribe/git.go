@@ -69,23 +69,27 @@ const gitattributes = `# Written by scribe for this store: how git treats its fi
 // ensureGitFiles writes the store's .gitignore and .gitattributes where it
 // has none, once per Store value.
 func (s *Store) ensureGitFiles() error {
-	s.gitOnce.Do(func() {
-		for _, f := range []struct{ name, text string }{{gitignoreFile, gitignore}, {gitattributesFile, gitattributes}} {
-			p := filepath.Join(s.Root, f.name)
-			if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
-				continue
-			}
-			if err := atomicfile.MkdirAll(s.Root, DirMode); err != nil {
-				s.gitErr = err
-				return
-			}
-			if _, err := atomicfile.WriteIfChanged(p, []byte(f.text), FileMode); err != nil {
-				s.gitErr = err
-				return
-			}
-		}
-	})
+	s.gitOnce.Do(func() { s.gitErr = writeGitFiles(s.Root) })
 	return s.gitErr
+}
+
+// writeGitFiles writes the .gitignore and .gitattributes of the store at
+// root where it has none: before the store's first file, so that no
+// commit made after a write carries the machine's own state.
+func writeGitFiles(root string) error {
+	for _, f := range []struct{ name, text string }{{gitignoreFile, gitignore}, {gitattributesFile, gitattributes}} {
+		p := filepath.Join(root, f.name)
+		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err := atomicfile.MkdirAll(root, DirMode); err != nil {
+			return err
+		}
+		if _, err := atomicfile.WriteIfChanged(p, []byte(f.text), FileMode); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // MergeConflictError is a file of the store that a git merge left with

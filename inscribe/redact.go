@@ -252,6 +252,9 @@ func NoteRedacting(root string, on bool) error {
 	if _, err := os.Stat(p); err == nil {
 		return nil
 	}
+	if err := writeGitFiles(root); err != nil {
+		return err
+	}
 	if err := atomicfile.MkdirAll(filepath.Dir(p), DirMode); err != nil {
 		return err
 	}

@@ -162,8 +162,9 @@ func newMate(t *testing.T, dir, name string) *mate {
 			t.Fatal(err)
 		}
 	}
-	hook := fmt.Sprintf("SCRIBE_TEST_MAIN=1 %q --root %q append --hook", os.Args[0], m.root)
-	settings, _ := json.Marshal(map[string]any{"hooks": map[string]any{"Stop": []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": hook}}}}}})
+	// The hook's messages are kept, for a failure to show.
+	hook := fmt.Sprintf("SCRIBE_TEST_MAIN=1 %q --root %q append --hook 2>>%q", os.Args[0], m.root, m.hookLog())
+	settings, _ := json.Marshal(map[string]any{"hooks": map[string]any{"Stop": []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": hook, "timeout": 600}}}}}})
 	if err := os.WriteFile(filepath.Join(m.home, ".claude", "settings.json"), settings, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -198,6 +199,9 @@ func (m *mate) commit(msg string) {
 	m.git("commit", "-q", "--allow-empty", "-m", msg)
 }
 
+// hookLog is where the teammate's Stop hook writes its messages.
+func (m *mate) hookLog() string { return filepath.Join(m.dir, m.name+"-hook.log") }
+
 func (m *mate) push() { m.t.Helper(); m.git("push", "-q", "origin", "main") }
 
 // pull merges the other's work: it must never need a person.
@@ -221,7 +225,8 @@ func (m *mate) scribe(args ...string) string {
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil && !(len(args) > 0 && args[0] == "check") {
-		m.t.Fatalf("%s: scribe %s: %v\n%s%s", m.name, strings.Join(args, " "), err, stdout.String(), stderr.String())
+		hooks, _ := os.ReadFile(m.hookLog())
+		m.t.Fatalf("%s: scribe %s: %v\n%s%s\nits hook's messages:\n%s", m.name, strings.Join(args, " "), err, stdout.String(), stderr.String(), hooks)
 	}
 	return stdout.String()
 }
