@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"sync/atomic"
 	"time"
 )
@@ -20,6 +22,29 @@ type hookInput struct {
 // hookInputTimeout is how long append --hook waits for a complete JSON
 // object on stdin (a test shortens it).
 var hookInputTimeout = 10 * time.Second
+
+// hookTranscriptWait is how long append --hook waits for a transcript
+// that is not there yet: Claude Code writes a session's lines in batches,
+// and a new session's first batch can come after its first Stop hook
+// starts.
+const hookTranscriptWait = 5 * time.Second
+
+// waitForTranscript returns once path exists, or after wait, or when ctx
+// is done; the update that follows says what is wrong if it still does
+// not exist.
+func waitForTranscript(ctx context.Context, path string, wait time.Duration) {
+	deadline := time.Now().Add(wait)
+	for {
+		if _, err := os.Stat(path); err == nil || !errors.Is(err, fs.ErrNotExist) || time.Now().After(deadline) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
 
 // hookInputMax bounds the hook input. Claude Code's is a few hundred bytes.
 const hookInputMax = 64 << 20

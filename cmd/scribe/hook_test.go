@@ -202,3 +202,22 @@ func TestHookInput(t *testing.T) {
 		}
 	})
 }
+
+// TestWaitForTranscript: the hook waits for a transcript the client writes
+// after the hook started, and gives up on one that never comes.
+func TestWaitForTranscript(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "s.jsonl")
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		os.WriteFile(p, []byte("{}\n"), 0o644)
+	}()
+	waitForTranscript(context.Background(), p, time.Minute)
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("returned before the transcript was written: %v", err)
+	}
+	missing := filepath.Join(t.TempDir(), "never.jsonl")
+	waitForTranscript(context.Background(), missing, 100*time.Millisecond)
+	if _, err := os.Stat(missing); !os.IsNotExist(err) {
+		t.Fatalf("a transcript that never comes: %v", err)
+	}
+}

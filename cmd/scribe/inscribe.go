@@ -104,7 +104,9 @@ It never blocks the session:
     hook input, a command line that does not parse, a panic. stderr says
     what went wrong.
   - stdin is read up to its first complete JSON object, for at most 10s
-    and 64 MiB.
+    and 64 MiB. A transcript the client has not written yet (a turn's
+    first lines are flushed after the hook may start) is waited for at
+    most 5s.
   - A document another scribe is writing is waited for at most 1.5s, then
     left for the next append, which catches up; stderr says so. That is
     not a failure: the status is 0 unless something else failed. So are
@@ -150,6 +152,7 @@ func runUpdate(ctx context.Context, e *env, o updateOptions) error {
 		if err != nil {
 			return err
 		}
+		waitForTranscript(ctx, in.TranscriptPath, hookTranscriptWait)
 		sources = []string{in.TranscriptPath}
 	}
 	root, named, err := e.storeRoot()
