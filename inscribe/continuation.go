@@ -123,7 +123,11 @@ func (s *Store) RecordExport(session, path string) error {
 	if err != nil {
 		return err
 	}
-	if s.exported(abs) {
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return err
+	}
+	if size, ok := s.exportedSize(abs); ok && size == fi.Size() {
 		return nil
 	}
 	if err := atomicfile.MkdirAll(s.localRoot(), DirMode); err != nil {
@@ -133,7 +137,10 @@ func (s *Store) RecordExport(session, path string) error {
 	if err != nil {
 		return err
 	}
-	_, err = f.WriteString(filepath.ToSlash(abs) + "\t" + session + "\n")
+	// The size the export was written with tells a client's going on
+	// from it; a later export of the same path adds a line, the last of
+	// which counts.
+	_, err = fmt.Fprintf(f, "%s\t%s\t%d\n", filepath.ToSlash(abs), session, fi.Size())
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -150,27 +157,48 @@ func (d *Doc) Exported(path string) error {
 	return d.store.RecordExport(d.id, path)
 }
 
-// exported reports whether this machine wrote the file at path as an
-// export.
-func (s *Store) exported(path string) bool {
+// exportedSize reports whether this machine wrote the file at path as an
+// export, and its size as written (-1 when an older record does not say).
+func (s *Store) exportedSize(path string) (size int64, ok bool) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return false
+		return 0, false
 	}
 	f, err := os.Open(filepath.Join(s.localRoot(), exportsFile))
 	if err != nil {
-		return false
+		return 0, false
 	}
 	defer f.Close()
 	want := filepath.ToSlash(abs) + "\t"
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
-		if strings.HasPrefix(sc.Text(), want) {
-			return true
+		line, found := strings.CutPrefix(sc.Text(), want)
+		if !found {
+			continue
+		}
+		ok, size = true, -1
+		if _, n, cut := strings.Cut(line, "\t"); cut {
+			if v, err := strconv.ParseInt(n, 10, 64); err == nil {
+				size = v
+			}
 		}
 	}
-	return false
+	return size, ok
+}
+
+// goneOn reports whether a client went on with the session file src, a
+// file of the session whose document's head is m that scribe wrote (an
+// export) or that holds the session in another format (a conversion):
+// whether it differs from the export as this machine wrote it, or, where
+// no size was recorded, whether its conversation ends after the
+// document's.
+func (s *Store) goneOn(src source.Session, m *session.Meta) bool {
+	if size, ok := s.exportedSize(src.Path); ok && size >= 0 {
+		fi, err := os.Stat(src.Path)
+		return err != nil || fi.Size() != size
+	}
+	return endsAfter(src, m)
 }
 
 // continues reports whether the session file src, of the session whose
@@ -192,7 +220,7 @@ func (s *Store) continues(src source.Session, md string) (key string, cont, same
 	}
 	if src.Adapter.Format() != format {
 		// A conversion: a continuation once the client went on with it.
-		if !endsAfter(src, m) {
+		if !s.goneOn(src, m) {
 			return "", false, true
 		}
 		return s.contKey(src.Path), true, false
@@ -203,8 +231,8 @@ func (s *Store) continues(src source.Session, md string) (key string, cont, same
 			return "", false, false // its source on this machine
 		}
 	}
-	if s.exported(src.Path) {
-		if !endsAfter(src, m) {
+	if _, ok := s.exportedSize(src.Path); ok {
+		if !s.goneOn(src, m) {
 			return "", false, true
 		}
 		return s.contKey(src.Path), true, false

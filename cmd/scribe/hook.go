@@ -10,6 +10,8 @@ import (
 	"os"
 	"sync/atomic"
 	"time"
+
+	"github.com/scribe-archive/scribe/inscribe"
 )
 
 // hookInput is the part of Claude Code's hook input that append reads.
@@ -27,7 +29,7 @@ var hookInputTimeout = 10 * time.Second
 // that is not there yet: Claude Code writes a session's lines in batches,
 // and a new session's first batch can come after its first Stop hook
 // starts.
-const hookTranscriptWait = 5 * time.Second
+const hookTranscriptWait = 3 * time.Second
 
 // waitForTranscript returns once path exists, or after wait, or when ctx
 // is done; the update that follows says what is wrong if it still does
@@ -44,6 +46,37 @@ func waitForTranscript(ctx context.Context, path string, wait time.Duration) {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// waitForGrowth reports whether the file at path changed size within wait
+// (it polls its size), or false when ctx is done first.
+func waitForGrowth(ctx context.Context, path string, wait time.Duration) bool {
+	first, err := os.Stat(path)
+	if err != nil {
+		return false
+	}
+	deadline := time.Now().Add(wait)
+	for time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(50 * time.Millisecond):
+		}
+		if fi, err := os.Stat(path); err == nil && fi.Size() != first.Size() {
+			return true
+		}
+	}
+	return false
+}
+
+// allUnchanged reports whether an update found nothing new anywhere.
+func allUnchanged(results []inscribe.Result) bool {
+	for _, r := range results {
+		if r.Outcome != inscribe.Unchanged {
+			return false
+		}
+	}
+	return len(results) > 0
 }
 
 // hookInputMax bounds the hook input. Claude Code's is a few hundred bytes.

@@ -112,6 +112,12 @@ func TestTeammates(t *testing.T) {
 			}
 		}
 	}
+	if t.Failed() {
+		for _, m := range []*mate{alice, bob} {
+			hooks, _ := os.ReadFile(m.hookLog())
+			t.Logf("%s's hook's messages:\n%s", m.name, hooks)
+		}
+	}
 
 	// An export of each session resumes in the real client with its
 	// turns: Alice's as it went on last (one of its two branches), Bob's
