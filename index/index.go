@@ -395,6 +395,14 @@ func (x *DB) checkpoint() {
 // Path is where the index lives.
 func (x *DB) Path() string { return x.path }
 
+// Compact rewrites the database into as few pages as it needs (VACUUM):
+// no page it freed keeps what was deleted from it (a text scribe forget
+// removed). It takes the write lock, waiting as the database does.
+func (x *DB) Compact(ctx context.Context) error {
+	_, err := x.db.ExecContext(ctx, "VACUUM")
+	return err
+}
+
 // Row is one round.
 type Row struct {
 	SessionID     string  `json:"session_id"`

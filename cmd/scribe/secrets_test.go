@@ -732,3 +732,37 @@ func TestForgetEveryForm(t *testing.T) {
 		t.Errorf("check --store: %d\n%s%s", code, out, errOut)
 	}
 }
+
+// TestForgetLeavesNoFreePage: the store's index, rebuilt after a forget,
+// keeps no copy of the text in the pages its old rows freed (issue 32, 4):
+// the databases overwrite what they delete (secure_delete).
+func TestForgetLeavesNoFreePage(t *testing.T) {
+	dir := t.TempDir()
+	proj := filepath.Join(dir, "proj")
+	os.MkdirAll(proj, 0o755)
+	for s := 0; s < 3; s++ {
+		word := "common"
+		if s == 1 {
+			word = "qq_only_here_7"
+		}
+		var b bytes.Buffer
+		parent := "null"
+		for i := 0; i < 40; i++ {
+			u, x := fmt.Sprintf("u-%d-%d", s, i), fmt.Sprintf("x-%d-%d", s, i)
+			ts := fmt.Sprintf("2026-01-01T00:%02d:00.000Z", i)
+			fmt.Fprintf(&b, `{"parentUuid":%s,"type":"user","message":{"role":"user","content":"question %d about %s %s"},"uuid":%q,"timestamp":%q,"cwd":"/home/me/app","sessionId":"s%d"}`+"\n", parent, i, word, strings.Repeat("lorem ipsum dolor ", 40), u, ts, s)
+			fmt.Fprintf(&b, `{"parentUuid":%q,"type":"assistant","message":{"id":"n%d","role":"assistant","model":"m","content":[{"type":"text","text":"answer %d %s %s"}]},"uuid":%q,"timestamp":%q}`+"\n", u, i, i, word, strings.Repeat("sit amet ", 60), x, ts)
+			parent = fmt.Sprintf("%q", x)
+		}
+		os.WriteFile(filepath.Join(proj, fmt.Sprintf("s%d.jsonl", s)), b.Bytes(), 0o644)
+	}
+	root := filepath.Join(dir, "store")
+	for _, args := range [][]string{{"inscribe", "--no-redact", proj}, {"search", "lorem"}, {"forget", "--secret", "qq_only_here_7"}} {
+		if code, out, errOut := runScribe(t, append([]string{"--root", root}, args...)...); code != 0 {
+			t.Fatalf("%v: %d\n%s%s", args, code, out, errOut)
+		}
+	}
+	if hits := grepTree(t, root, []string{"only_here"}); len(hits) > 0 {
+		t.Errorf("forget left copies:\n%s", strings.Join(hits, "\n"))
+	}
+}

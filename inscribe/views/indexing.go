@@ -683,6 +683,11 @@ func (s *Views) reindexOnce() ([]error, error) {
 	if err := batch.Commit(); err != nil {
 		return warnings, err
 	}
+	// The rows deleted leave their text in free pages until reused: a
+	// reindex (which forget runs) leaves none.
+	if err := sdb.Compact(ctx); err != nil {
+		return warnings, err
+	}
 	return warnings, errors.Join(damaged...)
 }
 
