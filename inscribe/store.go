@@ -1,6 +1,7 @@
 package inscribe
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -114,9 +115,24 @@ func OpenStore(root string) (*Store, error) {
 		if !ValidAgentID(r.ID) {
 			return nil, fmt.Errorf("%s: role id %q: use lowercase letters, digits, dashes and underscores", filepath.Join(root, rolesFile), r.ID)
 		}
+		for _, p := range r.Projects {
+			if _, err := path.Match(p, ""); err != nil {
+				return nil, fmt.Errorf("%s:%d: role %s: the projects pattern %q is malformed, so it would never match: write it as a shell pattern (* any name, ? one character, [a-z] a class closed by ], \\ before a character to take it as it is)",
+					filepath.Join(root, rolesFile), lineOf(data, p), r.ID, p)
+			}
+		}
 	}
 	s.Roles = reg.Roles
 	return s, nil
+}
+
+// lineOf returns the line of data that first holds text (0 when none).
+func lineOf(data []byte, text string) int {
+	i := bytes.Index(data, []byte(text))
+	if i < 0 {
+		return 0
+	}
+	return bytes.Count(data[:i], []byte("\n")) + 1
 }
 
 // ValidAgentID reports whether s is a usable agent id (a role slug).

@@ -178,3 +178,23 @@ func TestFindDoc(t *testing.T) {
 		t.Errorf("FindDoc(s1) after its removal = %s", p)
 	}
 }
+
+// TestRolesBadPattern: a projects pattern that cannot match (malformed) is
+// an error that names the file, the line and what to do, not a role that
+// silently never applies (issue 32, 11).
+func TestRolesBadPattern(t *testing.T) {
+	root := t.TempDir()
+	roles := "roles:\n  - id: eng\n    name: Engineer\n    projects:\n      - /home/*/src\n      - /home/[dev/src\n"
+	if err := os.WriteFile(filepath.Join(root, "roles.yaml"), []byte(roles), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := OpenStore(root)
+	if err == nil {
+		t.Fatal("a malformed pattern is accepted")
+	}
+	for _, want := range []string{filepath.Join(root, "roles.yaml") + ":6:", "/home/[dev/src", "eng"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error does not say %q: %v", want, err)
+		}
+	}
+}

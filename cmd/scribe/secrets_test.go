@@ -766,3 +766,21 @@ func TestForgetLeavesNoFreePage(t *testing.T) {
 		t.Errorf("forget left copies:\n%s", strings.Join(hits, "\n"))
 	}
 }
+
+// TestRedactSettingsBroken: a redact.toml scribe cannot read is named with
+// the line where it fails, if it knows it, and what to do (issue 32, 11).
+func TestRedactSettingsBroken(t *testing.T) {
+	_, src, root := plantedStore(t)
+	settings := filepath.Join(root, "redact.toml")
+	for name, text := range map[string]string{
+		"toml":  "[scribe\nredact = true\n",
+		"key":   "[scribe]\nredact = true\nkey = \"abcd\"\n",
+		"nokey": "[scribe]\nredact = true\n",
+	} {
+		os.WriteFile(settings, []byte(text), 0o600)
+		code, out, errOut := runScribe(t, "--root", root, "append", src)
+		if code == 0 || !strings.Contains(errOut, settings) || !(strings.Contains(errOut, "fix") || strings.Contains(errOut, "restore")) {
+			t.Errorf("%s: %d\n%s%s", name, code, out, errOut)
+		}
+	}
+}

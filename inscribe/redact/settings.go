@@ -16,6 +16,9 @@ import (
 	"github.com/scribe-archive/scribe/internal/atomicfile"
 )
 
+// readmeSecrets is where the settings' form is described.
+const readmeSecrets = `README.md, "Secrets"`
+
 // File is the name of a store's redaction settings, in its root.
 const File = "redact.toml"
 
@@ -50,17 +53,17 @@ func Load(root string) (*Settings, error) {
 	v := viper.New()
 	v.SetConfigType("toml")
 	if err := v.ReadConfig(bytes.NewReader(src)); err != nil {
-		return nil, fmt.Errorf("%s: %w", p, err)
+		return nil, fmt.Errorf("%s: %w: fix its TOML (%s says how it reads), or restore it from git or a backup; scribe writes nothing to the store until it reads, so that no secret is kept in the clear", p, err, readmeSecrets)
 	}
 	s := &Settings{Redact: v.GetBool("scribe.redact"), Src: src}
 	if k := v.GetString("scribe.key"); k != "" {
 		s.Key, err = hex.DecodeString(k)
 		if err != nil || len(s.Key) < 16 {
-			return nil, fmt.Errorf("%s: scribe.key must be at least 32 hexadecimal digits", p)
+			return nil, fmt.Errorf("%s: scribe.key must be at least 32 hexadecimal digits: restore the key from git or a backup (the markers in the store were made with it)", p)
 		}
 	}
 	if s.Redact && s.Key == nil {
-		return nil, fmt.Errorf("%s: redact is on but scribe.key is missing", p)
+		return nil, fmt.Errorf("%s: redact is on but scribe.key is missing: restore the key from git or a backup (the markers in the store were made with it), or set redact = false to keep secrets from now on", p)
 	}
 	return s, nil
 }
@@ -137,7 +140,7 @@ func (s *Settings) Write(root string) error {
 // scanned.
 func (s *Settings) Redactor() (*Redactor, error) {
 	if _, _, err := parseRules(s.Src); err != nil {
-		return nil, fmt.Errorf("%s: %w", File, err)
+		return nil, fmt.Errorf("%s: %w: fix the rule it names, in gitleaks' .gitleaks.toml form (%s)", File, err, readmeSecrets)
 	}
 	src := s.Src
 	return &Redactor{Key: s.Key, build: func() *Detector {
