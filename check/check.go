@@ -645,6 +645,18 @@ func Stored(d *inscribe.Doc, f Format) (*Report, error) {
 		rep.add(Finding{Kind: Gone, File: rep.Source, Msg: "the source is gone: the archive holds the only copy"})
 		return rep, nil
 	}
+	// A source that no longer held what was inscribed from it (the client
+	// wrote it again) feeds a continuation of the session now: the
+	// continuation is checked against it, and the archive holds the only
+	// copy of what this document was inscribed from.
+	if conts, err := d.Continuations(); err == nil {
+		for _, c := range conts {
+			if c.Source() == rep.Source {
+				rep.add(Finding{Kind: Gone, File: rep.Source, Msg: fmt.Sprintf("the source was written again and goes on as %s: the archive holds the only copy of what was inscribed here", c.Path())})
+				return rep, nil
+			}
+		}
+	}
 	tmp, err := os.MkdirTemp("", "scribe-check-")
 	if err != nil {
 		return nil, err

@@ -7,8 +7,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode"
 
+	"github.com/scribe-archive/scribe/index"
 	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/inscribe/views"
 	"github.com/scribe-archive/scribe/internal/testkit/storetest"
 )
 
@@ -16,8 +19,9 @@ import (
 // bundled session, the text of every version of every message its file
 // ever held (a message written again, a history set anew by a resume, a
 // compression, a rewind or a rollback, a tail a $rewindTo dropped) is in
-// the document's items, the live branch or its history. The judge reads
-// the file its own way: each message of each line, as it was written.
+// the document's items, the live branch or its history, and search finds
+// it in that session. The judge reads the file its own way: each message
+// of each line, as it was written.
 func TestEveryVersionKept(t *testing.T) {
 	ss, err := adapter.Discover(samples(t))
 	if err != nil {
@@ -27,6 +31,8 @@ func TestEveryVersionKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	v := storetest.Views(s) // the store's indexes kept as it inscribes
+	defer v.CloseIndex()
 	for _, src := range ss {
 		for _, r := range s.Update(src, inscribe.Options{}) {
 			if r.Err != nil {
@@ -58,6 +64,12 @@ func TestEveryVersionKept(t *testing.T) {
 				n++
 				if !strings.Contains(held.String(), strings.TrimSpace(text)) {
 					t.Errorf("%s:%d: the document does not hold %q", filepath.Base(src.Path), line, text[:min(len(text), 80)])
+				}
+				// (The context the client injects and a compression's
+				// state snapshot are the client's, not the conversation's:
+				// the document shows them, the index leaves them out.)
+				if q := searchWords(text); q != "" && !clientContext(text) && !found(t, v, q, src.ID) {
+					t.Errorf("%s:%d: search %q does not find the session", filepath.Base(src.Path), line, q)
 				}
 			}
 		}
@@ -151,4 +163,33 @@ func writtenTexts(t *testing.T, path string) map[int][]string {
 type part struct {
 	Text    *string `json:"text"`
 	Thought bool    `json:"thought"`
+}
+
+// searchWords is a query for a text: its first six words of letters and
+// digits, or "" when it has none.
+func searchWords(text string) string {
+	words := strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	return strings.Join(words[:min(len(words), 6)], " ")
+}
+
+// found reports whether a search for q finds a round of session id.
+func found(t *testing.T, v *views.Views, q, id string) bool {
+	t.Helper()
+	hits, err := v.Search(index.Query{Text: q, Agent: "gemini", Limit: 1000})
+	if err != nil {
+		t.Fatalf("search %q: %v", q, err)
+	}
+	for _, h := range hits {
+		if h.SessionID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// clientContext reports whether a message's text is what the client
+// injects: its session context, or a compression's state snapshot.
+func clientContext(text string) bool {
+	text = strings.TrimSpace(text)
+	return strings.HasPrefix(text, "<session_context>") || strings.HasPrefix(text, "<state_snapshot>")
 }

@@ -102,6 +102,7 @@ func TestScript(t *testing.T) {
 			e.Setenv("TZ", "UTC")
 			e.Setenv("SAMPLES", samples)
 			e.Setenv("CODEX_SAMPLES", filepath.Join(testenv.RepoRoot(t), "testdata", "codex", "sessions"))
+			e.Setenv("GEMINI_SAMPLES", filepath.Join(testenv.RepoRoot(t), "testdata", "gemini", "tmp"))
 			return nil
 		},
 		Condition: func(cond string) (bool, error) {
