@@ -49,3 +49,30 @@ func TestCodexRolloutHead(t *testing.T) {
 		t.Errorf("the same rollout, whole: %d\n%s%s", code, out, errOut)
 	}
 }
+
+// TestCodexUnknownRecordsWarnOnce: a rollout with many records of a type
+// scribe does not know gives one warning for them, with their count, not
+// one a line (issue 32, 11).
+func TestCodexUnknownRecordsWarnOnce(t *testing.T) {
+	rel := filepath.Join("2026", "11", "23", "rollout-2026-11-23T16-52-29-01a20952-c650-7460-8240-fe79e3d5153c.jsonl")
+	data, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), "testdata", "codex", "sessions", rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	b.Write(data)
+	for i := 0; i < 200; i++ {
+		b.WriteString(`{"timestamp":"2026-11-23T16:59:00.000Z","type":"future_thing","payload":{"n":1}}` + "\n")
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "sessions", rel)
+	os.MkdirAll(filepath.Dir(src), 0o755)
+	os.WriteFile(src, b.Bytes(), 0o644)
+	code, out, errOut := runScribe(t, "--root", filepath.Join(dir, "store"), "append", src)
+	if code != 0 {
+		t.Fatalf("append: %d\n%s%s", code, out, errOut)
+	}
+	if n := strings.Count(errOut, "future_thing"); n != 1 || !strings.Contains(errOut, "199 more lines like it") {
+		t.Errorf("%d warnings name the unknown type:\n%s", n, errOut)
+	}
+}

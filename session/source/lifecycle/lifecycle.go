@@ -152,6 +152,16 @@ type Context struct {
 	// Recorder takes them.
 	kept     []source.Node
 	warnings []error
+	// kinds are the warnings given so far, by kind (warnKind): a kind is
+	// one warning, with the count of the lines like it.
+	kinds map[string]*warnCount
+}
+
+// warnCount is a warning given for several lines.
+type warnCount struct {
+	first *source.LineError
+	msg   string // its message, as first given
+	more  int    // lines like it after the first
 }
 
 // Config is the configuration of the document being built.
@@ -166,8 +176,41 @@ func (c *Context) Items() int { return c.pos.Items }
 
 // Warnf reports a problem with the entry at line; the warning names the
 // source file and the line.
+//
+// A warning of a kind given before (the same message but for the errors
+// in it: a line that does not decode, a record of a type scribe does not
+// know) is not given again: the first says how many more lines are like
+// it, so that a source of a million such lines gives one warning, not a
+// million.
 func (c *Context) Warnf(line int, format string, args ...any) {
-	c.warnings = append(c.warnings, &source.LineError{File: c.cfg.File, Line: line, Msg: fmt.Sprintf(format, args...)})
+	key := warnKind(format, args)
+	if k, ok := c.kinds[key]; ok {
+		k.more++
+		lines := "lines"
+		if k.more == 1 {
+			lines = "line"
+		}
+		k.first.Msg = fmt.Sprintf("%s (and %d more %s like it, the last at line %d)", k.msg, k.more, lines, line)
+		return
+	}
+	e := &source.LineError{File: c.cfg.File, Line: line, Msg: fmt.Sprintf(format, args...)}
+	if c.kinds == nil {
+		c.kinds = map[string]*warnCount{}
+	}
+	c.kinds[key] = &warnCount{first: e, msg: e.Msg}
+	c.warnings = append(c.warnings, e)
+}
+
+// warnKind is the kind of a warning: its format and its arguments but the
+// errors, which differ from line to line.
+func warnKind(format string, args []any) string {
+	key := format
+	for _, a := range args {
+		if _, isErr := a.(error); !isErr {
+			key += "\x00" + fmt.Sprint(a)
+		}
+	}
+	return key
 }
 
 // Decoded reports whether an entry decoded as a record of its format,
