@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 )
@@ -86,10 +87,12 @@ func execute(e *env, root *cobra.Command, args []string) (code int) {
 	root.SetIn(e.stdin)
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)
-	// The first Ctrl-C asks the command to stop where it safely can; a
-	// second is the signal's own: it ends scribe at once, which the store
-	// survives (its writes are atomic, and the next run finishes them).
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// The first Ctrl-C (or SIGTERM, from a service manager or a timeout)
+	// asks the command to stop where it safely can, removing its
+	// temporary files; a second is the signal's own: it ends scribe at
+	// once, which the store survives (its writes are atomic, and the next
+	// run finishes them).
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	context.AfterFunc(ctx, stop)
 	cmd, err := root.ExecuteContextC(ctx)
