@@ -54,6 +54,9 @@ const (
 	// Redacted is a transformed entry whose only differences are secrets
 	// the store replaced with markers (redacted.go).
 	Redacted Kind = "redacted"
+	// Pending is the lines the source gained since the last append: not
+	// inscribed yet, not lost.
+	Pending Kind = "pending"
 )
 
 // Finding is one difference.
@@ -84,7 +87,7 @@ type Finding struct {
 
 // Explained reports whether the finding is expected rather than a loss.
 func (f Finding) Explained() bool {
-	return f.Kind == Torn || f.Kind == Gone || f.Kind == Redacted || f.What != "" && (f.Kind == Dropped || f.Kind == Transformed)
+	return f.Kind == Torn || f.Kind == Gone || f.Kind == Redacted || f.Kind == Pending || f.What != "" && (f.Kind == Dropped || f.Kind == Transformed)
 }
 
 // Report is the check of one transcript (a session or a sidechain).
@@ -680,10 +683,72 @@ func Stored(d *inscribe.Doc, f Format) (*Report, error) {
 	if last, ok := tornTail(rep.Source); ok {
 		rep.add(Finding{Kind: Torn, File: rep.Source, Line: last, Msg: "the source ends in a torn line (a crash mid-write): it is not inscribed, so the export ends before it"})
 	}
-	if err := compareFiles(rep, rep.Source, exp); err != nil {
+	if err := compareInscribed(rep, d, exp); err != nil {
 		return nil, err
 	}
 	return rep, compareStoredDoc(rep, d, exp, m, f.Source, f.Redact, filepath.Join(tmp, "second"))
+}
+
+// compareInscribed compares the export with the source. The lines the
+// source gained since the last append (past the read note's seen) are not
+// inscribed yet: one Pending finding, not lost lines.
+func compareInscribed(rep *Report, d *inscribe.Doc, exp string) error {
+	src := rep.Source
+	at := len(rep.Findings)
+	if err := compareFiles(rep, src, exp); err != nil {
+		return err
+	}
+	seen, err := d.Seen()
+	fi, serr := os.Stat(src)
+	if err != nil || serr != nil || seen < 0 || fi.Size() <= seen {
+		return nil
+	}
+	f, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	before, err := countLines(io.NewSectionReader(f, 0, seen))
+	if err != nil {
+		return err
+	}
+	after, err := countLines(io.NewSectionReader(f, seen, fi.Size()-seen))
+	if err != nil || after == 0 {
+		return err
+	}
+	from := before + 1
+	kept := rep.Findings[:at]
+	for _, g := range rep.Findings[at:] {
+		if g.Kind == Lost && g.File == src && g.Line >= from {
+			continue // not appended yet
+		}
+		kept = append(kept, g)
+	}
+	rep.Findings = append(kept, Finding{Kind: Pending, File: src, Line: from, Msg: fmt.Sprintf("%d %s the source gained since the last append, not appended yet: scribe append %s inscribes them", after, plural(after, "line", "lines"), src)})
+	return nil
+}
+
+// countLines counts the line ends r gives.
+func countLines(r io.Reader) (int, error) {
+	buf := make([]byte, 64<<10)
+	n := 0
+	for {
+		k, err := r.Read(buf)
+		n += bytes.Count(buf[:k], []byte("\n"))
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // tornTail reports whether a file ends in an unterminated line that is not

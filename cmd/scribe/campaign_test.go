@@ -406,16 +406,8 @@ func TestForgetKillCampaign(t *testing.T) {
 // the repair sets it aside beside the rounds, and the session then appends
 // and exports (issue 32, 9).
 func TestStrayRoundFile(t *testing.T) {
-	dir := t.TempDir()
-	src := filepath.Join(dir, "proj", "s.jsonl")
-	os.MkdirAll(filepath.Dir(src), 0o755)
-	root := filepath.Join(dir, "data")
 	data := synthWords(8, 2)
-	lines := bytes.SplitAfter(data, []byte("\n"))
-	os.WriteFile(src, bytes.Join(lines[:10], nil), 0o644) // 5 rounds
-	if code, stdout, stderr := scribeRun(t, root, "append", src); code != 0 {
-		t.Fatalf("%d\n%s%s", code, stdout, stderr)
-	}
+	dir, src, root := appendedLines(t, data, 10) // 5 rounds
 	rounds := filepath.Join(root, "sessions", "claude", "s", "rounds")
 	stray := filepath.Join(rounds, "009.json")
 	copy, _ := os.ReadFile(filepath.Join(rounds, "002.json"))
@@ -506,4 +498,33 @@ func TestRepairKeepsPeoplesText(t *testing.T) {
 	if code, stdout, stderr := scribeRun(t, root, "append", src); code != 0 {
 		t.Errorf("append after the repair: %d\n%s%s", code, stdout, stderr)
 	}
+}
+
+// TestCheckPendingLines: lines a session's source gained since the last
+// append are not yet inscribed, not lost: check --store says so and
+// passes (issue 32, 11).
+func TestCheckPendingLines(t *testing.T) {
+	data := synthWords(5, 2)
+	_, src, root := appendedLines(t, data, 6)
+	os.WriteFile(src, data, 0o644)
+	code, stdout, stderr := scribeRun(t, root, "check", "--store")
+	if code != 0 || strings.Contains(stdout, "lost") || !strings.Contains(stdout, "not appended yet") {
+		t.Errorf("check --store of a source that went on: %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// appendedLines writes the first n lines of data as a session's source,
+// proj/s.jsonl in a new folder, and appends it to a store there (data/).
+func appendedLines(t *testing.T, data []byte, n int) (dir, src, root string) {
+	t.Helper()
+	dir = t.TempDir()
+	src = filepath.Join(dir, "proj", "s.jsonl")
+	os.MkdirAll(filepath.Dir(src), 0o755)
+	root = filepath.Join(dir, "data")
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	os.WriteFile(src, bytes.Join(lines[:n], nil), 0o644)
+	if code, stdout, stderr := scribeRun(t, root, "append", src); code != 0 {
+		t.Fatalf("%d\n%s%s", code, stdout, stderr)
+	}
+	return dir, src, root
 }
