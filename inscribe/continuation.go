@@ -73,16 +73,17 @@ func (s *Store) machineID() string { return s.readMachineID(true) }
 func (s *Store) readMachineID(create bool) string {
 	s.machineMu.Lock()
 	defer s.machineMu.Unlock()
-	if s.machine != "" {
-		return s.machine
-	}
 	p := filepath.Join(s.localRoot(), machineFile)
-	if b, err := os.ReadFile(p); err == nil && len(bytes.TrimSpace(b)) > 0 {
-		s.machine = string(bytes.TrimSpace(b))
-		return s.machine
+	read := func() bool {
+		if s.machine == "" {
+			if b, err := os.ReadFile(p); err == nil {
+				s.machine = string(bytes.TrimSpace(b))
+			}
+		}
+		return s.machine != ""
 	}
-	if !create {
-		return ""
+	if read() || !create {
+		return s.machine
 	}
 	id := make([]byte, 16)
 	rand.Read(id)
@@ -97,8 +98,7 @@ func (s *Store) readMachineID(create bool) string {
 			os.Remove(f.Name())
 		}
 	}
-	if b, err := os.ReadFile(p); err == nil && len(bytes.TrimSpace(b)) > 0 {
-		s.machine = string(bytes.TrimSpace(b))
+	if read() {
 		return s.machine
 	}
 	return hex.EncodeToString(id) // a store this machine cannot write to
@@ -206,43 +206,39 @@ func (s *Store) goneOn(src source.Session, m *session.Meta) bool {
 // source, and its key (see the comment at the top of this file). same
 // reports a copy that holds nothing the session lacks.
 func (s *Store) continues(src source.Session, md string) (key string, cont, same bool) {
+	folder := folderOf(md)
+	if k, ok := s.lastContinuation(folder, src.Path); ok {
+		return k, true, false
+	}
+	// The session's own source on this machine, as every append of a live
+	// session finds it: decided from the read note, before the head is
+	// read (the update reads both again).
+	st, _ := readState(folder)
+	st = resolveState(st, md)
+	if st != nil && st.Source != "" && samePath(s.ResolveSource(st.Source), src.Path) {
+		return "", false, false
+	}
 	m, err := readMeta(md)
 	if err != nil || m.SidechainOf != nil || m.ContinuationOf != nil {
 		return "", false, false // the update says what is wrong with it
-	}
-	folder := folderOf(md)
-	if k, ok := lastContinuation(folder, s, src.Path); ok {
-		return k, true, false
 	}
 	format := m.SourceFormat
 	if format == "" {
 		format = firstFormat
 	}
-	if src.Adapter.Format() != format {
-		// A conversion: a continuation once the client went on with it.
+	_, exported := s.exportedSize(src.Path)
+	switch {
+	case src.Adapter.Format() != format || exported:
+		// A conversion, or an export: a continuation once a client went
+		// on with it.
 		if !s.goneOn(src, m) {
 			return "", false, true
 		}
-		return s.contKey(src.Path), true, false
-	}
-	st, _ := readState(folder)
-	if st = resolveState(st, md); st != nil && st.Source != "" {
-		if samePath(s.ResolveSource(st.Source), src.Path) {
-			return "", false, false // its source on this machine
-		}
-	}
-	if _, ok := s.exportedSize(src.Path); ok {
-		if !s.goneOn(src, m) {
-			return "", false, true
-		}
-		return s.contKey(src.Path), true, false
-	}
-	if st == nil || st.Source == "" || !exists(s.ResolveSource(st.Source)) {
+	case st == nil || st.Source == "" || !exists(s.ResolveSource(st.Source)):
 		return "", false, false // the source here (a clone; a source moved)
-	}
-	// Another copy of the source: nothing new while the session's record
-	// holds all of it.
-	if prefixOfRecord(src.Path, folder) {
+	case prefixOfRecord(src.Path, folder):
+		// Another copy of the source: nothing new while the session's
+		// record holds all of it.
 		return "", false, true
 	}
 	return s.contKey(src.Path), true, false
@@ -352,22 +348,29 @@ func (s *Store) updateContinuation(src source.Session, md, key, agent string, ro
 		rounds = m.ContinuationOf.Rounds
 	}
 	of := &session.ContinuationOf{SessionID: src.ID, Key: key, Client: src.Adapter.AgentName(), Rounds: rounds}
-	spec := docSpec{
-		md:      cmd,
+	spec := s.childSpec(src, folderOf(md), base, src.Path, agent, role, func(m *session.Meta) { m.ContinuationOf = of })
+	return s.updateDoc(spec, opts)
+}
+
+// childSpec is the spec of a document filed in the folder of its
+// session's beside the session's own (a sidechain, a continuation), named
+// base and fed by the file at path; set says what it is of.
+func (s *Store) childSpec(src source.Session, folder, base, path, agent string, role *string, set func(*session.Meta)) docSpec {
+	return docSpec{
+		md:      filepath.Join(folder, base+".md"),
 		key:     src.ID + "/" + base,
-		source:  src.Path,
+		source:  path,
 		id:      src.ID,
 		adapter: src.Adapter,
-		cfg:     builderConfig(src.Path, base),
+		cfg:     builderConfig(path, base),
 		fixed: func(m *session.Meta) {
 			m.SessionID = src.ID
 			m.AgentID = agent
 			m.Role = role
-			m.Source = s.recordedSource(src.Path)
-			m.ContinuationOf = of
+			m.Source = s.recordedSource(path)
+			set(m)
 		},
 	}
-	return s.updateDoc(spec, opts)
 }
 
 // rewritten is the update of doc, the document of the session whose
@@ -394,7 +397,7 @@ func (s *Store) rewritten(src source.Session, md, doc, agent string, role *strin
 // lastContinuation returns the key of the newest continuation of the file
 // at path that has a document in the session's folder: its first, or the
 // one a rewrite of the file made last.
-func lastContinuation(folder string, s *Store, path string) (string, bool) {
+func (s *Store) lastContinuation(folder, path string) (string, bool) {
 	if s.readMachineID(false) == "" {
 		return "", false // this machine made none
 	}

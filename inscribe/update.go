@@ -269,22 +269,8 @@ func (s *Store) updateSidechain(src source.Session, sc source.Sidechain, parentM
 		files = append(files, fileCopy{from: sc.MetaFile, to: filepath.Join(folderOf(md), sidechainMetaFile)})
 	}
 	of := &session.SidechainOf{SessionID: src.ID, AgentID: sc.ID, ToolUseID: sc.ToolUseID, File: filepath.ToSlash(sc.Rel)}
-	spec := docSpec{
-		md:      md,
-		key:     src.ID + "/" + base,
-		source:  sc.Path,
-		id:      src.ID,
-		adapter: src.Adapter,
-		cfg:     builderConfig(sc.Path, base),
-		fixed: func(m *session.Meta) {
-			m.SessionID = src.ID
-			m.AgentID = agent
-			m.Role = role
-			m.Source = s.recordedSource(sc.Path)
-			m.SidechainOf = of
-		},
-		files: files,
-	}
+	spec := s.childSpec(src, parentFolder, base, sc.Path, agent, role, func(m *session.Meta) { m.SidechainOf = of })
+	spec.files = files
 	r := s.updateDoc(spec, opts)
 	if r.Outcome == Failed {
 		return r, nil

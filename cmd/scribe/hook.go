@@ -35,38 +35,40 @@ const hookTranscriptWait = 3 * time.Second
 // is done; the update that follows says what is wrong if it still does
 // not exist.
 func waitForTranscript(ctx context.Context, path string, wait time.Duration) {
-	deadline := time.Now().Add(wait)
-	for {
-		if _, err := os.Stat(path); err == nil || !errors.Is(err, fs.ErrNotExist) || time.Now().After(deadline) {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
+	pollUntil(ctx, wait, func() bool {
+		_, err := os.Stat(path)
+		return !errors.Is(err, fs.ErrNotExist)
+	})
 }
 
-// waitForGrowth reports whether the file at path changed size within wait
-// (it polls its size), or false when ctx is done first.
+// waitForGrowth reports whether the file at path changed size within wait,
+// or false when ctx is done first.
 func waitForGrowth(ctx context.Context, path string, wait time.Duration) bool {
 	first, err := os.Stat(path)
 	if err != nil {
 		return false
 	}
+	return pollUntil(ctx, wait, func() bool {
+		fi, err := os.Stat(path)
+		return err == nil && fi.Size() != first.Size()
+	})
+}
+
+// pollUntil reports whether done holds within wait, asking it every 50 ms
+// (at once first), or false when ctx is done first.
+func pollUntil(ctx context.Context, wait time.Duration, done func() bool) bool {
 	deadline := time.Now().Add(wait)
-	for time.Now().Before(deadline) {
+	for !done() {
+		if time.Now().After(deadline) {
+			return false
+		}
 		select {
 		case <-ctx.Done():
 			return false
 		case <-time.After(50 * time.Millisecond):
 		}
-		if fi, err := os.Stat(path); err == nil && fi.Size() != first.Size() {
-			return true
-		}
 	}
-	return false
+	return true
 }
 
 // allUnchanged reports whether an update found nothing new anywhere.
