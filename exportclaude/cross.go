@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -37,20 +36,11 @@ const ClientVersion = "2.1.328"
 // mints is derived from the session id and a position, so two conversions
 // of a document are identical.
 func Convert(d *inscribe.Doc, src exportcore.Source, w io.Writer) (*Losses, error) {
-	c, err := exportcore.Resume(d, src)
-	if err != nil {
-		return nil, err
-	}
-	x := &converter{c: c, bw: bufio.NewWriterSize(w, 1<<16), sid: c.Meta.SessionID,
-		ids: map[string]string{}, consumed: map[string]bool{}, placed: map[string]bool{}, later: map[string]*session.Result{}}
-	x.losses.Merge(&c.Losses)
-	if err := x.run(); err != nil {
-		return nil, err
-	}
-	if err := x.bw.Flush(); err != nil {
-		return nil, err
-	}
-	return &x.losses, nil
+	return exportcore.Convert(d, src, w, func(c *exportcore.Conversation, bw *bufio.Writer, losses *Losses) error {
+		x := &converter{c: c, bw: bw, sid: c.Meta.SessionID, losses: losses,
+			ids: map[string]string{}, consumed: map[string]bool{}, placed: map[string]bool{}, later: map[string]*session.Result{}}
+		return x.run()
+	})
 }
 
 // ConvertSession writes the transcript of Convert into the project
@@ -58,18 +48,8 @@ func Convert(d *inscribe.Doc, src exportcore.Source, w io.Writer) (*Losses, erro
 // existing identical file is left alone; a different one is an error
 // unless opts.Force.
 func ConvertSession(d *inscribe.Doc, src exportcore.Source, dir string, opts Options) ([]File, *Losses, error) {
-	meta, err := d.Meta()
-	if err != nil {
-		return nil, nil, err
-	}
-	if meta.SidechainOf != nil {
-		return nil, nil, fmt.Errorf("%s is a sidechain: export its session, %s", d.Path(), meta.SidechainOf.SessionID)
-	}
-	var losses *Losses
-	f, _, err := exportcore.WriteFile(filepath.Join(dir, meta.SessionID+".jsonl"), opts, func(w io.Writer) ([]error, error) {
-		var err error
-		losses, err = Convert(d, src, w)
-		return nil, err
+	f, losses, _, err := exportcore.WriteConversion(d, dir, func(m *session.Meta) string { return m.SessionID + ".jsonl" }, opts, func(w io.Writer) (*Losses, error) {
+		return Convert(d, src, w)
 	})
 	if err != nil {
 		return nil, losses, err
@@ -102,7 +82,7 @@ type converter struct {
 	sid    string
 	n      int     // entries written
 	prev   *string // the uuid of the chain's last entry
-	losses exportcore.Losses
+	losses *exportcore.Losses
 	ids    map[string]string // tool call id -> the id written, when it had to change
 	// later holds results that come after their call's item (a result
 	// the source recorded apart from its call), by call id; consumed
@@ -476,7 +456,7 @@ func (x *converter) file(f *session.File) (claude.Block, bool, error) {
 // the summary, after the source's own summary when it has one in words.
 func (x *converter) compaction(it *session.Item) {
 	b := &it.Blocks[0]
-	summary, n := exportcore.Kept(it, x.c.Meta.AgentName, &x.losses, "Claude Code", x.dropBlock)
+	summary, n := exportcore.Kept(it, x.c.Meta.AgentName, x.losses, "Claude Code", x.dropBlock)
 	if n > 0 {
 		x.losses.Add(exportcore.Transformed, exportcore.WhatKept, n, "messages",
 			"what the source client sends in place of the history before its compaction (Codex's replacement history: the person's earlier prompts) is carried as the text of Claude Code's summary, each message as it was")

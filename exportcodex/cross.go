@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/scribe-archive/scribe/adapters/codex"
@@ -37,37 +36,19 @@ const Originator = "scribe"
 // identity it mints is derived from the session id and a position, so two
 // conversions of a document are identical.
 func Convert(d *inscribe.Doc, src exportcore.Source, w io.Writer) (*Losses, error) {
-	c, err := exportcore.Resume(d, src)
-	if err != nil {
-		return nil, err
-	}
-	x := &converter{c: c, bw: bufio.NewWriterSize(w, 1<<16), sid: c.Meta.SessionID, answered: map[string]bool{}, resultsApart: map[string]bool{}}
-	x.losses.Merge(&c.Losses)
-	if err := x.run(); err != nil {
-		return nil, err
-	}
-	if err := x.bw.Flush(); err != nil {
-		return nil, err
-	}
-	return &x.losses, nil
+	return exportcore.Convert(d, src, w, func(c *exportcore.Conversation, bw *bufio.Writer, losses *Losses) error {
+		x := &converter{c: c, bw: bw, sid: c.Meta.SessionID, losses: losses,
+			answered: map[string]bool{}, resultsApart: map[string]bool{}}
+		return x.run()
+	})
 }
 
 // ConvertSession writes the rollout of Convert into sessions folder dir, at
 // [Rel]: where codex resume finds it. An existing identical file is left
 // alone; a different one is an error unless opts.Force.
 func ConvertSession(d *inscribe.Doc, src exportcore.Source, dir string, opts Options) ([]File, *Losses, error) {
-	meta, err := d.Meta()
-	if err != nil {
-		return nil, nil, err
-	}
-	if meta.SidechainOf != nil {
-		return nil, nil, fmt.Errorf("%s is a sidechain: export its session, %s", d.Path(), meta.SidechainOf.SessionID)
-	}
-	var losses *Losses
-	f, _, err := exportcore.WriteFile(filepath.Join(dir, Rel(meta)), opts, func(w io.Writer) ([]error, error) {
-		var err error
-		losses, err = Convert(d, src, w)
-		return nil, err
+	f, losses, _, err := exportcore.WriteConversion(d, dir, Rel, opts, func(w io.Writer) (*Losses, error) {
+		return Convert(d, src, w)
 	})
 	if err != nil {
 		return nil, losses, err
@@ -80,7 +61,7 @@ type converter struct {
 	bw     *bufio.Writer
 	sid    string
 	turns  int // turn contexts written
-	losses exportcore.Losses
+	losses *exportcore.Losses
 	// answered marks the calls whose output is written; resultsApart
 	// the calls whose results are items of their own.
 	answered, resultsApart map[string]bool

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/scribe-archive/scribe/adapters/gemini"
@@ -39,20 +38,11 @@ type Losses = exportcore.Losses
 // identity it mints is derived from the session id and a position, so two
 // conversions of a document are identical.
 func Convert(d *inscribe.Doc, src exportcore.Source, w io.Writer) (*Losses, error) {
-	c, err := exportcore.Resume(d, src)
-	if err != nil {
-		return nil, err
-	}
-	x := &converter{c: c, bw: bufio.NewWriterSize(w, 1<<16), sid: c.Meta.SessionID,
-		calls: map[string]*written{}, resultsApart: map[string]bool{}, answered: map[string]bool{}}
-	x.losses.Merge(&c.Losses)
-	if err := x.run(); err != nil {
-		return nil, err
-	}
-	if err := x.bw.Flush(); err != nil {
-		return nil, err
-	}
-	return &x.losses, nil
+	return exportcore.Convert(d, src, w, func(c *exportcore.Conversation, bw *bufio.Writer, losses *Losses) error {
+		x := &converter{c: c, bw: bw, sid: c.Meta.SessionID, losses: losses,
+			calls: map[string]*written{}, resultsApart: map[string]bool{}, answered: map[string]bool{}}
+		return x.run()
+	})
 }
 
 // ConvertSession writes the session file of Convert into dir, a chats
@@ -61,20 +51,13 @@ func Convert(d *inscribe.Doc, src exportcore.Source, w io.Writer) (*Losses, erro
 // one. An existing identical file is left alone; a different one is an
 // error unless opts.Force.
 func ConvertSession(d *inscribe.Doc, src exportcore.Source, dir string, opts Options) ([]File, *Losses, error) {
-	meta, err := d.Meta()
-	if err != nil {
-		return nil, nil, err
+	name := func(meta *session.Meta) string {
+		m := *meta
+		m.Source = "" // the client's name, not the source's
+		return Name(&m)
 	}
-	if meta.SidechainOf != nil {
-		return nil, nil, fmt.Errorf("%s is a sidechain: export its session, %s", d.Path(), meta.SidechainOf.SessionID)
-	}
-	m := *meta
-	m.Source = "" // the client's name, not the source's
-	var losses *Losses
-	f, _, err := exportcore.WriteFile(filepath.Join(dir, Name(&m)), opts, func(w io.Writer) ([]error, error) {
-		var err error
-		losses, err = Convert(d, src, w)
-		return nil, err
+	f, losses, meta, err := exportcore.WriteConversion(d, dir, name, opts, func(w io.Writer) (*Losses, error) {
+		return Convert(d, src, w)
 	})
 	if err != nil {
 		return nil, losses, err
@@ -93,7 +76,7 @@ type converter struct {
 	bw     *bufio.Writer
 	sid    string
 	n      int // messages written
-	losses exportcore.Losses
+	losses *exportcore.Losses
 	// calls are the gemini messages written by the id of their calls,
 	// to give a result recorded apart from its call to it; resultsApart
 	// the calls whose results are items of their own; answered the calls
@@ -304,7 +287,7 @@ func (x *converter) model(it *session.Item) error {
 // call is a tool call as the client records it once its tool ran: its
 // args (a JSON object), its result, its status.
 func (x *converter) call(b *session.Block) (gemini.ToolCall, error) {
-	tc := gemini.ToolCall{ID: b.ID, Name: b.Label, Args: args(b, &x.losses), Status: "success", Timestamp: ""}
+	tc := gemini.ToolCall{ID: b.ID, Name: b.Label, Args: args(b, x.losses), Status: "success", Timestamp: ""}
 	if b.Result == nil && x.resultsApart[b.ID] {
 		// Its result is an item of its own, given to it where it
 		// comes (lateResult); until then the client's own placeholder.
@@ -427,7 +410,7 @@ func (x *converter) lateResult(b *session.Block) {
 // (Order).
 func (x *converter) compaction(it *session.Item) error {
 	b := &it.Blocks[0]
-	summary, n := exportcore.Kept(it, x.c.Meta.AgentName, &x.losses, "the Gemini CLI", x.dropBlock)
+	summary, n := exportcore.Kept(it, x.c.Meta.AgentName, x.losses, "the Gemini CLI", x.dropBlock)
 	if n > 0 {
 		x.losses.Add(exportcore.Transformed, exportcore.WhatKept, n, "messages",
 			"what the source client sends in place of the history before its compaction (Codex's replacement history: the person's earlier prompts) is carried as the text of the Gemini CLI's summary, each message as it was")
