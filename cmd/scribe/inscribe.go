@@ -106,8 +106,8 @@ It never blocks the session:
   - stdin is read up to its first complete JSON object, for at most 10s
     and 64 MiB. A transcript the client has not written yet (a turn's
     first lines are flushed after the hook may start) is waited for at
-    most 3s, and one with nothing new yet (the turn the hook follows not
-    written yet) for the same time, then read again.
+    most 3s; at a Stop hook, one with nothing new yet (the turn the hook
+    follows not written yet) for the same time, then read again.
   - A document another scribe is writing is waited for at most 1.5s, then
     left for the next append, which catches up; stderr says so. That is
     not a failure: the status is 0 unless something else failed. So are
@@ -145,6 +145,7 @@ failed.`
 
 func runUpdate(ctx context.Context, e *env, o updateOptions) error {
 	sources := o.sources
+	afterTurn := false // a Stop hook: a turn just ended
 	if o.hook {
 		if len(sources) > 0 {
 			return &flagError{errors.New("--hook reads its source from stdin: give no SOURCE")}
@@ -155,6 +156,7 @@ func runUpdate(ctx context.Context, e *env, o updateOptions) error {
 		}
 		waitForTranscript(ctx, in.TranscriptPath, hookTranscriptWait)
 		sources = []string{in.TranscriptPath}
+		afterTurn = in.HookEventName == "Stop"
 	}
 	root, named, err := e.storeRoot()
 	if err != nil {
@@ -222,9 +224,10 @@ func runUpdate(ctx context.Context, e *env, o updateOptions) error {
 		}
 	}
 	results, left := updateAll(ctx, e, store, transcripts, opts)
-	if o.hook && len(transcripts) == 1 && allUnchanged(results) && waitForGrowth(ctx, transcripts[0].Path, hookTranscriptWait) {
+	if afterTurn && len(transcripts) == 1 && allUnchanged(results) && waitForGrowth(ctx, transcripts[0].Path, hookTranscriptWait) {
 		// A Stop hook follows a turn: a transcript with nothing new is
-		// one whose turn the client had not written yet.
+		// one whose turn the client had not written yet. (Another hook,
+		// SessionEnd say, does not wait.)
 		results, left = updateAll(ctx, e, store, transcripts, opts)
 	}
 	results = append(found, results...)
