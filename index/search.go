@@ -133,7 +133,8 @@ func (x *DB) Search(ctx context.Context, q Query) (_ []Hit, err error) {
 		return nil, s.searchError(q, err)
 	}
 	var found []candidate
-	more := false // rounds that match may be left out of found (older ones)
+	more := false   // rounds that match may be left out of found (older ones)
+	var ids []int64 // the window's rounds, when they are not read yet
 	table, source, ok, err := s.phraseSource(q, phrases, parts, filterTerms)
 	if err != nil {
 		return nil, err
@@ -144,7 +145,8 @@ func (x *DB) Search(ctx context.Context, q Query) (_ []Hit, err error) {
 		}
 		more = len(found) >= k
 	} else {
-		ids, _, done, err := s.candidates("text_fts", match, s.hi, k)
+		var done bool
+		ids, _, done, err = s.candidates("text_fts", match, s.hi, k)
 		if err != nil {
 			return nil, s.searchError(q, err)
 		}
@@ -172,53 +174,69 @@ func (x *DB) Search(ctx context.Context, q Query) (_ []Hit, err error) {
 				}
 			}
 		}
-		if found, err = s.load(ids, sc); err != nil {
-			return nil, err
-		}
 		more = !done
 	}
 	// Rounds where the query's words are one phrase rank first: when the
 	// window may have left some out, the newest k of them are candidates
-	// too, however old.
+	// too, however old. They are read before the window's: when limit of
+	// them are one phrase, no other round of the window ranks among the
+	// best (those of the window where the words are one phrase are among
+	// the newest k that are), and the window need not be read.
+	var wholes []candidate
 	if sc.whole != nil && more {
-		wm, ok, err := s.phraseMatch(*sc.whole)
-		if err != nil {
+		if wholes, err = s.wholes(q, sc, cols, filters, filterTerms, k); err != nil {
 			return nil, err
 		}
-		if ok {
-			wparts := []string{wm}
-			wholes := []phrase{*sc.whole}
-			table, source, ok, err := s.phraseSource(q, wholes, wparts, filterTerms)
-			if err != nil {
-				return nil, err
+		n := 0
+		for _, c := range wholes {
+			if c.tier == tierPhrase {
+				n++
 			}
-			var extra []candidate
-			if ok {
-				extra, err = s.verified(table, source, cols+" : ("+wm+")", k, sc)
-			} else {
-				var ids []int64
-				if ids, _, _, err = s.candidates("text_fts", cols+" : ("+wm+")"+filters, s.hi, k); err == nil {
-					extra, err = s.load(ids, sc)
-				}
-			}
-			if err != nil {
-				return nil, err
-			}
-			seen := map[int64]bool{}
-			for _, c := range found {
-				seen[c.id] = true
-			}
-			for _, c := range extra {
-				if !seen[c.id] {
-					found = append(found, c)
-				}
-			}
+		}
+		if n >= limit {
+			ids = nil
+		}
+	}
+	if ids != nil {
+		if found, err = s.load(ids, sc); err != nil {
+			return nil, err
+		}
+	}
+	seen := map[int64]bool{}
+	for _, c := range found {
+		seen[c.id] = true
+	}
+	for _, c := range wholes {
+		if !seen[c.id] {
+			found = append(found, c)
 		}
 	}
 	if len(found) == 0 {
 		return nil, unknownFilter(ctx, tx, q)
 	}
 	return s.hits(best(found, limit), sc)
+}
+
+// wholes returns the newest k rounds where the query's words are one
+// phrase (sc.whole), with the rounds its source finds that have every word
+// (verified), scored.
+func (s *searcher) wholes(q Query, sc *scorer, cols, filters string, filterTerms []string, k int) ([]candidate, error) {
+	wm, ok, err := s.phraseMatch(*sc.whole)
+	if err != nil || !ok {
+		return nil, err
+	}
+	table, source, ok, err := s.phraseSource(q, []phrase{*sc.whole}, []string{wm}, filterTerms)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		return s.verified(table, source, cols+" : ("+wm+")", k, sc)
+	}
+	ids, _, _, err := s.candidates("text_fts", cols+" : ("+wm+")"+filters, s.hi, k)
+	if err != nil {
+		return nil, err
+	}
+	return s.load(ids, sc)
 }
 
 // searcher is one search's transaction and statements.
@@ -233,6 +251,10 @@ type searcher struct {
 	since, until *time.Time
 	project      string // a project filter the match does not have
 	in           Texts  // the texts searched
+	// loaded are the rounds read and scored (load), by rowid: a round
+	// the window and the rounds of the whole phrase both have is read
+	// once.
+	loaded map[int64]candidate
 }
 
 func (s *searcher) close() {
@@ -908,7 +930,22 @@ const toolsScan = 1 << 16
 
 // load reads and scores the rounds ids, in no order.
 func (s *searcher) load(ids []int64, sc *scorer) ([]candidate, error) {
-	list, err := json.Marshal(ids)
+	var out []candidate
+	var unread []int64
+	for _, id := range ids {
+		if c, ok := s.loaded[id]; ok {
+			out = append(out, c)
+		} else {
+			unread = append(unread, id)
+		}
+	}
+	if len(unread) == 0 {
+		return out, nil
+	}
+	if s.loaded == nil {
+		s.loaded = map[int64]candidate{}
+	}
+	list, err := json.Marshal(unread)
 	if err != nil {
 		return nil, err
 	}
@@ -922,7 +959,6 @@ func (s *searcher) load(ids []int64, sc *scorer) ([]candidate, error) {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []candidate
 	for rows.Next() {
 		var c candidate
 		var texts [nCols]sql.NullString
@@ -944,6 +980,7 @@ func (s *searcher) load(ids []int64, sc *scorer) ([]candidate, error) {
 			sizes[col], k = int64(v), k+m
 		}
 		sc.score(&c, sizes)
+		s.loaded[c.id] = c
 		out = append(out, c)
 	}
 	return out, rows.Err()
