@@ -528,3 +528,210 @@ func appendedLines(t *testing.T, data []byte, n int) (dir, src, root string) {
 	}
 	return dir, src, root
 }
+
+// TestRepairKillCampaign damages a store in several files at once (a round
+// file deleted, the document overwritten, tags cut short, the catalog
+// deleted, the store index overwritten), then runs the repairs check
+// --store suggests in a process killed with SIGKILL at a random moment,
+// each time on a fresh copy of the damaged store. After every kill the
+// store still reads (check --store names the damage and the repair, or is
+// clean), and the repairs run again to their end give back everything the
+// store held: append works, check --store is clean, no temporary file is
+// left (the brief: a kill at any moment leaves the store valid, for
+// every command that writes, repair included).
+func TestRepairKillCampaign(t *testing.T) {
+	base := t.TempDir()
+	projects := filepath.Join(base, "projects")
+	for _, p := range []string{"-home-dev-src-multiturn", "-home-dev-src-subagent"} {
+		testenv.CopyTree(t, filepath.Join(testenv.Projects(t), p), filepath.Join(projects, p))
+	}
+	pristine := filepath.Join(base, "data")
+	const id = "22222222-2222-4222-8222-222222222222"
+	for _, args := range [][]string{{"inscribe", projects}, {"tag", id, "2-3", "eng-1"}, {"append", projects}} {
+		if code, stdout, stderr := scribeRun(t, pristine, args...); code != 0 {
+			t.Fatalf("%v: %d\n%s%s", args, code, stdout, stderr)
+		}
+	}
+	want := kept(t, pristine)
+	sessions := filepath.Join("sessions", "claude")
+	folder := filepath.Join(sessions, id)
+	damaged := filepath.Join(base, "damaged")
+	copyTimes(t, pristine, damaged)
+	rng := rand.New(rand.NewSource(33))
+	for _, d := range []struct{ path, how string }{
+		{filepath.Join(folder, "rounds", "002.json"), "delete"},
+		{filepath.Join(sessions, id+".md"), "corrupt"},
+		{filepath.Join(folder, "tags.tsv"), "truncate"},
+		{filepath.Join(sessions, "index.md"), "delete"},
+		{filepath.Join(".scribe", "sessions.db"), "corrupt"},
+	} {
+		damageFile(t, filepath.Join(damaged, d.path), d.how, rng)
+	}
+	// The repairs the store asks for, and how long they take uninterrupted.
+	hints := func(root string) (int, []string, string) {
+		code, stdout, stderr := scribeRun(t, root, "check", "--store")
+		set := map[string]bool{}
+		for _, m := range repairHint.FindAllStringSubmatch(stdout+stderr, -1) {
+			set[strings.TrimSpace(m[1])] = true
+		}
+		return code, sorted(set), stdout + stderr
+	}
+	repairAll := func(root string, repairs []string) (string, bool) {
+		var log strings.Builder
+		for _, h := range repairs {
+			args := []string{"repair"}
+			if h != "" {
+				args = append(args, h)
+			}
+			code, stdout, stderr := scribeRun(t, root, args...)
+			fmt.Fprintf(&log, "$ scribe %s: %d\n%s%s", strings.Join(args, " "), code, stdout, stderr)
+			if code != 0 {
+				return log.String(), false
+			}
+		}
+		return log.String(), true
+	}
+	_, repairs, out := hints(damaged)
+	if len(repairs) == 0 {
+		t.Fatalf("check --store suggests no repair for the damage:\n%s", out)
+	}
+	trial := filepath.Join(base, "trial")
+	copyTimes(t, damaged, trial)
+	start := time.Now()
+	if log, ok := repairAll(trial, repairs); !ok {
+		t.Fatalf("the repairs failed:\n%s", log)
+	}
+	span := time.Since(start)
+	if code, stdout, stderr := scribeRun(t, trial, "append", projects); code != 0 {
+		t.Fatalf("append after the repairs: %d\n%s%s", code, stdout, stderr)
+	}
+	got := kept(t, trial)
+	for p, w := range want {
+		if g, ok := got[p]; !ok || !bytes.Equal(g, w) {
+			t.Errorf("uninterrupted: %s lost or changed:\n%s\nwant:\n%s", p, g, w)
+		}
+	}
+	if t.Failed() {
+		t.Fatalf("repairs suggested: %q\n%s", repairs, out)
+	}
+
+	const kills = 12
+	killed := 0
+	for i := 0; i < kills; i++ {
+		root := filepath.Join(base, fmt.Sprintf("kill-%02d", i), "data")
+		copyTimes(t, damaged, root)
+		copyTimes(t, projects, filepath.Join(filepath.Dir(root), "projects"))
+		// The repairs in one process each, the kill somewhere in all of them.
+		at := time.Duration(rng.Int63n(int64(span) + 1))
+		began := time.Now()
+		for _, h := range repairs {
+			args := []string{"--root", root, "repair"}
+			if h != "" {
+				args = append(args, h)
+			}
+			cmd := scribeCmd(args...)
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(max(0, at-time.Since(began))):
+				cmd.Process.Signal(syscall.SIGKILL)
+				err = <-done
+			}
+			if err != nil {
+				killed++
+				break
+			}
+		}
+		// The store reads: check --store names what is left to repair, or
+		// finds nothing.
+		code, left, out := hints(root)
+		if code != 0 && len(left) == 0 {
+			t.Fatalf("kill %d: check --store fails without naming a repair:\n%s", i, out)
+		}
+		if strings.Contains(out, "panic") {
+			t.Fatalf("kill %d: check --store panicked:\n%s", i, out)
+		}
+		if log, ok := repairAll(root, left); !ok {
+			t.Fatalf("kill %d: the repairs after it failed:\n%s", i, log)
+		}
+		if code, stdout, stderr := scribeRun(t, root, "append", filepath.Join(filepath.Dir(root), "projects")); code != 0 {
+			t.Fatalf("kill %d: append after the repairs: %d\n%s%s", i, code, stdout, stderr)
+		}
+		if code, stdout, stderr := scribeRun(t, root, "check", "--store"); code != 0 || !strings.Contains(stdout, " 0 with differences") {
+			t.Fatalf("kill %d: check --store after the repairs: %d\n%s%s", i, code, stdout, stderr)
+		}
+		got := kept(t, root)
+		for p, w := range want {
+			if g, ok := got[p]; !ok || !bytes.Equal(g, w) {
+				t.Errorf("kill %d: %s lost or changed", i, p)
+			}
+		}
+		for p := range got {
+			if _, ok := want[p]; !ok && !strings.Contains(p, ".stray-") {
+				t.Errorf("kill %d: %s should not be there", i, p)
+			}
+		}
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && strings.HasPrefix(d.Name(), ".") && strings.Contains(d.Name(), ".tmp-") {
+				t.Errorf("kill %d: left behind: %s", i, p)
+			}
+			return err
+		})
+		if t.Failed() {
+			return
+		}
+	}
+	t.Logf("%d of %d repairs were killed mid-run (the repairs take %v here)", killed, kills, span)
+}
+
+// TestReindexKillCampaign runs reindex in a process killed with SIGKILL at
+// a random moment, again and again: after every kill a search still finds
+// what the store holds, tags included (the indexes as they were, or as the
+// reindex left them, made whole by the search), and check --store is
+// clean.
+func TestReindexKillCampaign(t *testing.T) {
+	dir := t.TempDir()
+	projects := filepath.Join(dir, "projects")
+	for _, p := range []string{"-home-dev-src-multiturn", "-home-dev-src-subagent"} {
+		testenv.CopyTree(t, filepath.Join(testenv.Projects(t), p), filepath.Join(projects, p))
+	}
+	root := filepath.Join(dir, "data")
+	const id = "22222222-2222-4222-8222-222222222222"
+	for _, args := range [][]string{{"inscribe", projects}, {"tag", id, "2-3", "eng-1"}} {
+		if code, stdout, stderr := scribeRun(t, root, args...); code != 0 {
+			t.Fatalf("%v: %d\n%s%s", args, code, stdout, stderr)
+		}
+	}
+	start := time.Now()
+	if code, stdout, stderr := scribeRun(t, root, "reindex"); code != 0 {
+		t.Fatalf("reindex: %d\n%s%s", code, stdout, stderr)
+	}
+	span := time.Since(start)
+	rng := rand.New(rand.NewSource(34))
+	const kills = 15
+	killed := 0
+	for i := 0; i < kills; i++ {
+		cmd := scribeCmd("--root", root, "reindex")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(rng.Int63n(int64(span) + 1)))
+		cmd.Process.Signal(syscall.SIGKILL)
+		if err := cmd.Wait(); err != nil {
+			killed++
+		}
+		code, stdout, stderr := scribeRun(t, root, "search", "--engagement", "eng-1", "question")
+		if code != 0 || !strings.Contains(stdout, "round 2") || !strings.Contains(stdout, "round 3") {
+			t.Fatalf("kill %d: search after it: %d\n%s%s", i, code, stdout, stderr)
+		}
+		if code, stdout, stderr := scribeRun(t, root, "check", "--store"); code != 0 || !strings.Contains(stdout, " 0 with differences") {
+			t.Fatalf("kill %d: check --store after it: %d\n%s%s", i, code, stdout, stderr)
+		}
+	}
+	t.Logf("%d of %d reindexes were killed mid-run (a reindex takes %v here)", killed, kills, span)
+}

@@ -201,9 +201,15 @@ func (s *Views) storeIndex() (*index.DB, []error, error) {
 		}
 	}
 	removeDB(p)
-	if err := s.removeIndexes(); err != nil {
+	docs, err := s.allDocs()
+	if err != nil {
 		s.idxMu.Unlock()
 		return nil, warnings, err
+	}
+	for _, d := range docs {
+		// What only a document's index still holds is kept before it goes.
+		warnings = append(warnings, s.keepIndexedTags(d)...)
+		removeDB(d.IndexPath())
 	}
 	if db, err = index.OpenWait(p, s.wait()); err != nil {
 		s.idxMu.Unlock()
@@ -211,10 +217,6 @@ func (s *Views) storeIndex() (*index.DB, []error, error) {
 	}
 	s.idx = db
 	s.idxMu.Unlock()
-	docs, err := s.allDocs()
-	if err != nil {
-		return nil, warnings, err
-	}
 	for _, d := range docs {
 		ws, err := s.IndexDoc(d, true)
 		warnings = append(warnings, ws...)
@@ -604,19 +606,7 @@ func writeRoundRow(buf *bytes.Buffer, doc string, r index.Row) {
 		r.ToolCount, r.ThinkingCount, r.TokenCount)
 }
 
-// removeIndexes deletes every document's index (the store's is replaced
-// by the caller).
-func (s *Views) removeIndexes() error {
-	docs, err := s.allDocs()
-	if err != nil {
-		return err
-	}
-	for _, d := range docs {
-		removeDB(d.IndexPath())
-	}
-	return nil
-}
-
+// removeDB deletes a database with its write-ahead log.
 func removeDB(p string) {
 	for _, suffix := range []string{"", "-wal", "-shm"} {
 		os.Remove(p + suffix)
@@ -669,6 +659,7 @@ func (s *Views) reindexOnce() ([]error, error) {
 		if err != nil {
 			return warnings, err
 		}
+		warnings = append(warnings, s.keepIndexedTags(d)...)
 		removeDB(d.IndexPath())
 		ws, err := s.indexDocInto(batch, d, document.Key(m), seen, true, nil)
 		warnings = append(warnings, ws...)

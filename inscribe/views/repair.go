@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"time"
 
 	"github.com/scribe-archive/scribe/index"
 	"github.com/scribe-archive/scribe/inscribe"
@@ -83,6 +84,32 @@ func (s *Views) reindexDoc(u inscribe.Update) ([]error, error) {
 // its readable lines kept), lost or cut short, from the tags the indexes
 // hold for rounds the file does not have.
 func (s *Views) mendTags(d *inscribe.Doc, key string) []error {
+	return s.mendTagsFrom(d, func() map[int]string { return s.indexedTags(d, key) })
+}
+
+// keepIndexedTags is mendTags before a document's index is thrown away and
+// rebuilt from its round files and tags.tsv (a reindex, a store index
+// rebuilt): tags its own index holds that tags.tsv lost (cut short,
+// deleted) are written back first, so that the rebuild keeps them. A
+// document whose lock another holds (its writer keeps its tags) or whose
+// head does not read (repair rebuilds it, and recovers its tags then) is
+// left as it is.
+func (s *Views) keepIndexedTags(d *inscribe.Doc) []error {
+	unlock, err := d.Lock(time.Millisecond)
+	if err != nil {
+		return nil
+	}
+	defer unlock()
+	m, err := d.Meta()
+	if err != nil {
+		return nil
+	}
+	return s.mendTagsFrom(d, func() map[int]string { return ownIndexTags(d, document.Key(m)) })
+}
+
+// mendTagsFrom writes back to a document's tags.tsv the tags indexed (read
+// once the file is read) that it lacks; a damaged file is set aside.
+func (s *Views) mendTagsFrom(d *inscribe.Doc, indexed func() map[int]string) []error {
 	p := d.TagsName()
 	tags, err := d.Tags()
 	lenient, exists := d.TagsLeniently()
@@ -99,7 +126,7 @@ func (s *Views) mendTags(d *inscribe.Doc, key string) []error {
 		}
 	}
 	added := 0
-	for r, e := range s.indexedTags(d, key) {
+	for r, e := range indexed() {
 		if _, ok := tags[r]; !ok {
 			tags[r] = e
 			added++
@@ -136,31 +163,37 @@ func plural(n int, one, many string) string {
 // indexedTags are the tags the indexes hold for a document's rounds: its
 // own index's, else the store's.
 func (s *Views) indexedTags(d *inscribe.Doc, key string) map[int]string {
-	out := map[int]string{}
-	ctx := context.Background()
-	collect := func(rows []index.Row) {
-		for _, r := range rows {
-			if r.EngagementID != nil {
-				out[r.Round] = *r.EngagementID
-			}
-		}
-	}
-	if db, err := index.OpenScratch(d.IndexPath()); err == nil {
-		rows, err := db.Rounds(ctx, key, 1)
-		db.Close()
-		if err == nil {
-			collect(rows)
-		}
-	}
-	if len(out) > 0 {
+	if out := ownIndexTags(d, key); len(out) > 0 {
 		return out
 	}
+	out := map[int]string{}
 	if sdb, _, err := s.storeIndex(); err == nil {
-		if rows, err := sdb.Rounds(ctx, key, 1); err == nil {
-			collect(rows)
+		if rows, err := sdb.Rounds(context.Background(), key, 1); err == nil {
+			collectTags(out, rows)
 		}
 	}
 	return out
+}
+
+// ownIndexTags are the tags a document's own index holds.
+func ownIndexTags(d *inscribe.Doc, key string) map[int]string {
+	out := map[int]string{}
+	if db, err := index.OpenScratch(d.IndexPath()); err == nil {
+		rows, err := db.Rounds(context.Background(), key, 1)
+		db.Close()
+		if err == nil {
+			collectTags(out, rows)
+		}
+	}
+	return out
+}
+
+func collectTags(out map[int]string, rows []index.Row) {
+	for _, r := range rows {
+		if r.EngagementID != nil {
+			out[r.Round] = *r.EngagementID
+		}
+	}
 }
 
 // VerifyDoc checks a document's derived views: that its index reads (all
