@@ -58,6 +58,39 @@ func kept(t *testing.T, root string) map[string][]byte {
 	return out
 }
 
+// killedRun runs scribe as a process of its own and kills it with SIGKILL
+// after a random time up to span; it reports whether the kill cut the run
+// short.
+func killedRun(t *testing.T, rng *rand.Rand, span time.Duration, args ...string) bool {
+	t.Helper()
+	cmd := scribeCmd(args...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Duration(rng.Int63n(int64(span) + 1)))
+	cmd.Process.Signal(syscall.SIGKILL)
+	return cmd.Wait() != nil
+}
+
+// sampleStore copies the two bundled sample projects into dir/projects and
+// runs each command over a store at dir/data, failing on any error.
+func sampleStore(t *testing.T, dir string, cmds ...[]string) (projects, root string) {
+	t.Helper()
+	projects, root = filepath.Join(dir, "projects"), filepath.Join(dir, "data")
+	for _, p := range []string{"-home-dev-src-multiturn", "-home-dev-src-subagent"} {
+		testenv.CopyTree(t, filepath.Join(testenv.Projects(t), p), filepath.Join(projects, p))
+	}
+	for _, args := range cmds {
+		if args[0] == "inscribe" || args[0] == "append" {
+			args = append(args, projects)
+		}
+		if code, stdout, stderr := scribeRun(t, root, args...); code != 0 {
+			t.Fatalf("%v: %d\n%s%s", args, code, stdout, stderr)
+		}
+	}
+	return projects, root
+}
+
 // damageFile deletes, cuts short or overwrites a file. An overwrite of a
 // database overwrites its pages but the first with random bytes; of any
 // other file, 64 bytes in its middle with bytes that are not UTF-8 (so
@@ -101,17 +134,8 @@ func damageFile(t *testing.T, p, how string, rng *rand.Rand) {
 // what it held, tags included.
 func TestDamageCampaign(t *testing.T) {
 	base := t.TempDir()
-	projects := filepath.Join(base, "projects")
-	for _, p := range []string{"-home-dev-src-multiturn", "-home-dev-src-subagent"} {
-		testenv.CopyTree(t, filepath.Join(testenv.Projects(t), p), filepath.Join(projects, p))
-	}
-	pristine := filepath.Join(base, "data")
 	const id = "22222222-2222-4222-8222-222222222222"
-	for _, args := range [][]string{{"inscribe", projects}, {"tag", id, "2-3", "eng-1"}, {"search", "question"}, {"append", projects}} {
-		if code, stdout, stderr := scribeRun(t, pristine, args...); code != 0 {
-			t.Fatalf("%v: %d\n%s%s", args, code, stdout, stderr)
-		}
-	}
+	_, pristine := sampleStore(t, base, []string{"inscribe"}, []string{"tag", id, "2-3", "eng-1"}, []string{"search", "question"}, []string{"append"})
 	want := kept(t, pristine)
 	sessions := filepath.Join("sessions", "claude")
 	folder := filepath.Join(sessions, id)
@@ -357,13 +381,7 @@ func TestForgetKillCampaign(t *testing.T) {
 	killed, cut := 0, 0
 	journal := filepath.Join(root, ".scribe", "docs", "claude", "s", "journal.json")
 	for i := 1; i <= kills; i++ {
-		cmd := scribeCmd("--root", root, "forget", "--secret", fmt.Sprintf("tok-%02d", i))
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(time.Duration(rng.Int63n(int64(span) + 1)))
-		cmd.Process.Signal(syscall.SIGKILL)
-		if err := cmd.Wait(); err != nil {
+		if killedRun(t, rng, span, "--root", root, "forget", "--secret", fmt.Sprintf("tok-%02d", i)) {
 			killed++
 		}
 		if _, err := os.Stat(journal); err == nil {
@@ -541,17 +559,8 @@ func appendedLines(t *testing.T, data []byte, n int) (dir, src, root string) {
 // every command that writes, repair included).
 func TestRepairKillCampaign(t *testing.T) {
 	base := t.TempDir()
-	projects := filepath.Join(base, "projects")
-	for _, p := range []string{"-home-dev-src-multiturn", "-home-dev-src-subagent"} {
-		testenv.CopyTree(t, filepath.Join(testenv.Projects(t), p), filepath.Join(projects, p))
-	}
-	pristine := filepath.Join(base, "data")
 	const id = "22222222-2222-4222-8222-222222222222"
-	for _, args := range [][]string{{"inscribe", projects}, {"tag", id, "2-3", "eng-1"}, {"append", projects}} {
-		if code, stdout, stderr := scribeRun(t, pristine, args...); code != 0 {
-			t.Fatalf("%v: %d\n%s%s", args, code, stdout, stderr)
-		}
-	}
+	projects, pristine := sampleStore(t, base, []string{"inscribe"}, []string{"tag", id, "2-3", "eng-1"}, []string{"append"})
 	want := kept(t, pristine)
 	sessions := filepath.Join("sessions", "claude")
 	folder := filepath.Join(sessions, id)
@@ -695,18 +704,8 @@ func TestRepairKillCampaign(t *testing.T) {
 // reindex left them, made whole by the search), and check --store is
 // clean.
 func TestReindexKillCampaign(t *testing.T) {
-	dir := t.TempDir()
-	projects := filepath.Join(dir, "projects")
-	for _, p := range []string{"-home-dev-src-multiturn", "-home-dev-src-subagent"} {
-		testenv.CopyTree(t, filepath.Join(testenv.Projects(t), p), filepath.Join(projects, p))
-	}
-	root := filepath.Join(dir, "data")
 	const id = "22222222-2222-4222-8222-222222222222"
-	for _, args := range [][]string{{"inscribe", projects}, {"tag", id, "2-3", "eng-1"}} {
-		if code, stdout, stderr := scribeRun(t, root, args...); code != 0 {
-			t.Fatalf("%v: %d\n%s%s", args, code, stdout, stderr)
-		}
-	}
+	_, root := sampleStore(t, t.TempDir(), []string{"inscribe"}, []string{"tag", id, "2-3", "eng-1"})
 	start := time.Now()
 	if code, stdout, stderr := scribeRun(t, root, "reindex"); code != 0 {
 		t.Fatalf("reindex: %d\n%s%s", code, stdout, stderr)
@@ -716,13 +715,7 @@ func TestReindexKillCampaign(t *testing.T) {
 	const kills = 15
 	killed := 0
 	for i := 0; i < kills; i++ {
-		cmd := scribeCmd("--root", root, "reindex")
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(time.Duration(rng.Int63n(int64(span) + 1)))
-		cmd.Process.Signal(syscall.SIGKILL)
-		if err := cmd.Wait(); err != nil {
+		if killedRun(t, rng, span, "--root", root, "reindex") {
 			killed++
 		}
 		code, stdout, stderr := scribeRun(t, root, "search", "--engagement", "eng-1", "question")

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -184,13 +183,7 @@ func TestKillDuringAppend(t *testing.T) {
 			}
 		}
 		os.WriteFile(src, data, 0o644)
-		cmd := scribeCmd("--root", root, "append", src)
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(time.Duration(rng.Int63n(int64(span) + 1)))
-		cmd.Process.Signal(syscall.SIGKILL)
-		if err := cmd.Wait(); err != nil {
+		if killedRun(t, rng, span, "--root", root, "append", src) {
 			killed++
 		}
 		validStore(t, root)
