@@ -161,14 +161,17 @@ func verifyDoc(md string, a source.Adapter, sourcePath string) []error {
 	}
 	session := DocSession(md)
 	var errs []error
-	if data, err := os.ReadFile(md); err != nil {
-		why := err.Error()
-		if errors.Is(err, fs.ErrNotExist) {
-			why = "missing (deleted?)"
+	if err := readsWhole(md); err != nil {
+		var fe *document.FormatError
+		if errors.As(err, &fe) {
+			errs = append(errs, docDamage(session, md, err))
+		} else {
+			why := err.Error()
+			if errors.Is(err, fs.ErrNotExist) {
+				why = "missing (deleted?)"
+			}
+			errs = append(errs, &DamageError{Session: session, File: md, Why: why})
 		}
-		errs = append(errs, &DamageError{Session: session, File: md, Why: why})
-	} else if _, err := document.Parse(data, md); err != nil {
-		errs = append(errs, docDamage(session, md, err))
 	}
 	st, err := readState(folder)
 	if err != nil {
@@ -208,6 +211,34 @@ func verifyDoc(md string, a source.Adapter, sourcePath string) []error {
 		}
 	}
 	return errs
+}
+
+// readsWhole reports whether a document reads, head and messages, to its
+// end: a message at a time, so that a long document is never whole in
+// memory (a session of a million lines checks in the memory of one).
+func readsWhole(md string) error {
+	f, err := os.Open(md)
+	if err != nil {
+		return err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return err
+	}
+	r, err := document.ReadItems(f, fi.Size(), md)
+	if err != nil {
+		f.Close()
+		return err
+	}
+	defer r.Close()
+	for {
+		if _, err := r.Next(); err == io.EOF {
+			return nil
+		} else if err != nil {
+			return err
+		}
+	}
 }
 
 // walkJoined calls f with each error err joins (or err itself).
