@@ -579,6 +579,7 @@ type scorer struct {
 	phrases []phrase
 	whole   *phrase  // the literal query's phrases as one, when it has several
 	marks   []phrase // whole (if any), then phrases: what a text is searched for
+	match   *matcher // finds marks
 	idf     []float64
 	hits    []float64 // in how many rounds each phrase is, estimated (with two phrases or more)
 	avgdl   float64
@@ -608,6 +609,7 @@ func (s *searcher) scorer(q Query, phrases []phrase, parts []string) (*scorer, e
 		}
 	}
 	sc.marks = append(sc.marks, phrases...)
+	sc.match = newMatcher(sc.marks)
 	sc.idf = make([]float64, len(phrases))
 	sc.hits = make([]float64, len(phrases))
 	for i := range sc.idf {
@@ -701,7 +703,7 @@ func (sc *scorer) score(c *candidate, sizes [nCols]int64) {
 		}
 		readAny = true
 		var ntok int64
-		occ[col], ntok = matchPositions(*t, sc.marks)
+		occ[col], ntok = sc.match.positions(*t)
 		if sizes[col] <= 0 {
 			dl += ntok
 		}
@@ -868,40 +870,128 @@ func near(o [][]occurrence, phrases []phrase) (int, bool) {
 	return 0, false
 }
 
-// matchPositions returns where each phrase matches text (the tokens of
-// each match, in order), as the snippet marks them, and how many tokens
-// text has.
-func matchPositions(text string, phrases []phrase) ([][]occurrence, int64) {
-	type span struct{ start, end int }
-	var toks []span
-	for i := 0; ; {
-		start, end, next := nextToken(text, i)
-		if start == len(text) {
-			break
+// A matcher finds where phrases match texts, as the snippet marks them:
+// each token of a text is compared once with each distinct word of the
+// phrases, and a phrase matches where the tokens up to one are its words.
+type matcher struct {
+	words   []matchWord
+	ids     [][]int // each phrase's tokens, as indexes of words
+	longest int     // the tokens of the longest phrase
+	width   int     // the uint64s of a set of words
+	// The words each of the last longest tokens of the text is, and where
+	// it starts: rings, kept from text to text.
+	sets   []uint64
+	starts []int
+}
+
+// matchWord is a word of the phrases: the last of a phrase that ends in a
+// prefix is one apart.
+type matchWord struct {
+	w      string
+	prefix bool
+	ascii  bool
+	first  byte // its first byte in lower case, when ascii
+}
+
+func newMatcher(phrases []phrase) *matcher {
+	m := &matcher{longest: 1}
+	for _, p := range phrases {
+		var ids []int
+		for k, t := range p.tokens {
+			w := matchWord{w: t, prefix: p.prefix && k == len(p.tokens)-1, ascii: isASCII(t)}
+			if w.ascii {
+				w.first = lowerASCII(t[0])
+			}
+			i := slices.Index(m.words, w)
+			if i < 0 {
+				i = len(m.words)
+				m.words = append(m.words, w)
+			}
+			ids = append(ids, i)
 		}
-		toks = append(toks, span{start, end})
-		i = next
+		m.ids = append(m.ids, ids)
+		m.longest = max(m.longest, len(ids))
 	}
-	out := make([][]occurrence, len(phrases))
-	for i := range toks {
-		for pi, p := range phrases {
-			if i+len(p.tokens) > len(toks) {
+	m.width = (len(m.words) + 63) / 64
+	m.sets = make([]uint64, m.longest*m.width)
+	m.starts = make([]int, m.longest)
+	return m
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// positions returns where each phrase matches text (the tokens of each
+// match, in order) and how many tokens text has.
+func (m *matcher) positions(text string) ([][]occurrence, int64) {
+	out := make([][]occurrence, len(m.ids))
+	n := 0
+	for i := 0; i < len(text); {
+		var start, end, next int
+		ascii := false
+		if c := text[i]; c < utf8.RuneSelf {
+			if !isTokenByte(c) {
+				i++
+				continue
+			}
+			// A token of ASCII letters and digits, as nextToken cuts it
+			// unless a letter beyond ASCII goes on with it.
+			j := i + 1
+			for j < len(text) && isTokenByte(text[j]) {
+				j++
+			}
+			start, end, next, ascii = i, j, j, true
+			if j < len(text) && text[j] >= utf8.RuneSelf {
+				start, end, next = nextToken(text, i)
+				ascii = isASCII(text[start:end])
+			}
+		} else {
+			if start, end, next = nextToken(text, i); start == len(text) {
+				break
+			}
+			ascii = isASCII(text[start:end])
+		}
+		i = next
+		slot := n % m.longest
+		set := m.sets[slot*m.width : (slot+1)*m.width]
+		clear(set)
+		m.starts[slot] = start
+		n++
+		tok := text[start:end]
+		c0 := lowerASCII(tok[0])
+		some := false
+		for wi, w := range m.words {
+			if ascii && w.ascii && (w.first != c0 || len(tok) < len(w.w) || !w.prefix && len(tok) != len(w.w)) {
+				continue // as tokenMatches would say, but sooner
+			}
+			if tokenMatches(tok, w.w, w.prefix) {
+				set[wi/64] |= 1 << (wi % 64)
+				some = true
+			}
+		}
+		if !some {
+			continue // no phrase ends at this token
+		}
+		for pi, ids := range m.ids {
+			l := len(ids)
+			if n < l {
 				continue
 			}
 			ok := true
-			for k, want := range p.tokens {
-				t := toks[i+k]
-				if !tokenMatches(text[t.start:t.end], want, p.prefix && k == len(p.tokens)-1) {
-					ok = false
-					break
-				}
+			for k := l - 1; k >= 0 && ok; k-- {
+				s := (n - l + k) % m.longest
+				ok = m.sets[s*m.width+ids[k]/64]&(1<<(ids[k]%64)) != 0
 			}
 			if ok {
-				out[pi] = append(out[pi], occurrence{i, toks[i].start})
+				out[pi] = append(out[pi], occurrence{n - l, m.starts[(n-l)%m.longest]})
 			}
 		}
 	}
-	return out, int64(len(toks))
+	return out, int64(n)
 }
 
 // candidate is a round being ranked.

@@ -3,6 +3,8 @@ package index
 import (
 	"context"
 	"fmt"
+	"math/rand"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -217,6 +219,74 @@ func TestWordPhrase(t *testing.T) {
 	} {
 		if got := cjkQuery(c.in); got != c.want {
 			t.Errorf("cjkQuery(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestMatcher: a matcher finds every match of every phrase, and only
+// those, as comparing each phrase with the tokens at each token does; over
+// random texts of words that are and are not the phrases', in any case,
+// with prefixes, letters beyond ASCII (a Kelvin sign folds to k), CJK and
+// more than 64 distinct words.
+func TestMatcher(t *testing.T) {
+	naive := func(text string, phrases []phrase) ([][]occurrence, int64) {
+		type span struct{ start, end int }
+		var toks []span
+		for i := 0; ; {
+			start, end, next := nextToken(text, i)
+			if start == len(text) {
+				break
+			}
+			toks = append(toks, span{start, end})
+			i = next
+		}
+		out := make([][]occurrence, len(phrases))
+		for i := range toks {
+			for pi, p := range phrases {
+				ok := i+len(p.tokens) <= len(toks)
+				for k := 0; ok && k < len(p.tokens); k++ {
+					ok = tokenMatches(text[toks[i+k].start:toks[i+k].end], p.tokens[k], p.prefix && k == len(p.tokens)-1)
+				}
+				if ok {
+					out[pi] = append(out[pi], occurrence{i, toks[i].start})
+				}
+			}
+		}
+		return out, int64(len(toks))
+	}
+	words := []string{"exit", "EXIT", "Exit", "code", "codes", "co", "3", "33", "\u212Aey", "key", "KEY", "连接", "接超", "超时", "错误", "é", "É", "x"}
+	var many []string
+	for i := 0; i < 70; i++ {
+		many = append(many, fmt.Sprintf("w%d", i))
+	}
+	rng := rand.New(rand.NewSource(1))
+	phraseSets := [][]phrase{
+		{{tokens: []string{"exit", "code", "3"}}, {tokens: []string{"exit"}}, {tokens: []string{"code"}}, {tokens: []string{"3"}}},
+		{{tokens: []string{"exit", "co"}, prefix: true}, {tokens: []string{"exit"}}, {tokens: []string{"co"}, prefix: true}},
+		{{tokens: []string{"key"}}, {tokens: []string{"k"}, prefix: true}, {tokens: []string{"é"}}},
+		{{tokens: []string{"连接", "接超", "超时"}}, {tokens: []string{"错"}, prefix: true}},
+		{{tokens: many}, {tokens: []string{"w69", "w0"}}, {tokens: []string{"w1"}}},
+	}
+	for n := 0; n < 2000; n++ {
+		var sb strings.Builder
+		for w := rng.Intn(40); w > 0; w-- {
+			if rng.Intn(3) == 0 {
+				sb.WriteString(many[rng.Intn(len(many))])
+			} else {
+				sb.WriteString(words[rng.Intn(len(words))])
+			}
+			sb.WriteString([]string{" ", "  ", "-", ", ", "\n", ""}[rng.Intn(6)])
+		}
+		text := sb.String()
+		for _, ps := range phraseSets {
+			m := newMatcher(ps)
+			for range 2 { // the rings are reused
+				got, gotN := m.positions(text)
+				want, wantN := naive(text, ps)
+				if gotN != wantN || !reflect.DeepEqual(got, want) {
+					t.Fatalf("%v in %q: %v (%d tokens), want %v (%d)", ps, text, got, gotN, want, wantN)
+				}
+			}
 		}
 	}
 }
