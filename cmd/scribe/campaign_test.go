@@ -196,16 +196,8 @@ func TestDamageCampaign(t *testing.T) {
 				if f.noticed && len(hints) == 0 {
 					t.Fatalf("the damage went unnoticed:\n%s", log.String())
 				}
-				for _, h := range sorted(hints) {
-					args := []string{"repair"}
-					if h != "" {
-						args = append(args, h)
-					}
-					code, stdout, stderr := scribeRun(t, root, args...)
-					fmt.Fprintf(&log, "$ scribe %s: %d\n%s%s", strings.Join(args, " "), code, stdout, stderr)
-					if code != 0 {
-						t.Fatalf("the suggested repair failed:\n%s", log.String())
-					}
+				if !runRepairs(t, root, sorted(hints), &log) {
+					t.Fatalf("the suggested repair failed:\n%s", log.String())
 				}
 				code, stdout, stderr := scribeRun(t, root, "append", projects)
 				fmt.Fprintf(&log, "$ scribe append: %d\n%s%s", code, stdout, stderr)
@@ -234,6 +226,24 @@ func TestDamageCampaign(t *testing.T) {
 			})
 		}
 	}
+}
+
+// runRepairs runs scribe repair for each session named ("" is every one),
+// logging what each said; it stops at the first that fails.
+func runRepairs(t *testing.T, root string, repairs []string, log *strings.Builder) bool {
+	t.Helper()
+	for _, h := range repairs {
+		args := []string{"repair"}
+		if h != "" {
+			args = append(args, h)
+		}
+		code, stdout, stderr := scribeRun(t, root, args...)
+		fmt.Fprintf(log, "$ scribe %s: %d\n%s%s", strings.Join(args, " "), code, stdout, stderr)
+		if code != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // copyTimes copies a tree, keeping the files' modification times.
@@ -587,18 +597,8 @@ func TestRepairKillCampaign(t *testing.T) {
 	}
 	repairAll := func(root string, repairs []string) (string, bool) {
 		var log strings.Builder
-		for _, h := range repairs {
-			args := []string{"repair"}
-			if h != "" {
-				args = append(args, h)
-			}
-			code, stdout, stderr := scribeRun(t, root, args...)
-			fmt.Fprintf(&log, "$ scribe %s: %d\n%s%s", strings.Join(args, " "), code, stdout, stderr)
-			if code != 0 {
-				return log.String(), false
-			}
-		}
-		return log.String(), true
+		ok := runRepairs(t, root, repairs, &log)
+		return log.String(), ok
 	}
 	_, repairs, out := hints(damaged)
 	if len(repairs) == 0 {
