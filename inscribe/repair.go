@@ -487,10 +487,6 @@ func sameFile(a, b string) (bool, error) {
 func (m *mend) document(freshMD string) (*docState, error) {
 	u := m.u
 	md := u.spec.md
-	fresh, err := os.ReadFile(freshMD)
-	if err != nil {
-		return nil, err
-	}
 	note := *m.freshNote
 	if m.st != nil {
 		// The note that was there, with what the repair may have changed.
@@ -500,12 +496,22 @@ func (m *mend) document(freshMD string) (*docState, error) {
 	} else {
 		note.Source = u.store.recordedSource(u.spec.source)
 	}
-	old, err := os.ReadFile(md)
-	if err == nil && bytes.Contains(old, []byte("\r\n")) {
+	// The documents are read from their files while they hold the same
+	// messages (a repair of a sound session of a million lines holds
+	// neither whole), and whole only to be mended.
+	crlf, err := hasCRLF(md)
+	var old, fresh []byte
+	if err == nil && crlf {
+		if old, err = os.ReadFile(md); err != nil {
+			return nil, err
+		}
+		if fresh, err = os.ReadFile(freshMD); err != nil {
+			return nil, err
+		}
 		// Converted to CRLF line ends (git's autocrlf, an editor): scribe
 		// writes LF alone, and the document is mended in place, every
 		// byte of a person's kept, when that is all that changed.
-		if lf := bytes.ReplaceAll(old, []byte("\r\n"), []byte("\n")); sameMessages(lf, fresh, md) {
+		if lf := bytes.ReplaceAll(old, []byte("\r\n"), []byte("\n")); sameMessages(memDoc(lf), memDoc(fresh), md) {
 			if err := locateOpenIn(md, lf, &note); err != nil {
 				return nil, err
 			}
@@ -517,7 +523,7 @@ func (m *mend) document(freshMD string) (*docState, error) {
 			return &note, nil
 		}
 	}
-	if err == nil && sameMessages(old, fresh, md) {
+	if err == nil && !crlf && sameMessages(fileDoc(md), fileDoc(freshMD), md) {
 		if m.st == nil {
 			// A new note: where the open round starts in the document.
 			if err := locateOpen(md, &note); err != nil {
@@ -528,6 +534,16 @@ func (m *mend) document(freshMD string) (*docState, error) {
 	}
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
+	}
+	if err == nil && !crlf {
+		if old, err = os.ReadFile(md); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+	}
+	if fresh == nil {
+		if fresh, err = os.ReadFile(freshMD); err != nil {
+			return nil, err
+		}
 	}
 	doc, kept, summaryLost, err := m.rebuild(old, fresh, freshMD)
 	if err != nil {
@@ -597,46 +613,140 @@ func locateOpen(md string, note *docState) error {
 	return err
 }
 
-// sameMessages reports whether a document parses and holds the messages
+// sameMessages reports whether a document reads and holds the messages
 // the fresh one does, in the same order. A document written before the
 // client's bookkeeping became notes (docs/FORMAT.md §12.3) holds such an
-// entry as a message of its own: that message is passed over.
-func sameMessages(old, fresh []byte, md string) bool {
-	d, err := document.Parse(old, md)
+// entry as a message of its own: that message is passed over. Both are
+// read a message at a time: a whole parse of a session of 100,000 tiny
+// lines held 200 MB.
+func sameMessages(old, fresh docBytes, md string) bool {
+	r, err := old.items(md)
 	if err != nil {
 		return false
 	}
-	want := itemChunks(fresh)
-	var notes map[string]bool
-	if len(d.Items) > len(want) {
-		if f, err := document.Parse(fresh, md); err == nil {
-			notes = noteEntries(f.Items)
-		}
+	defer r.Close()
+	want, err := fresh.items(md)
+	if err != nil {
+		return false
 	}
-	i := 0
-	for _, it := range d.Items {
-		if i < len(want) && slices.Equal(it.IDs, want[i].ids) {
-			i++
+	defer want.Close()
+	next := func() *session.Item {
+		it, err := want.Next()
+		if err != nil {
+			return nil
+		}
+		return it
+	}
+	w := next()
+	var notes map[string]bool
+	for {
+		it, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return false
+		}
+		if w != nil && slices.Equal(it.IDs, w.IDs) {
+			w = next()
 			continue
+		}
+		if notes == nil {
+			notes = noteEntries(fresh, md)
 		}
 		if len(it.IDs) == 0 || !notes[it.IDs[0]] {
 			return false
 		}
 	}
-	return i == len(want)
+	return w == nil
 }
 
-// noteEntries returns the entries the items show as notes.
-func noteEntries(items []session.Item) map[string]bool {
+// docBytes opens a document's bytes, in a file or in memory.
+type docBytes func() (io.ReadCloser, int64, error)
+
+func fileDoc(path string) docBytes {
+	return func() (io.ReadCloser, int64, error) {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, 0, err
+		}
+		fi, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, 0, err
+		}
+		return f, fi.Size(), nil
+	}
+}
+
+func memDoc(b []byte) docBytes {
+	return func() (io.ReadCloser, int64, error) { return bytesFile{bytes.NewReader(b)}, int64(len(b)), nil }
+}
+
+// items reads the document's messages.
+func (d docBytes) items(md string) (*document.ItemReader, error) {
+	f, size, err := d()
+	if err != nil {
+		return nil, err
+	}
+	r, err := document.ReadItems(f, size, md)
+	if err != nil {
+		f.Close()
+	}
+	return r, err
+}
+
+// bytesFile is a document in memory, read as a file.
+type bytesFile struct{ *bytes.Reader }
+
+func (bytesFile) Close() error { return nil }
+
+// hasCRLF reports whether a file holds a CRLF line end, reading it a
+// buffer at a time.
+func hasCRLF(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	buf := make([]byte, 256<<10)
+	cr := false // the last buffer ended in '\r'
+	for {
+		n, err := f.Read(buf)
+		b := buf[:n]
+		if n > 0 && (cr && b[0] == '\n' || bytes.Contains(b, []byte("\r\n"))) {
+			return true, nil
+		}
+		cr = n > 0 && b[n-1] == '\r' || n == 0 && cr
+		if err == io.EOF {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+	}
+}
+
+// noteEntries returns the entries a document's messages show as notes
+// (none when it does not read).
+func noteEntries(doc docBytes, md string) map[string]bool {
 	m := map[string]bool{}
-	for _, it := range items {
+	r, err := doc.items(md)
+	if err != nil {
+		return m
+	}
+	defer r.Close()
+	for {
+		it, err := r.Next()
+		if err != nil {
+			return m
+		}
 		for _, b := range it.Blocks {
 			if b.Kind == session.KindNote && b.Entry != "" {
 				m[b.Entry] = true
 			}
 		}
 	}
-	return m
 }
 
 // chunk is one message of a document, by its bytes.

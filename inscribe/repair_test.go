@@ -205,15 +205,15 @@ func TestSameMessagesBeforeNotes(t *testing.T) {
 	fresh := document.Render(&session.Document{Meta: meta, Summary: "s", Items: []session.Item{prompt, withNote}})
 	system := session.Item{Time: "t2", Role: "system", Note: "turn_duration", IDs: []string{"s1"}, Blocks: []session.Block{{Kind: session.KindRaw, Label: "system", Text: `{"type":"system"}`}}}
 	old := document.Render(&session.Document{Meta: meta, Summary: "s", Items: []session.Item{prompt, reply, system}})
-	if !sameMessages(old, fresh, "doc.md") {
+	if !sameMessages(memDoc(old), memDoc(fresh), "doc.md") {
 		t.Error("a document written before notes does not hold the same messages")
 	}
 	other := system
 	other.IDs = []string{"x1"}
-	if sameMessages(document.Render(&session.Document{Meta: meta, Summary: "s", Items: []session.Item{prompt, reply, other}}), fresh, "doc.md") {
+	if sameMessages(memDoc(document.Render(&session.Document{Meta: meta, Summary: "s", Items: []session.Item{prompt, reply, other}})), memDoc(fresh), "doc.md") {
 		t.Error("a message the fresh document has nowhere is taken for the same messages")
 	}
-	if sameMessages(document.Render(&session.Document{Meta: meta, Summary: "s", Items: []session.Item{prompt}}), fresh, "doc.md") {
+	if sameMessages(memDoc(document.Render(&session.Document{Meta: meta, Summary: "s", Items: []session.Item{prompt}})), memDoc(fresh), "doc.md") {
 		t.Error("a document short of a message is taken for the same messages")
 	}
 }
