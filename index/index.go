@@ -1029,11 +1029,27 @@ func (x *DB) MaxRound(ctx context.Context, id string) (_ int, err error) {
 	return int(n.Int64), err
 }
 
+// RoundTotals returns how many rounds the index holds of a document, the
+// highest, and the sum of their tokens, without reading them one by one
+// into memory (a session of a million lines has half a million).
+func (x *DB) RoundTotals(ctx context.Context, id string) (rounds, last int, tokens int64, err error) {
+	defer x.damaged(&err)
+	var l, t sql.NullInt64
+	err = x.db.QueryRowContext(ctx, `SELECT count(*), max(round), sum(token_count) FROM rounds WHERE session_id = ?`, id).Scan(&rounds, &l, &t)
+	return rounds, int(l.Int64), t.Int64, err
+}
+
 // Rounds returns a document's rounds from round `from` on, in order.
-func (x *DB) Rounds(ctx context.Context, id string, from int) (_ []Row, err error) {
+func (x *DB) Rounds(ctx context.Context, id string, from int) ([]Row, error) {
+	return x.RoundsBetween(ctx, id, from, math.MaxInt64)
+}
+
+// RoundsBetween returns a document's rounds from round `from` to round
+// `to`, both included, in order.
+func (x *DB) RoundsBetween(ctx context.Context, id string, from, to int) (_ []Row, err error) {
 	defer x.damaged(&err)
 	rows, err := x.db.QueryContext(ctx, `SELECT session_id, round, started, engagement_id, user_preview, agent_preview,
-		tool_count, thinking_count, thinking_chars, token_count, round_file FROM rounds WHERE session_id = ? AND round >= ? ORDER BY round`, id, from)
+		tool_count, thinking_count, thinking_chars, token_count, round_file FROM rounds WHERE session_id = ? AND round >= ? AND round <= ? ORDER BY round`, id, from, to)
 	if err != nil {
 		return nil, err
 	}

@@ -127,9 +127,14 @@ type docPage struct {
 	// list (nil for a sidechain, or at either end).
 	Newer, Older *navLink
 	// Outline is the session's rounds, each with its prompt's first
-	// line, its time and its tokens; Tokens their sum.
-	Outline []outlineRow
-	Tokens  int64
+	// line, its time and its tokens: all of them, or of a long session
+	// those about the page's, Before and After being how many it leaves
+	// out on either side. Rounds is how many the session has, Tokens the
+	// sum of theirs.
+	Outline       []outlineRow
+	Before, After int
+	Rounds        int
+	Tokens        int64
 	// Span is when the session began and ended, in the pages' zone.
 	Span string
 }
@@ -195,14 +200,23 @@ func (s *Server) docPage(ctx context.Context, c chrome, ref docRef, page int, ps
 type itemSource struct {
 	rd     *document.ItemReader
 	peeked *session.Item
+	round  int // the round of the last message returned
 }
 
 func (src *itemSource) next() (*session.Item, error) {
-	if it := src.peeked; it != nil {
+	it := src.peeked
+	if it != nil {
 		src.peeked = nil
-		return it, nil
+	} else {
+		var err error
+		if it, err = src.rd.Next(); err != nil {
+			return nil, err
+		}
 	}
-	return src.rd.Next()
+	if it.Round > 0 {
+		src.round = it.Round
+	}
+	return it, nil
 }
 
 // skip reads past n messages; errNoPage when there are fewer.
@@ -221,6 +235,7 @@ func (src *itemSource) skip(n int) error {
 func (src *itemSource) take(n int) ([]*session.Item, bool, error) {
 	var items []*session.Item
 	for {
+		round := src.round
 		it, err := src.next()
 		if err == io.EOF {
 			return items, false, nil
@@ -229,7 +244,7 @@ func (src *itemSource) take(n int) ([]*session.Item, bool, error) {
 			return nil, false, err
 		}
 		if len(items) == n {
-			src.peeked = it
+			src.peeked, src.round = it, round
 			return items, true, nil
 		}
 		items = append(items, it)
@@ -240,6 +255,7 @@ func (src *itemSource) take(n int) ([]*session.Item, bool, error) {
 // next.
 func (s *Server) renderDocPage(ctx context.Context, c chrome, ref docRef, page int, ps *pageSet, src *itemSource) (*docPage, error) {
 	n := s.opts.PageItems
+	before := src.round // the round the page goes on with
 	items, more, err := src.take(n)
 	if err != nil {
 		return nil, err
@@ -300,17 +316,36 @@ func (s *Server) renderDocPage(ctx context.Context, c chrome, ref docRef, page i
 			return c.L.DocFile(ref.key, "m/"+url.PathEscape(id))
 		}
 	}
-	// The rounds, from the index: what the outline and the rounds'
-	// headings show. A document the index lacks has no outline.
-	rows, err := s.store.Index.Rounds(ctx, ref.key, 1)
-	if err != nil {
-		return nil, err
-	}
 	here := map[int]bool{}
+	lo, hi := 0, 0 // the rounds the page shows
+	if len(items) > 0 && items[0].Round == 0 {
+		lo, hi = before, before // and the one it goes on with
+	}
 	for _, it := range items {
 		if it.Round > 0 {
 			here[it.Round] = true
+			if lo < 1 || it.Round < lo {
+				lo = it.Round
+			}
+			hi = max(hi, it.Round)
 		}
+	}
+	// The rounds, from the index: what the outline and the rounds'
+	// headings show. A document the index lacks has no outline. A long
+	// session's outline is the Options.OutlineRounds rounds about the page's
+	// (the page of a session of half a million rounds listing them all
+	// was 80 MB).
+	var rows []index.Row
+	var from, to int
+	count, last, tokens, err := s.store.Index.RoundTotals(ctx, ref.key)
+	if err == nil && count > 0 {
+		// (And the rounds on either side, which the headings link.)
+		from, to = outlineWindow(lo, hi, last, s.opts.OutlineRounds)
+		rows, err = s.store.Index.RoundsBetween(ctx, ref.key, from-1, to+1)
+		p.Rounds, p.Tokens = count, tokens
+	}
+	if err != nil {
+		return nil, err
 	}
 	v.roundURL = func(n int) string {
 		switch {
@@ -327,16 +362,22 @@ func (s *Server) renderDocPage(ctx context.Context, c chrome, ref docRef, page i
 	p.Span = c.Between(session.Str(m.Started), session.Str(m.Ended))
 	v.rounds = map[int]index.Row{}
 	firstDay := c.Date(session.Str(m.Started))
+	v.last = last
 	for _, r := range rows {
 		v.rounds[r.Round] = r
-		v.last = max(v.last, r.Round)
-		p.Tokens += r.TokenCount
+		if r.Round < from || r.Round > to {
+			continue
+		}
 		shown := c.Time(r.Started, "15:04")
 		if c.Date(r.Started) != firstDay {
 			shown = c.Time(r.Started, "2006-01-02 15:04")
 		}
 		p.Outline = append(p.Outline, outlineRow{N: r.Round, URL: v.roundURL(r.Round), Shown: shown,
 			Prompt: r.UserPreview, Tokens: r.TokenCount, Here: here[r.Round]})
+	}
+	if n := len(p.Outline); n > 0 {
+		p.After = last - p.Outline[n-1].N // (a round missing from the index aside)
+		p.Before = count - n - p.After
 	}
 	if m.SidechainOf == nil && ref.aid == "" {
 		newer, older, _, err := s.store.Index.Neighbours(ctx, ref.sid)
@@ -349,6 +390,21 @@ func (s *Server) renderDocPage(ctx context.Context, c chrome, ref docRef, page i
 	v.renderItems(&buf, items)
 	p.Items = template.HTML(buf.String())
 	return p, nil
+}
+
+// outlineWindow returns the first and last round of an outline of at
+// most n rounds of a session whose last is last, about the rounds lo to
+// hi that a page shows (0: none), those centred in it.
+func outlineWindow(lo, hi, last, n int) (from, to int) {
+	if last <= n {
+		return 1, last
+	}
+	if lo < 1 {
+		lo, hi = 1, 1
+	}
+	from = max(1, lo-max(0, n-(hi-lo+1))/2)
+	to = min(last, from+n-1)
+	return max(1, to-n+1), to
 }
 
 // neighbour links a session beside this one in the list.

@@ -160,6 +160,10 @@ func (e *QueryError) Error() string { return e.Msg }
 type Options struct {
 	// PageItems is how many messages a document page shows (default 200).
 	PageItems int
+	// OutlineRounds is how many rounds a document page's outline lists
+	// at most: a longer session's outline lists those about the page's
+	// (default 1000).
+	OutlineRounds int
 	// PageSessions is how many sessions a list page shows (default 50).
 	PageSessions int
 	// Logf reports what a visitor is not told: server errors, export
@@ -179,6 +183,9 @@ type Options struct {
 func (o Options) withDefaults() Options {
 	if o.PageItems <= 0 {
 		o.PageItems = 200
+	}
+	if o.OutlineRounds <= 0 {
+		o.OutlineRounds = 1000
 	}
 	if o.PageSessions <= 0 {
 		o.PageSessions = 50

@@ -460,6 +460,20 @@ func TestTimesTokensOutline(t *testing.T) {
 	// A later page: the outline is closed, and marks its rounds.
 	p = get(t, srv.URL+"/s/"+multiSession+"/page-2.html")
 	p.must(t, 200, `<details class="outline" id="outline">`, `<li value="3" class="here">`)
+	// A long session's outline lists the rounds about the page's, and
+	// says how many it leaves out on either side; the rounds' headings
+	// still lead to the rounds before and after.
+	short := serve(t, wire(t, s), web.Options{PageItems: 4, OutlineRounds: 2})
+	p = get(t, short.URL+"/s/"+multiSession+"/page-2.html")
+	p.must(t, 200, "<dt>tokens</dt><dd>580 in 5 rounds</dd>",
+		"<summary>Outline: 5 rounds, 580 tokens, 3 pages; 2 of them about this page</summary>",
+		`<p class="more">2 earlier rounds: on the pages before</p>`, `<li value="3" class="here">`, `<li value="4" class="here">`,
+		`<p class="more">1 later round: on the pages after</p>`,
+		`<a rel="prev" href="../../s/`+multiSession+`/round/2">↑ 2</a>`, `<a rel="next" href="../../s/`+multiSession+`/round/5">↓ 5</a>`)
+	p.mustNot(t, `<li value="2"`, `<li value="5"`)
+	p = get(t, short.URL+"/s/"+multiSession+"/page-3.html")
+	p.must(t, 200, `<li value="4">`, `<li value="5" class="here">`, `<p class="more">3 earlier rounds: on the pages before</p>`)
+	p.mustNot(t, `later round`)
 	// A page that starts in the middle of a round: its first message says
 	// the date and the zone.
 	p = get(t, srv.URL+"/s/"+longSession+"/page-2.html")
