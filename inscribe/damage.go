@@ -1,6 +1,8 @@
 package inscribe
 
 import (
+	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -280,25 +282,65 @@ func verifyGraph(md string, st *docState, a source.Adapter) error {
 		}
 	}
 	b.Flush()
-	var want strings.Builder
-	for _, n := range b.Nodes() {
-		if !strings.ContainsAny(n.UUID+n.Anchor+n.Parent, "\t\n") {
-			fmt.Fprintf(&want, "%s\t%s\t%s\n", n.UUID, n.Anchor, n.Parent)
+	// The file is compared with the graph a line at a time (a session of
+	// a million lines has a graph of 100 MB).
+	f, err := os.Open(graphPath(folder))
+	var size int64
+	if err == nil {
+		defer f.Close()
+		var fi os.FileInfo
+		if fi, err = f.Stat(); err == nil {
+			size = fi.Size()
 		}
 	}
-	got, err := os.ReadFile(graphPath(folder))
 	if errors.Is(err, fs.ErrNotExist) && st.GraphSize == 0 {
-		got = nil
+		f, size = nil, 0
 	} else if err != nil {
 		return errors.New("missing (deleted?)")
 	}
-	if int64(len(got)) < st.GraphSize {
-		return fmt.Errorf("%d bytes, but scribe wrote %d (cut short)", len(got), st.GraphSize)
+	if size < st.GraphSize {
+		return fmt.Errorf("%d bytes, but scribe wrote %d (cut short)", size, st.GraphSize)
 	}
-	if string(got[:st.GraphSize]) != want.String() {
+	var got *bufio.Reader
+	if f != nil {
+		got = bufio.NewReaderSize(io.LimitReader(f, st.GraphSize), 64<<10)
+	}
+	var line []byte
+	same := true
+	for _, n := range b.Nodes() {
+		if !same {
+			break
+		}
+		if strings.ContainsAny(n.UUID+n.Anchor+n.Parent, "\t\n") {
+			continue
+		}
+		line = fmt.Appendf(line[:0], "%s\t%s\t%s\n", n.UUID, n.Anchor, n.Parent)
+		same = got != nil && readsAs(got, line)
+	}
+	if same && got != nil {
+		_, err := got.ReadByte()
+		same = err == io.EOF // nothing past the graph's last line
+	}
+	if !same {
 		return errors.New("not the graph the round files give (overwritten or damaged)")
 	}
 	return nil
+}
+
+// readsAs reports whether r holds want next, and reads it.
+func readsAs(r *bufio.Reader, want []byte) bool {
+	for len(want) > 0 {
+		b, err := r.Peek(min(len(want), r.Size()))
+		if len(b) == 0 || !bytes.Equal(b, want[:len(b)]) {
+			return false
+		}
+		r.Discard(len(b))
+		want = want[len(b):]
+		if err != nil && len(want) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // docLost fails an update of a document that is gone while its folder holds

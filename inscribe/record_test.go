@@ -1,6 +1,7 @@
 package inscribe
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -226,5 +227,48 @@ func TestRoundRecordMadeFromFiles(t *testing.T) {
 	var de *DamageError
 	if !errors.As(r.Err, &de) || de.File != roundsDir(folder) {
 		t.Errorf("%v, want a damage of the round files", r.Err)
+	}
+}
+
+// TestVerifyGraph: check --store compares graph.tsv with the graph the
+// round files give, a line at a time: a sound graph passes, with lines an
+// update appended past the note's size or not; one changed or cut short
+// is damage, and so is one deleted (issue 33).
+func TestVerifyGraph(t *testing.T) {
+	_, src, md := recordStore(t)
+	g := graphPath(folderOf(md))
+	sound, err := os.ReadFile(g)
+	if err != nil || len(sound) == 0 {
+		t.Fatal(len(sound), err)
+	}
+	graphDamage := func() string {
+		for _, err := range verifyDoc(md, claudeSrc, src) {
+			var de *DamageError
+			if errors.As(err, &de) && de.File == g {
+				return de.Why
+			}
+		}
+		return ""
+	}
+	last := bytes.LastIndexByte(sound[:len(sound)-1], '\n') + 1
+	for _, c := range []struct {
+		name, graph, want string
+	}{
+		{"sound", string(sound), ""},
+		{"lines past what the note says", string(sound) + "x\ty\tz\n", ""},
+		{"a byte changed", string(sound[:10]) + "#" + string(sound[11:]), "not the graph"},
+		{"its last line changed", string(sound[:last]) + strings.Repeat("y", len(sound)-last-1) + "\n", "not the graph"},
+		{"cut short", string(sound[:len(sound)-1]), "cut short"},
+	} {
+		if err := os.WriteFile(g, []byte(c.graph), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if got := graphDamage(); c.want == "" && got != "" || !strings.Contains(got, c.want) {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+	os.Remove(g)
+	if got := graphDamage(); !strings.Contains(got, "missing") {
+		t.Errorf("no graph: %q", got)
 	}
 }
