@@ -135,6 +135,7 @@ func (x *DB) Search(ctx context.Context, q Query) (_ []Hit, err error) {
 	var found []candidate
 	more := false   // rounds that match may be left out of found (older ones)
 	var ids []int64 // the window's rounds, when they are not read yet
+	window := false // the window is still to be found (overflows)
 	table, source, ok, err := s.phraseSource(q, phrases, parts, filterTerms)
 	if err != nil {
 		return nil, err
@@ -144,6 +145,11 @@ func (x *DB) Search(ctx context.Context, q Query) (_ []Hit, err error) {
 			return nil, err
 		}
 		more = len(found) >= k
+	} else if sc.whole != nil && s.since == nil && s.until == nil && s.project == "" && s.overflows("text_fts", match, k) {
+		// More than the window matches, and the rounds where the words
+		// are one phrase are read first (below): the window is read only
+		// if they do not fill the page.
+		more, window = true, true
 	} else {
 		var done bool
 		ids, _, done, err = s.candidates("text_fts", match, s.hi, k)
@@ -194,7 +200,12 @@ func (x *DB) Search(ctx context.Context, q Query) (_ []Hit, err error) {
 			}
 		}
 		if n >= limit {
-			ids = nil
+			ids, window = nil, false
+		}
+	}
+	if window {
+		if ids, _, _, err = s.candidates("text_fts", match, s.hi, k); err != nil {
+			return nil, s.searchError(q, err)
 		}
 	}
 	if ids != nil {
@@ -255,6 +266,9 @@ type searcher struct {
 	// the window and the rounds of the whole phrase both have is read
 	// once.
 	loaded map[int64]candidate
+	// oldestRead are the oldest rounds of the matches read (oldest), by
+	// table, match, bounds and k.
+	oldestRead map[string][]int64
 }
 
 func (s *searcher) close() {
@@ -307,12 +321,38 @@ func (s *searcher) candidates(table, match string, hi int64, k int) (out []int64
 // Only a match of more reads the newest k again, newest first, as dense
 // matches are found soon either way.
 func (s *searcher) rowids(table, match string, lo, hi int64, k int) ([]int64, error) {
-	ids, err := s.rowidsIn(table, match, lo, hi, k+1, "ASC")
+	ids, err := s.oldest(table, match, lo, hi, k)
 	if err != nil || len(ids) > k {
 		return s.rowidsIn(table, match, lo, hi, k, "DESC")
 	}
+	ids = slices.Clone(ids)
 	slices.Reverse(ids)
 	return ids, nil
+}
+
+// oldest returns the rowids of the oldest k+1 rounds that match in table
+// with rowid in [lo, hi), oldest first, read once a search.
+func (s *searcher) oldest(table, match string, lo, hi int64, k int) ([]int64, error) {
+	key := fmt.Sprint(table, "\x00", match, "\x00", lo, hi, k)
+	if ids, ok := s.oldestRead[key]; ok {
+		return ids, nil
+	}
+	ids, err := s.rowidsIn(table, match, lo, hi, k+1, "ASC")
+	if err != nil {
+		return nil, err
+	}
+	if s.oldestRead == nil {
+		s.oldestRead = map[string][]int64{}
+	}
+	s.oldestRead[key] = ids
+	return ids, nil
+}
+
+// overflows reports whether more than k rounds match in table within the
+// time bounds' rowids.
+func (s *searcher) overflows(table, match string, k int) bool {
+	ids, err := s.oldest(table, match, s.lo, s.hi, k)
+	return err == nil && len(ids) > k // an error is met again reading them
 }
 
 // rowidsIn returns the rowids of the first k rounds in order (ASC or DESC)
