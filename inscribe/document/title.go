@@ -3,6 +3,7 @@ package document
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/scribe-archive/scribe/session"
 )
@@ -126,14 +127,30 @@ var markupTags = []string{"system-reminder", "local-command-caveat", "local-comm
 // holds) is dropped to the end of the text.
 func PromptLine(text string) (line string, real bool) {
 	fields := map[string]string{}
+	// What is left once the markup is out: enough of it for its first line
+	// that is not blank, cut after promptKeep bytes (a prompt of 100 MB
+	// was copied whole here; issue 33).
 	var rest strings.Builder
+	add := func(s string) {
+		if rest.Len() >= promptKeep && strings.TrimSpace(rest.String()) != "" {
+			return
+		}
+		if len(s) > promptKeep {
+			i := promptKeep
+			for i > 0 && !utf8.RuneStart(s[i]) {
+				i--
+			}
+			s = s[:i]
+		}
+		rest.WriteString(s)
+	}
 	for text != "" {
 		i := strings.IndexByte(text, '<')
 		if i < 0 {
-			rest.WriteString(text)
+			add(text)
 			break
 		}
-		rest.WriteString(text[:i])
+		add(text[:i])
 		text = text[i:]
 		tag, open := "", 0 // the tag, and the length of its opening (attributes included)
 		for _, t := range markupTags {
@@ -146,7 +163,7 @@ func PromptLine(text string) (line string, real bool) {
 			}
 		}
 		if tag == "" {
-			rest.WriteByte('<')
+			add("<")
 			text = text[1:]
 			continue
 		}
@@ -183,6 +200,10 @@ func PromptLine(text string) (line string, real bool) {
 	return "", false
 }
 
+// promptKeep is how much of a prompt's text PromptLine keeps, at least:
+// a title shows 120 characters of its first line.
+const promptKeep = 4 << 10
+
 // CommandPrompt is a prompt that is the command line PromptLine returned
 // for a prompt without text a person typed ("/init", "! ls"), as the
 // client marks it up: PromptLine reads it back as that line, not real.
@@ -195,7 +216,7 @@ func CommandPrompt(line string) string {
 
 // firstTextLine is the first line of s that is not blank, trimmed.
 func firstTextLine(s string) string {
-	for _, l := range strings.Split(s, "\n") {
+	for l := range strings.Lines(s) {
 		if l = strings.TrimSpace(l); l != "" {
 			return l
 		}

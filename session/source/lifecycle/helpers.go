@@ -33,15 +33,30 @@ func CompactJSON(raw []byte) string {
 	return ValidText(buf.Bytes())
 }
 
-// FirstLine returns the first line of s, white space trimmed: what a
-// session's first prompt is listed by.
+// FirstLine returns the first line of s, white space trimmed, and of it
+// at most FirstLineMax bytes (cut where a character starts): what a
+// session's first prompt is listed by. A list shows 120 characters of it,
+// and a builder's state keeps it in the read note, which every update and
+// export reads and writes whole: a prompt of 100 MB in one line was held
+// and copied there several times over (issue 33).
 func FirstLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
 		s = s[:i]
 	}
+	if len(s) > FirstLineMax {
+		i := FirstLineMax
+		for i > 0 && !utf8.RuneStart(s[i]) {
+			i--
+		}
+		s = strings.Clone(s[:i]) // not the whole text kept alive by it
+	}
 	return s
 }
+
+// FirstLineMax is how much of a first line FirstLine keeps: 1,024
+// characters at least, far more than a title or a summary shows.
+const FirstLineMax = 4 << 10
 
 // ShortErr is an error's message cut to 120 bytes, for a warning.
 func ShortErr(err error) string {
