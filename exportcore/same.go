@@ -68,7 +68,7 @@ func Transcript(d *inscribe.Doc, src source.Adapter, w io.Writer, input InputEnc
 	if err != nil {
 		return nil, fmt.Errorf("%s: no round files: %w: the backing store is damaged", md, err)
 	}
-	x := &exporter{md: md, items: items, bw: bufio.NewWriterSize(w, 1<<16), input: input}
+	x := &exporter{md: md, doc: d, items: items, bw: bufio.NewWriterSize(w, 1<<16), input: input}
 	b, err := src.NewBuilder(d.BuilderConfig(), nil, nil)
 	if err != nil {
 		return nil, err
@@ -77,22 +77,8 @@ func Transcript(d *inscribe.Doc, src source.Adapter, w io.Writer, input InputEnc
 		if n != want+1 {
 			return x.warnings, fmt.Errorf("%s: round %d is missing (found round %d): the backing store is damaged", folder, want+1, n)
 		}
-		rf, err := d.Round(n)
-		if err != nil {
+		if err := x.round(d, b, n); err != nil {
 			return x.warnings, err
-		}
-		for _, re := range rf.Entries {
-			raw, err := re.Bytes()
-			if err != nil {
-				return x.warnings, fmt.Errorf("%s: round %d: %w", folder, n, err)
-			}
-			e := session.Entry{Line: re.Line, Raw: raw, NoNewline: re.NoNewline}
-			if r := b.AddEntry(e); r != nil {
-				if err := x.flush(r); err != nil {
-					return x.warnings, err
-				}
-			}
-			x.pending = append(x.pending, e)
 		}
 	}
 	if fin := b.Finish(); fin.Open != nil {
@@ -123,12 +109,67 @@ func Transcript(d *inscribe.Doc, src source.Adapter, w io.Writer, input InputEnc
 	return x.warnings, x.bw.Flush()
 }
 
+// round adds round n's entries to the builder, writing each round it
+// closes. A long entry is lent to the builder and read again from its
+// round file when it is written, so that it is not held while the
+// document's items are compared.
+func (x *exporter) round(d *inscribe.Doc, b source.Builder, n int) error {
+	entries, err := d.RoundEntries(n)
+	if err != nil {
+		return err
+	}
+	defer entries.Close()
+	lender, _ := b.(source.Lender)
+	for {
+		re, at, err := entries.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		raw, err := re.Bytes()
+		if err != nil {
+			return fmt.Errorf("%s: round %d: %w", d.Path(), n, err)
+		}
+		e := session.Entry{Line: re.Line, Raw: raw, NoNewline: re.NoNewline}
+		var r *session.Round
+		lent := lender != nil && at.Len >= longEntry
+		if lent {
+			r = lender.AddLent(e)
+		} else {
+			r = b.AddEntry(e)
+		}
+		if r != nil {
+			if err := x.flush(r); err != nil {
+				return err
+			}
+		}
+		p := pending{Entry: e}
+		if lent {
+			p.Raw, p.at = nil, at
+		}
+		x.pending = append(x.pending, p)
+	}
+}
+
+// longEntry is the size from which an entry is lent to the builder.
+const longEntry = 1 << 20
+
+// pending is an entry of the round being built: its bytes, or where they
+// lie in a round file.
+type pending struct {
+	session.Entry
+	at inscribe.EntryAt
+}
+
 type exporter struct {
 	md       string
+	doc      *inscribe.Doc
 	items    *document.ItemReader // the document's items, from the next one to compare
 	bw       *bufio.Writer
 	input    InputEncoder
-	pending  []session.Entry // entries of the round being built
+	pending  []pending // entries of the round being built
 	warnings []error
 	// notes are the entries shown as notes so far: a document written
 	// before notes has them as messages of their own.
@@ -166,6 +207,24 @@ func (x *exporter) flush(r *session.Round) error {
 	n := len(r.Entries)
 	for _, e := range x.pending[:n] {
 		raw := e.Raw
+		if raw == nil && e.at.Len > 0 {
+			if len(patches[e.Line]) == 0 {
+				if err := x.bw.Flush(); err != nil {
+					return err
+				}
+				if err := x.doc.CopyEntry(x.bw, e.at); err != nil {
+					return err
+				}
+				if !e.NoNewline {
+					x.bw.WriteByte('\n')
+				}
+				continue
+			}
+			var err error
+			if raw, err = x.doc.ReadEntry(e.at); err != nil {
+				return err
+			}
+		}
 		for _, p := range patches[e.Line] {
 			out, err := jsonpatch.Patch(raw, p.path, p.value)
 			if err != nil {

@@ -19,12 +19,15 @@ type ItemReader struct {
 	Summary string
 
 	f       io.ReadCloser // the document from its first item on
+	ra      io.ReaderAt   // the same file, to look ahead
+	off     int64         // the offset in f of what f gives next
 	name    string
 	buf     []byte // the file from the next item on (buf[0] is the '\n' before its "---")
 	line    int    // the line number of buf[0]
 	eof     bool
 	pending []session.Item // parsed, not yet returned
 	chunk   int            // the least to read at a time (tests make it small)
+	look    []byte         // toBreak's buffer
 }
 
 // ReadItems reads a document's head from f, which holds the document's
@@ -44,7 +47,7 @@ func ReadItems(f io.ReadCloser, size int64, name string) (*ItemReader, error) {
 	if _, err := io.ReadFull(f, head); err != nil {
 		return nil, err
 	}
-	return &ItemReader{Meta: h.Meta, Summary: h.Summary, f: f, name: name,
+	return &ItemReader{Meta: h.Meta, Summary: h.Summary, f: f, ra: ra, off: h.BodyAt, name: name,
 		line: bytes.Count(head, []byte("\n")) + 1, chunk: 256 << 10}, nil
 }
 
@@ -76,7 +79,7 @@ func (r *ItemReader) window() error {
 			return nil
 		}
 	}
-	p := &docParser{src: r.buf[1:], name: r.name, lineBase: r.line}
+	p := &docParser{src: r.buf[1:], name: r.name, lineBase: r.line, share: true}
 	p.tokenize()
 	if !p.isItemStart(0) {
 		if !r.eof {
@@ -114,25 +117,59 @@ func (r *ItemReader) window() error {
 		r.pending = append(r.pending, it)
 	}
 	r.line += bytes.Count(r.buf[:used], []byte("\n"))
+	if p.shared {
+		// The items' long texts are the window's bytes: what is left
+		// goes to a buffer of its own.
+		r.buf = append(make([]byte, 0, max(r.chunk, len(r.buf)-used)), r.buf[used:]...)
+		return nil
+	}
 	r.buf = r.buf[:copy(r.buf, r.buf[used:])]
 	return nil
 }
 
-// fill reads more of the file into buf: at least a chunk, and as much as
-// buf holds, so that an item much longer than a chunk is tokenized a
-// logarithmic number of times.
+// fill reads more of the file into buf: at least a chunk, half as much
+// as buf holds, so that an item much longer than a chunk is tokenized a
+// logarithmic number of times, and on to the next thematic break past a
+// chunk (where the next item may start), so that a long item is read into
+// one buffer of about its size, not one that doubled to it (a 100 MB
+// message took 256 MB; issue 33).
 func (r *ItemReader) fill() error {
-	want := max(r.chunk, len(r.buf))
+	want := max(r.chunk, len(r.buf)/2)
+	if len(r.buf) > 0 && r.ra != nil {
+		want = max(want, r.toBreak()+r.chunk)
+	}
 	if cap(r.buf)-len(r.buf) < want {
 		nb := make([]byte, len(r.buf), len(r.buf)+want)
 		copy(nb, r.buf)
 		r.buf = nb
 	}
 	n, err := io.ReadFull(r.f, r.buf[len(r.buf):len(r.buf)+want])
+	r.off += int64(n)
 	r.buf = r.buf[:len(r.buf)+n]
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
 		r.eof = true
 		return nil
 	}
 	return err
+}
+
+// toBreak returns how far from r.off the next line "---" ends (the
+// file's end when there is none).
+func (r *ItemReader) toBreak() int {
+	const rule = "\n---\n"
+	if r.look == nil {
+		r.look = make([]byte, 16<<10)
+	}
+	buf := r.look
+	at := max(r.off-int64(len(rule)-1), 0)
+	for {
+		n, err := r.ra.ReadAt(buf, at)
+		if i := bytes.Index(buf[:n], []byte(rule)); i >= 0 {
+			return int(at + int64(i+len(rule)) - r.off)
+		}
+		if err != nil || n < len(rule) {
+			return int(at + int64(n) - r.off)
+		}
+		at += int64(n - len(rule) + 1)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
@@ -209,7 +210,25 @@ type docParser struct {
 	name     string
 	lineBase int
 	toks     []token
+	// share lets a long text be a string over src's bytes rather than a
+	// copy of them (an ItemReader's window, never written once parsed);
+	// shared tells that one was.
+	share, shared bool
 }
+
+// text returns b, which lies in src, as a string: one of shareMin bytes
+// or more shares src's bytes when the parser may (a 100 MB message was
+// held twice, its window and its text; issue 33).
+func (p *docParser) text(b []byte) string {
+	if p.share && len(b) >= shareMin {
+		p.shared = true
+		return unsafe.String(unsafe.SliceData(b), len(b))
+	}
+	return string(b)
+}
+
+// shareMin is the least a text shares of its window.
+const shareMin = 1 << 20
 
 func (p *docParser) errorf(off int, format string, args ...any) error {
 	line := p.lineBase + bytes.Count(p.src[:min(max(off, 0), len(p.src))], []byte("\n")) + 1
@@ -478,7 +497,7 @@ func (c *cursor) plainText() (string, error) {
 		c.i++
 	}
 	c.at = to // the blank line that follows belongs to the next token
-	return string(c.p.src[from:to]), nil
+	return c.p.text(c.p.src[from:to]), nil
 }
 
 // plainAt returns where the plain content before the next structural token
@@ -603,7 +622,7 @@ func (c *cursor) fenced() (string, error) {
 				}
 				return buf.String(), nil
 			}
-			return string(content), nil
+			return c.p.text(content), nil
 		}
 		pos = le
 	}

@@ -138,3 +138,27 @@ func TestRoundTripPublicCorpus(t *testing.T) {
 type nopCloser struct{ *bytes.Reader }
 
 func (nopCloser) Close() error { return nil }
+
+// TestRoundTripLongTexts reads back items with texts of a few MiB, which
+// an ItemReader keeps as its window's bytes (shareMin) and reads into a
+// window of about their size: plain, with rules and fences inside (a
+// fenced block), and two in a row.
+func TestRoundTripLongTexts(t *testing.T) {
+	p := filepath.Join(testenv.Projects(t), "-home-dev-src-multiturn", "22222222-2222-4222-8222-222222222222.jsonl")
+	d := buildDoc(t, p)
+	long := func(line string) string { return strings.Repeat(line+"\n", (3<<20)/(len(line)+1)) + "end" }
+	texts := []string{long("words of a prompt é→"), long("---\n```\n### not a heading"), strings.Repeat("x", 2<<20)}
+	k := 0
+	for i := range d.Items {
+		for j := range d.Items[i].Blocks {
+			if b := &d.Items[i].Blocks[j]; b.Kind == session.KindText && k < len(texts) {
+				b.Text = texts[k]
+				k++
+			}
+		}
+	}
+	if k < len(texts) {
+		t.Fatalf("the sample has %d texts, want %d", k, len(texts))
+	}
+	checkRoundTrip(t, "long", d)
+}

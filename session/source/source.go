@@ -177,6 +177,14 @@ type Builder interface {
 	Warnings() []error
 }
 
+// A Lender is a Builder that can be lent an entry's bytes: AddLent is
+// AddEntry for bytes valid only during the call, which the round it
+// returns does not hold (its entry has no Raw). An export of a 100 MB
+// line then writes the line from where it read it, not from memory.
+type Lender interface {
+	AddLent(e session.Entry) *session.Round
+}
+
 // Finished is what a builder knows at the end of its input.
 type Finished struct {
 	// Open is the last round, which stays open (nil when there is none).

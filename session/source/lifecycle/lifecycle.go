@@ -319,6 +319,15 @@ func (b *Builder[E, S]) Add(l source.Line) *session.Round {
 // file). It returns the round the entry closed, if any.
 func (b *Builder[E, S]) AddEntry(e session.Entry) *session.Round { return b.add(e) }
 
+// AddLent is AddEntry of an entry whose bytes are lent for the call
+// only: the round keeps the entry without them (source.Lender).
+func (b *Builder[E, S]) AddLent(e session.Entry) *session.Round {
+	closed := b.add(e)
+	es := b.cur.r.Entries
+	es[len(es)-1].Raw = nil
+	return closed
+}
+
 func (b *Builder[E, S]) add(e session.Entry) *session.Round {
 	d := b.f.Decode(&b.c, e)
 	class := b.f.Classify(&b.c, d)
