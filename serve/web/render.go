@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/scribe-archive/scribe/index"
 	"github.com/scribe-archive/scribe/inscribe/document"
@@ -238,7 +240,7 @@ func (v *docView) renderBlock(w *bytes.Buffer, b *session.Block) {
 	switch b.Kind {
 	case session.KindText:
 		w.WriteString("<div class=\"text\">\n")
-		document.TextHTML(w, b.Text, true)
+		v.textHTML(w, b.Text, true)
 		w.WriteString("</div>\n")
 	case session.KindThinking:
 		if b.Text == "" {
@@ -247,7 +249,7 @@ func (v *docView) renderBlock(w *bytes.Buffer, b *session.Block) {
 			break
 		}
 		openDetails(w, "thinking", "Thinking")
-		document.TextHTML(w, b.Text, true)
+		v.textHTML(w, b.Text, true)
 		w.WriteString("</details>\n")
 	case session.KindNote:
 		fmt.Fprintf(w, "<p class=\"note\"><i>%s</i></p>\n", esc(b.Text))
@@ -257,11 +259,11 @@ func (v *docView) renderBlock(w *bytes.Buffer, b *session.Block) {
 			summary = "Client message (not typed by a person)"
 		}
 		openDetails(w, "reminder", summary)
-		document.TextHTML(w, b.Text, true)
+		v.textHTML(w, b.Text, true)
 		w.WriteString("</details>\n")
 	case session.KindRaw:
 		openDetails(w, "raw", b.Label+" (shown as recorded)")
-		document.TextHTML(w, b.Text, false)
+		v.textHTML(w, b.Text, false)
 		w.WriteString("</details>\n")
 	case session.KindToolUse:
 		v.renderTool(w, b)
@@ -304,7 +306,7 @@ func (v *docView) renderTool(w *bytes.Buffer, b *session.Block) {
 		input = pretty.String()
 	}
 	w.WriteString("<div class=\"input\"><p class=\"label\">Input</p>\n")
-	document.TextHTML(w, input, false)
+	v.textHTML(w, input, false)
 	w.WriteString("</div>\n")
 	if b.Sidechain != "" {
 		w.WriteString("<p class=\"sidechain\">Sidechain: ")
@@ -336,11 +338,11 @@ func (v *docView) renderParts(w *bytes.Buffer, parts []session.Part) {
 	for _, p := range parts {
 		switch p.Kind {
 		case session.KindText:
-			document.TextHTML(w, p.Text, false)
+			v.textHTML(w, p.Text, false)
 		case session.KindFile:
 			v.renderFile(w, p.File)
 		default:
-			document.TextHTML(w, p.Text, false)
+			v.textHTML(w, p.Text, false)
 		}
 	}
 }
@@ -413,7 +415,7 @@ func (v *docView) renderCompaction(w *bytes.Buffer, b *session.Block) {
 	w.WriteString("</p>\n")
 	if b.Entry != "" || b.Text != "" || b.Time != "" {
 		openDetails(w, "summary", "Compaction summary")
-		document.TextHTML(w, b.Text, true)
+		v.textHTML(w, b.Text, true)
 		w.WriteString("</details>\n")
 	}
 	w.WriteString("</div>\n")
@@ -463,4 +465,35 @@ func classWord(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// textHTML shows a text as document.TextHTML does, but a text of more
+// than webTextMax bytes in its first webTextMax as it was typed (no
+// markdown), with how much more there is and a link to the document that
+// holds it whole: a page with a 100 MB message took the server five times
+// that (the text, its HTML, the page's), and no browser shows such a page
+// well (issue 33).
+func (v *docView) textHTML(w *bytes.Buffer, s string, markdown bool) {
+	if len(s) <= webTextMax {
+		document.TextHTML(w, s, markdown)
+		return
+	}
+	cut := webTextMax
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	document.TextHTML(w, s[:cut], false)
+	fmt.Fprintf(w, "<p class=\"cut\"><i>The text goes on for %s more: <a href=\"%s\">the document</a> holds it whole.</i></p>\n",
+		esc(sizeText(len(s)-cut)), esc(v.l.DocFile(v.ref.key, "document.md")))
+}
+
+// webTextMax is the most of a text a page shows.
+const webTextMax = 1 << 20
+
+// sizeText says n bytes for a person: "3.2 MB", "812 KB".
+func sizeText(n int) string {
+	if n >= 1e6 {
+		return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + " MB"
+	}
+	return strconv.Itoa((n+999)/1000) + " KB"
 }
