@@ -132,6 +132,7 @@ func (x *DB) Search(ctx context.Context, q Query) (_ []Hit, err error) {
 	if err != nil {
 		return nil, s.searchError(q, err)
 	}
+	s.oldestFirst = len(phrases) != 1 || len(phrases[0].tokens) == 1 || len(filterTerms) > 0 || s.in != Prompts|Replies|Tools
 	var found []candidate
 	more := false   // rounds that match may be left out of found (older ones)
 	var ids []int64 // the window's rounds, when they are not read yet
@@ -145,7 +146,7 @@ func (x *DB) Search(ctx context.Context, q Query) (_ []Hit, err error) {
 			return nil, err
 		}
 		more = len(found) >= k
-	} else if sc.whole != nil && s.since == nil && s.until == nil && s.project == "" && s.overflows("text_fts", match, k) {
+	} else if sc.whole != nil && s.oldestFirst && s.since == nil && s.until == nil && s.project == "" && s.overflows("text_fts", match, k) {
 		// More than the window matches, and the rounds where the words
 		// are one phrase are read first (below): the window is read only
 		// if they do not fill the page.
@@ -269,6 +270,12 @@ type searcher struct {
 	// oldestRead are the oldest rounds of the matches read (oldest), by
 	// table, match, bounds and k.
 	oldestRead map[string][]int64
+	// oldestFirst says the matches are read oldest first (rowids): but
+	// for a query of one phrase of words (whose positions are compared
+	// in every round with its words, either way), unless it has a filter
+	// (a token most rounds have) or narrows the texts searched (a word
+	// may be in few of its texts).
+	oldestFirst bool
 }
 
 func (s *searcher) close() {
@@ -319,8 +326,13 @@ func (s *searcher) candidates(table, match string, hi int64, k int) (out []int64
 // rounds are read oldest first, up to k+1: when there are no more than k,
 // they are all of them, and the newest first would be the same rounds.
 // Only a match of more reads the newest k again, newest first, as dense
-// matches are found soon either way.
+// matches are found soon either way. A phrase of common words found in
+// more than k rounds would be read twice, at the cost of both: oldestFirst
+// says when not to.
 func (s *searcher) rowids(table, match string, lo, hi int64, k int) ([]int64, error) {
+	if !s.oldestFirst {
+		return s.rowidsIn(table, match, lo, hi, k, "DESC")
+	}
 	ids, err := s.oldest(table, match, lo, hi, k)
 	if err != nil || len(ids) > k {
 		return s.rowidsIn(table, match, lo, hi, k, "DESC")
