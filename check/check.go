@@ -27,6 +27,7 @@ import (
 	"github.com/scribe-archive/scribe/exportcore"
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/inscribe/document"
+	"github.com/scribe-archive/scribe/internal/atomicfile"
 	"github.com/scribe-archive/scribe/session"
 	"github.com/scribe-archive/scribe/session/source"
 )
@@ -307,8 +308,16 @@ func readLine(path string, li lineInfo) []byte {
 	return buf
 }
 
-// compareFiles compares a source with its export, line by line.
+// compareFiles compares a source with its export, line by line. An export
+// that is the source byte for byte (a source without a torn last line) is
+// found so first, holding nothing of either: the lines' digests of a
+// session of a million lines are 160 MB.
 func compareFiles(rep *Report, src, exp string) error {
+	if !rep.hasTorn() {
+		if same, err := sameBytes(src, exp); err == nil && same {
+			return nil
+		}
+	}
 	a, err := scanLines(src)
 	if err != nil {
 		return err
@@ -380,6 +389,26 @@ func compareFiles(rep *Report, src, exp string) error {
 	settle()
 	sort.SliceStable(rep.Findings, func(x, y int) bool { return rep.Findings[x].Line < rep.Findings[y].Line })
 	return nil
+}
+
+// sameBytes reports whether two files hold the same bytes.
+func sameBytes(a, b string) (bool, error) {
+	fa, err := os.Open(a)
+	if err != nil {
+		return false, err
+	}
+	defer fa.Close()
+	fb, err := os.Open(b)
+	if err != nil {
+		return false, err
+	}
+	defer fb.Close()
+	ia, errA := fa.Stat()
+	ib, errB := fb.Stat()
+	if errA != nil || errB != nil || ia.Size() != ib.Size() {
+		return false, errors.Join(errA, errB)
+	}
+	return atomicfile.SameReader(fa, fb)
 }
 
 // sameEntry reports whether two lines are versions of one entry: the same
