@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/scribe-archive/scribe/internal/atomicfile"
@@ -135,13 +136,44 @@ func (s *Store) Catalog(agent string) ([]byte, error) { return os.ReadFile(s.cat
 // does not hold data already. It says whether the catalog it replaced held
 // a git merge's conflict markers (a store merged before it had its
 // .gitattributes, or a person's merge), which a rewrite mends.
+//
+// The new version is written in the store's own folder (.scribe), where
+// the catalogs' lock is, and renamed into place: a writer killed before
+// the rename leaves its temporary file there, which the next one removes
+// (RemoveStaleTemps) without listing the agent's folder of ten thousand
+// documents.
 func (s *Store) WriteCatalog(agent string, data []byte) (mendedConflict bool, err error) {
 	p := s.catalogPath(agent)
-	if old, err := os.ReadFile(p); err == nil {
+	old, rerr := os.ReadFile(p)
+	if rerr == nil {
+		if string(old) == string(data) {
+			return false, nil
+		}
 		mendedConflict = conflictLine(old) > 0
 	}
-	changed, err := atomicfile.WriteIfChanged(p, data, FileMode)
-	return mendedConflict && changed && err == nil, err
+	if err := atomicfile.MkdirAll(s.localRoot(), DirMode); err != nil {
+		return false, err
+	}
+	err = writeIn(s.localRoot(), p, data)
+	var le *os.LinkError
+	if errors.As(err, &le) && errors.Is(le.Err, syscall.EXDEV) {
+		// The sessions folder is on another file system.
+		_, err = atomicfile.WriteIfChanged(p, data, FileMode)
+	}
+	return mendedConflict && err == nil, err
+}
+
+// writeIn writes data to p atomically, through a temporary file in dir.
+func writeIn(dir, p string, data []byte) error {
+	f, err := atomicfile.CreateIn(dir, p)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Abort()
+		return err
+	}
+	return f.Commit(FileMode)
 }
 
 // CatalogLink is how a catalog links to a document (rel as the agent's

@@ -233,8 +233,15 @@ func runUpdate(ctx context.Context, e *env, o updateOptions) error {
 	results = append(found, results...)
 	interrupted := ctx.Err() != nil
 
+	// inscribe refreshes the catalogs of the agents it changed from every
+	// document (and notices one changed by another hand); append patches
+	// them with the rows of the sessions it updated alone (PatchAfter).
+	refresh := store.RefreshAfter
+	if o.emptyOK {
+		refresh = store.PatchAfter
+	}
 	var busy *inscribe.LockError
-	if err := store.RefreshAfter(results); o.hook && errors.As(err, &busy) {
+	if err := refresh(results); o.hook && errors.As(err, &busy) {
 		fmt.Fprintf(e.stderr, "scribe: another scribe is updating the catalogs in %s; left for the next append\n", store.SessionsDir())
 	} else if err != nil {
 		results = append(results, inscribe.Result{Doc: store.SessionsDir(), Outcome: inscribe.Failed, Err: fmt.Errorf("update index files: %w", err)})

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"os"
 	"slices"
 	"sort"
 	"strconv"
@@ -55,6 +56,237 @@ func (s *Views) RefreshAfter(results []inscribe.Result) error {
 	return s.RefreshIndexes(slices.Sorted(maps.Keys(agents))...)
 }
 
+// PatchAfter brings the catalogs up to date after an append, from the
+// documents the results name alone (issue 33: an append to one session of
+// ten thousand must not look at the other 9,999): the row of each such
+// session is replaced in its agent's kept rows, unless the kept one is
+// still its document's (the same modification time and size: a run
+// stopped before its catalogs were written left it behind), and the
+// agent's catalog is written again from the kept rows, with the store's.
+// The rows of the other documents are trusted as kept: a document changed
+// or removed by another hand since is seen by the next full refresh
+// (inscribe, reindex, repair; RefreshAfter), which the catalogs' stamps,
+// left as they were, ask for. An agent whose kept rows are missing or do
+// not all read, or whose catalog is not the one they were kept with (a
+// git pull merged a teammate's rows into it, a person edited it), is
+// refreshed in full, as RefreshAfter does.
+func (s *Views) PatchAfter(results []inscribe.Result) error {
+	touched := map[string]map[string]*inscribe.Doc{} // agent, session id: the session's document
+	for _, r := range results {
+		if r.Doc == "" || r.Outcome == inscribe.Failed {
+			continue
+		}
+		d, err := s.Doc(r.Doc)
+		if err != nil {
+			continue
+		}
+		if p := d.Parent(); p != nil {
+			d = p // a sidechain's or a continuation's session
+		}
+		if !d.InAgentFolder() {
+			continue
+		}
+		if touched[d.Agent()] == nil {
+			touched[d.Agent()] = map[string]*inscribe.Doc{}
+		}
+		touched[d.Agent()][d.SessionID()] = d
+	}
+	if len(touched) == 0 {
+		return nil
+	}
+	unlock, err := s.LockCatalogs(s.wait())
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	s.RemoveStaleTemps() // the store's folder and its own: not the agents'
+	var full []string
+	wrote := false
+	for _, agent := range slices.Sorted(maps.Keys(touched)) {
+		changed, ok, err := s.patchAgentIndex(agent, touched[agent])
+		if err != nil {
+			return err
+		}
+		if !ok {
+			full = append(full, agent)
+		}
+		wrote = wrote || changed
+	}
+	if len(full) > 0 {
+		_, err := s.writeIndexes(full)
+		return err
+	}
+	if !wrote {
+		return nil
+	}
+	all, err := s.Agents()
+	if err != nil {
+		return err
+	}
+	_, err = s.WriteCatalog("", s.topIndex(all))
+	return err
+}
+
+// patchAgentIndex is PatchAfter for one agent and its documents docs, by
+// session id. changed says whether it wrote the catalog; ok is false when
+// the agent needs a full refresh instead.
+//
+// A session whose row is kept and whose start did not change keeps its
+// place in the catalog (rows are in order of start): its line there and in
+// the kept rows is replaced where it is, and the catalog's summary line
+// (the sessions' first and last times) is moved forward, without reading
+// the other rows. A new session, a start that changed, or a last time
+// that went back writes the catalog again from every kept row.
+func (s *Views) patchAgentIndex(agent string, docs map[string]*inscribe.Doc) (changed, ok bool, err error) {
+	data := s.CatalogRows(agent)
+	if !rowsBehind(data, docs) {
+		// Nothing to write: a catalog is written when a document changed
+		// (damage to it is left for check --store to name).
+		return false, true, nil
+	}
+	catalog, err := s.Catalog(agent)
+	if err != nil {
+		return false, false, nil
+	}
+	stamped, catalogTime, catalogSize := keptStamp(data)
+	fi, err := os.Stat(s.CatalogName(agent))
+	if !stamped || err != nil || fi.ModTime().UnixNano() != catalogTime || fi.Size() != catalogSize || int64(len(catalog)) != catalogSize {
+		return false, false, nil
+	}
+	sum, sumOK := catalogSummary(catalog)
+	if r := s.Role(agent); !sumOK || (r == nil) != (sum.Role == "") || (r != nil && r.Name != sum.Role) {
+		return s.patchAllRows(agent, docs)
+	}
+	for id, d := range docs {
+		t, size, err := d.Changed()
+		if err != nil {
+			return false, false, nil // gone: the full refresh says what is there
+		}
+		name := strconv.Quote(id)
+		at := bytes.Index(data, []byte("\n"+name+"\t"))
+		if at < 0 {
+			return s.patchAllRows(agent, docs) // a new session
+		}
+		at++
+		end := at + bytes.IndexByte(data[at:], '\n') + 1
+		_, k, ok := parseKeptRow(data[at:end])
+		if !ok {
+			return false, false, nil
+		}
+		if k.mtime == t.UnixNano() && k.size == size {
+			continue
+		}
+		row, err := docRow(d)
+		if err != nil {
+			return false, false, nil
+		}
+		if row.Started != k.row.Started || lastTime(row) < lastTime(k.row) && lastTime(k.row) == sum.Last {
+			return s.patchAllRows(agent, docs)
+		}
+		prefix := rowPrefix(id)
+		cat := bytes.Index(catalog, []byte("\n"+prefix))
+		if cat < 0 || bytes.Contains(catalog[cat+1:], []byte("\n"+prefix)) {
+			return false, false, nil
+		}
+		cat++
+		catEnd := cat + bytes.IndexByte(catalog[cat:], '\n') + 1
+		catalog = slices.Concat(catalog[:cat], rowLine(nil, row), catalog[catEnd:])
+		data = slices.Concat(data[:at], appendKeptRow(nil, id, t.UnixNano(), size, row), data[end:])
+		sum.Last = max(sum.Last, lastTime(row))
+		changed = true
+	}
+	if !changed {
+		return false, true, nil
+	}
+	var head bytes.Buffer
+	document.WriteMarker(&head, "index", sum)
+	catalog = slices.Concat(head.Bytes(), catalog[bytes.IndexByte(catalog, '\n'):])
+	if _, err := s.writeAgentCatalog(agent, catalog, data[bytes.IndexByte(data, '\n')+1:]); err != nil {
+		return false, false, err
+	}
+	return true, true, nil
+}
+
+// rowsBehind reports whether a row of the kept rows data is not that of
+// its document in docs (by session id): the document's modification time
+// or size differ, or it has none (or none that reads).
+func rowsBehind(data []byte, docs map[string]*inscribe.Doc) bool {
+	for id, d := range docs {
+		t, size, err := d.Changed()
+		if err != nil {
+			return true
+		}
+		at := bytes.Index(data, []byte("\n"+strconv.Quote(id)+"\t"))
+		if at < 0 {
+			return true
+		}
+		at++
+		_, k, ok := parseKeptRow(data[at : at+bytes.IndexByte(data[at:], '\n')+1])
+		if !ok || k.mtime != t.UnixNano() || k.size != size {
+			return true
+		}
+	}
+	return false
+}
+
+// patchAllRows is patchAgentIndex when the catalog is written again from
+// every kept row, and the rows of docs read again.
+func (s *Views) patchAllRows(agent string, docs map[string]*inscribe.Doc) (changed, ok bool, err error) {
+	kept := readKeptRows(s.CatalogRows(agent))
+	if kept.bad > 0 {
+		return false, false, nil
+	}
+	for id, d := range docs {
+		t, size, err := d.Changed()
+		if err != nil {
+			return false, false, nil
+		}
+		k, ok := kept.rows[id]
+		if ok && k.mtime == t.UnixNano() && k.size == size {
+			continue
+		}
+		row, err := docRow(d)
+		if err != nil {
+			return false, false, nil
+		}
+		kept.rows[id] = keptRow{t.UnixNano(), size, row, appendKeptRow(nil, id, t.UnixNano(), size, row)}
+		changed = true
+	}
+	if !changed {
+		return false, true, nil
+	}
+	rows := make([]IndexRow, 0, len(kept.rows))
+	var keep []byte
+	for _, name := range slices.Sorted(maps.Keys(kept.rows)) {
+		k := kept.rows[name]
+		rows = append(rows, k.row)
+		keep = append(keep, k.line...)
+	}
+	sortRows(rows)
+	if _, err := s.writeAgentRows(agent, rows, keep); err != nil {
+		return false, false, err
+	}
+	return true, true, nil
+}
+
+// catalogSummary reads the summary an agent's catalog begins with.
+func catalogSummary(catalog []byte) (agentSummary, bool) {
+	var sum agentSummary
+	kind, js, ok := document.ParseMarker(firstLine(catalog))
+	if !ok || kind != "index" || json.Unmarshal(js, &sum) != nil {
+		return sum, false
+	}
+	return sum, true
+}
+
+// lastTime is a row's part in its catalog's last time.
+func lastTime(r IndexRow) string {
+	if r.Ended == "" {
+		return r.Started
+	}
+	return r.Ended
+}
+
 // RefreshIndexes rewrites the index of each named agent (every agent when
 // none is named) and then the top index. Both are derived from the
 // documents and are deterministic: the same store gives the same bytes.
@@ -75,6 +307,11 @@ func (s *Views) refreshIndexes(agents []string) (mended []string, err error) {
 		return nil, err
 	}
 	defer unlock()
+	return s.writeIndexes(agents)
+}
+
+// writeIndexes is refreshIndexes under the catalogs' lock.
+func (s *Views) writeIndexes(agents []string) (mended []string, err error) {
 	all, err := s.Agents()
 	if err != nil {
 		return nil, err
@@ -109,18 +346,18 @@ func (s *Views) Rows(agent string) ([]IndexRow, error) {
 }
 
 // rows also returns the newest modification time among the documents, and
-// the rows to keep for the next time (keptHeader). With useKept, the rows
+// the rows to keep for the next time (keptRows). With useKept, the rows
 // kept the last time stand for the documents that did not change since.
 func (s *Views) rows(agent string, useKept bool) ([]IndexRow, int64, []byte, error) {
 	docs, err := s.AgentDocs(agent)
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	var kept map[string]keptRow
+	var kept keptRows
 	if useKept {
 		kept = readKeptRows(s.CatalogRows(agent))
 	}
-	keep := []byte(keptHeader)
+	var keep []byte
 	var rows []IndexRow
 	var newest int64
 	for _, d := range docs {
@@ -128,30 +365,43 @@ func (s *Views) rows(agent string, useKept bool) ([]IndexRow, int64, []byte, err
 		if err == nil && t.UnixNano() > newest {
 			newest = t.UnixNano()
 		}
-		k, ok := kept[d.SessionID()]
+		k, ok := kept.rows[d.SessionID()]
 		if ok && err == nil && k.mtime == t.UnixNano() && k.size == size {
 			rows = append(rows, k.row)
 			keep = append(keep, k.line...)
 			continue
 		}
-		od, herr := d.Head()
+		row, herr := docRow(d)
 		if herr != nil {
 			continue // not a document (or a broken one: check reports it)
 		}
-		m := od.Meta
-		row := IndexRow{ID: m.SessionID, Title: document.DisplayTitle(m, od.Summary), Started: strOr(m.Started, ""), Ended: strOr(m.Ended, ""), Summary: od.Summary}
 		rows = append(rows, row)
 		if err == nil {
 			keep = appendKeptRow(keep, d.SessionID(), t.UnixNano(), size, row)
 		}
 	}
+	sortRows(rows)
+	return rows, newest, keep, nil
+}
+
+// docRow is a document's row in its agent's catalog, from its head.
+func docRow(d *inscribe.Doc) (IndexRow, error) {
+	od, err := d.Head()
+	if err != nil {
+		return IndexRow{}, err
+	}
+	m := od.Meta
+	return IndexRow{ID: m.SessionID, Title: document.DisplayTitle(m, od.Summary), Started: strOr(m.Started, ""), Ended: strOr(m.Ended, ""), Summary: od.Summary}, nil
+}
+
+// sortRows puts a catalog's rows in its order: by start, then id.
+func sortRows(rows []IndexRow) {
 	sort.Slice(rows, func(i, j int) bool {
 		if rows[i].Started != rows[j].Started {
 			return rows[i].Started < rows[j].Started
 		}
 		return rows[i].ID < rows[j].ID
 	})
-	return rows, newest, keep, nil
 }
 
 // The rows of an agent's catalog are kept when it is written (the store's
@@ -164,15 +414,42 @@ func (s *Views) rows(agent string, useKept bool) ([]IndexRow, int64, []byte, err
 //
 // One line per document: its file's name, the time (ns), the size, and
 // the row's id, title, start, end and summary, each quoted as Go quotes
-// strings (no tab nor line end inside), separated by tabs. keptHeader
-// heads them: rows kept under another header (a scribe that made rows
-// otherwise) are not used.
-const keptHeader = "scribe catalog rows 1\n"
+// strings (no tab nor line end inside), separated by tabs. A header line
+// heads them: "scribe catalog rows 2", a tab, and the modification time
+// (ns) and size of the catalog written from them, tab-separated. An
+// append trusts the rows for every document it did not write when the
+// catalog is still that one (patchAgentIndex); one that another hand
+// changed (a git pull that merged a teammate's rows, an edit) is written
+// again from every document. Rows kept under header 1 (before the
+// catalog's stamp) stand for unchanged documents in a full refresh, as
+// before; rows under any other header are not used.
+const (
+	keptHeaderV1 = "scribe catalog rows 1\n"
+	keptHeader   = "scribe catalog rows 2\t"
+)
 
 type keptRow struct {
 	mtime, size int64
 	row         IndexRow
 	line        []byte // as kept, line end included
+}
+
+// keptRows are the rows read back, by file name, and the catalog's stamp
+// they were kept with.
+type keptRows struct {
+	rows map[string]keptRow
+	// stamped is set under header 2: catalogTime and catalogSize are
+	// the catalog's when the rows were kept.
+	stamped                  bool
+	catalogTime, catalogSize int64
+	// bad counts the lines that did not read (their documents are read).
+	bad int
+}
+
+// keptHead is the header of rows kept with a catalog of that time (ns)
+// and size.
+func keptHead(mtime, size int64) []byte {
+	return fmt.Appendf(nil, "%s%d\t%d\n", keptHeader, mtime, size)
 }
 
 func appendKeptRow(b []byte, name string, mtime, size int64, r IndexRow) []byte {
@@ -188,42 +465,72 @@ func appendKeptRow(b []byte, name string, mtime, size int64, r IndexRow) []byte 
 	return append(b, '\n')
 }
 
-// readKeptRows reads the rows appendKeptRow wrote, by file name. A line
-// that does not read is left out (its document is read).
-func readKeptRows(data []byte) map[string]keptRow {
+// keptStamp reads the catalog's stamp in the header of kept rows.
+func keptStamp(data []byte) (stamped bool, catalogTime, catalogSize int64) {
 	rest, ok := bytes.CutPrefix(data, []byte(keptHeader))
 	if !ok {
-		return nil
+		return false, 0, 0
 	}
-	out := map[string]keptRow{}
+	line, _, ok := bytes.Cut(rest, []byte("\n"))
+	t, size, ok2 := bytes.Cut(line, []byte("\t"))
+	var err1, err2 error
+	catalogTime, err1 = strconv.ParseInt(string(t), 10, 64)
+	catalogSize, err2 = strconv.ParseInt(string(size), 10, 64)
+	return ok && ok2 && err1 == nil && err2 == nil, catalogTime, catalogSize
+}
+
+// readKeptRows reads the rows appendKeptRow wrote, by file name. A line
+// that does not read is left out (and counted).
+func readKeptRows(data []byte) keptRows {
+	var k keptRows
+	rest, ok := bytes.CutPrefix(data, []byte(keptHeaderV1))
+	if !ok {
+		if rest, ok = bytes.CutPrefix(data, []byte(keptHeader)); !ok {
+			return k
+		}
+		if k.stamped, k.catalogTime, k.catalogSize = keptStamp(data); !k.stamped {
+			return k
+		}
+		_, rest, _ = bytes.Cut(rest, []byte("\n"))
+	}
+	k.rows = map[string]keptRow{}
 	for len(rest) > 0 {
 		line := rest
 		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
 			line, rest = rest[:i+1], rest[i+1:]
 		} else {
-			rest = nil
-			continue // cut short
+			k.bad++
+			break // cut short
 		}
-		f := strings.Split(string(line[:len(line)-1]), "\t")
-		if len(f) != 8 {
+		name, r, ok := parseKeptRow(line)
+		if !ok {
+			k.bad++
 			continue
 		}
-		var q [6]string
-		ok := true
-		for i, j := range []int{0, 3, 4, 5, 6, 7} {
-			var err error
-			if q[i], err = strconv.Unquote(f[j]); err != nil {
-				ok = false
-			}
-		}
-		mtime, err1 := strconv.ParseInt(f[1], 10, 64)
-		size, err2 := strconv.ParseInt(f[2], 10, 64)
-		if !ok || err1 != nil || err2 != nil {
-			continue
-		}
-		out[q[0]] = keptRow{mtime, size, IndexRow{ID: q[1], Title: q[2], Started: q[3], Ended: q[4], Summary: q[5]}, line}
+		k.rows[name] = r
 	}
-	return out
+	return k
+}
+
+// parseKeptRow reads one line of kept rows, its line end included.
+func parseKeptRow(line []byte) (string, keptRow, bool) {
+	f := strings.Split(string(line[:len(line)-1]), "\t")
+	if len(f) != 8 {
+		return "", keptRow{}, false
+	}
+	var q [6]string
+	for i, j := range []int{0, 3, 4, 5, 6, 7} {
+		var err error
+		if q[i], err = strconv.Unquote(f[j]); err != nil {
+			return "", keptRow{}, false
+		}
+	}
+	mtime, err1 := strconv.ParseInt(f[1], 10, 64)
+	size, err2 := strconv.ParseInt(f[2], 10, 64)
+	if err1 != nil || err2 != nil {
+		return "", keptRow{}, false
+	}
+	return q[0], keptRow{mtime, size, IndexRow{ID: q[1], Title: q[2], Started: q[3], Ended: q[4], Summary: q[5]}, line}, true
 }
 
 func strOr(p *string, def string) string {
@@ -237,14 +544,31 @@ func strOr(p *string, def string) string {
 // modification time it reflects, and whether the index it replaced held a
 // git merge's conflict markers.
 func (s *Views) writeAgentIndex(agent string) (newest int64, mended bool, err error) {
-	data, newest, keep, err := s.agentIndex(agent, true)
+	rows, newest, keep, err := s.rows(agent, true)
 	if err != nil {
 		return 0, false, err
 	}
-	if mended, err = s.WriteCatalog(agent, data); err != nil {
-		return 0, false, err
+	mended, err = s.writeAgentRows(agent, rows, keep)
+	return newest, mended, err
+}
+
+// writeAgentRows writes an agent's index of rows, and keeps keep (the
+// kept rows, without their header) with the catalog's stamp.
+func (s *Views) writeAgentRows(agent string, rows []IndexRow, keep []byte) (mended bool, err error) {
+	return s.writeAgentCatalog(agent, s.renderAgentIndex(agent, rows), keep)
+}
+
+// writeAgentCatalog writes an agent's catalog, and keeps keep with its
+// stamp.
+func (s *Views) writeAgentCatalog(agent string, catalog, keep []byte) (mended bool, err error) {
+	if mended, err = s.WriteCatalog(agent, catalog); err != nil {
+		return false, err
 	}
-	return newest, mended, s.SetCatalogRows(agent, keep)
+	fi, err := os.Stat(s.CatalogName(agent))
+	if err != nil {
+		return false, err
+	}
+	return mended, s.SetCatalogRows(agent, append(keptHead(fi.ModTime().UnixNano(), fi.Size()), keep...))
 }
 
 // agentIndex is what an agent's index holds, the newest document
@@ -255,6 +579,11 @@ func (s *Views) agentIndex(agent string, useKept bool) ([]byte, int64, []byte, e
 	if err != nil {
 		return nil, 0, nil, err
 	}
+	return s.renderAgentIndex(agent, rows), newest, keep, nil
+}
+
+// renderAgentIndex is an agent's index of rows (in their order).
+func (s *Views) renderAgentIndex(agent string, rows []IndexRow) []byte {
 	sum := agentSummary{Sessions: len(rows)}
 	if r := s.Role(agent); r != nil {
 		sum.Role = r.Name
@@ -283,15 +612,33 @@ func (s *Views) agentIndex(agent string, useKept bool) ([]byte, int64, []byte, e
 		buf.WriteString("No sessions.\n")
 	} else {
 		buf.WriteString("| session | title | date | summary |\n| --- | --- | --- | --- |\n")
+		b := buf.Bytes()
 		for _, r := range rows {
-			date := r.Started
-			if len(date) >= 10 {
-				date = date[:10]
-			}
-			fmt.Fprintf(&buf, "| [%s](%s) | %s | %s | %s |\n", cell(r.ID), inscribe.CatalogLink(r.ID), cell(document.EscapeInline(r.Title)), cell(date), cell(document.SummaryLine(r.Summary)))
+			b = rowLine(b, r)
 		}
+		return b
 	}
-	return buf.Bytes(), newest, keep, nil
+	return buf.Bytes()
+}
+
+// rowPrefix is how a session's line in its agent's catalog begins.
+func rowPrefix(id string) string {
+	return "| [" + cell(id) + "](" + inscribe.CatalogLink(id) + ") | "
+}
+
+// rowLine appends a row's line of its agent's catalog to b.
+func rowLine(b []byte, r IndexRow) []byte {
+	date := r.Started
+	if len(date) >= 10 {
+		date = date[:10]
+	}
+	b = append(b, rowPrefix(r.ID)...)
+	b = append(b, cell(document.EscapeInline(r.Title))...)
+	b = append(b, " | "...)
+	b = append(b, cell(date)...)
+	b = append(b, " | "...)
+	b = append(b, cell(document.SummaryLine(r.Summary))...)
+	return append(b, " |\n"...)
 }
 
 // summaryLine is the first line of a summary, for a table cell.

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/scribe-archive/scribe/inscribe"
 )
 
 // TestCatalogKeptRows: an agent's catalog is written from the rows kept
@@ -43,7 +46,7 @@ func TestCatalogKeptRows(t *testing.T) {
 	if err != nil || len(docs) < 3 {
 		t.Fatalf("%d documents, %v", len(docs), err)
 	}
-	kept := readKeptRows(s.CatalogRows(agent))
+	kept := readKeptRows(s.CatalogRows(agent)).rows
 	if len(kept) != len(docs) {
 		t.Fatalf("%d rows kept of %d documents", len(kept), len(docs))
 	}
@@ -100,8 +103,9 @@ func TestCatalogKeptRows(t *testing.T) {
 	// Kept rows that do not read, or of another header, are not used.
 	for _, bad := range []string{
 		"",
-		"scribe catalog rows 0\n" + string(s.CatalogRows(agent)[len(keptHeader):]),
-		keptHeader + "\"x\"\t1\n\"" + docs[2].SessionID() + "\"\tnot a time\t1\t\"\"\t\"\"\t\"\"\t\"\"\t\"\"\n",
+		"scribe catalog rows 0\n" + string(rowsOnly(s.CatalogRows(agent))),
+		"scribe catalog rows 2\tnot a time\t1\n" + string(rowsOnly(s.CatalogRows(agent))),
+		keptHeaderV1 + "\"x\"\t1\n\"" + docs[2].SessionID() + "\"\tnot a time\t1\t\"\"\t\"\"\t\"\"\t\"\"\t\"\"\n",
 		string(s.CatalogRows(agent)[:len(s.CatalogRows(agent))/2]),
 	} {
 		if err := os.WriteFile(filepath.Join(s.Root, ".scribe", ".catalog-rows-"+agent+".tsv"), []byte(bad), 0o600); err != nil {
@@ -111,10 +115,124 @@ func TestCatalogKeptRows(t *testing.T) {
 	}
 }
 
+// rowsOnly is kept rows without their header.
+func rowsOnly(data []byte) []byte {
+	_, rows, _ := bytes.Cut(data, []byte("\n"))
+	return rows
+}
+
 func errString(errs []error) []string {
 	var out []string
 	for _, e := range errs {
 		out = append(out, e.Error())
 	}
 	return out
+}
+
+// TestCatalogPatched: an append writes its agent's catalog from the rows
+// of the sessions it updated alone (PatchAfter, issue 33), and the result
+// is the catalog every head gives; a document changed by another hand is
+// not looked at until a full refresh (inscribe: RefreshAfter), which the
+// stamps ask for; a catalog another hand changed (a pull), kept rows that
+// lack a session (a new one) or do not read are refreshed in full.
+func TestCatalogPatched(t *testing.T) {
+	s := claudeStore(t)
+	defer s.CloseIndex()
+	const agent = "claude"
+	docs, err := s.AgentDocs(agent)
+	if err != nil || len(docs) < 3 {
+		t.Fatalf("%d documents, %v", len(docs), err)
+	}
+	fromHeads := func() []byte {
+		t.Helper()
+		want, _, _, err := s.agentIndex(agent, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return want
+	}
+	catalog := func() []byte {
+		t.Helper()
+		got, err := s.Catalog(agent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	patch := func(what string, d *inscribe.Doc, o inscribe.Outcome) {
+		t.Helper()
+		if err := s.PatchAfter([]inscribe.Result{{Doc: d.Path(), Outcome: o}}); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	same := func(what string) {
+		t.Helper()
+		if got, want := catalog(), fromHeads(); !bytes.Equal(got, want) {
+			t.Errorf("%s: the catalog is not the one every head gives:\n%s\nwant\n%s", what, got, want)
+		}
+	}
+	retitle := func(d *inscribe.Doc, title string) {
+		t.Helper()
+		if _, err := s.SetTitle(d.Path(), title); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// An update of one session: its row is replaced where it is.
+	retitle(docs[0], "A title set since")
+	patch("a title set", docs[0], inscribe.Appended)
+	same("a title set")
+	if !bytes.Contains(catalog(), []byte("A title set since")) {
+		t.Errorf("the new title is not in the catalog:\n%s", catalog())
+	}
+	// Nothing new: nothing written.
+	before, _ := os.Stat(s.CatalogName(agent))
+	patch("nothing new", docs[0], inscribe.Unchanged)
+	if after, _ := os.Stat(s.CatalogName(agent)); !after.ModTime().Equal(before.ModTime()) {
+		t.Errorf("a patch with nothing new wrote the catalog")
+	}
+
+	// Another session, changed by another hand, is not looked at by the
+	// patch; a full refresh (what inscribe runs) sees it, asked by the
+	// stamps the patch left.
+	retitle(docs[1], "Retitled behind the patch's back")
+	retitle(docs[0], "A second title")
+	patch("another session changed", docs[0], inscribe.Appended)
+	if got := catalog(); bytes.Contains(got, []byte("Retitled behind")) || !bytes.Contains(got, []byte("A second title")) {
+		t.Errorf("the patch read another session, or not its own:\n%s", got)
+	}
+	if err := s.RefreshAfter([]inscribe.Result{{Doc: docs[0].Path(), Outcome: inscribe.Unchanged}}); err != nil {
+		t.Fatal(err)
+	}
+	same("a full refresh after a patch")
+
+	// A catalog another hand changed (a pull merged a teammate's rows):
+	// written again from every document.
+	if err := os.WriteFile(s.CatalogName(agent), append(catalog(), "| [x](x.md) | a teammate's | 2026-01-01 | x |\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	retitle(docs[0], "A third title")
+	patch("a pulled catalog", docs[0], inscribe.Appended)
+	same("a pulled catalog")
+
+	// A session the kept rows lack (a new one): every kept row is used.
+	keep := s.CatalogRows(agent)
+	i := bytes.Index(keep, []byte("\n\""+docs[2].SessionID()+"\""))
+	j := i + 1 + bytes.IndexByte(keep[i+1:], '\n')
+	if err := s.SetCatalogRows(agent, slices.Concat(keep[:i+1], keep[j+1:])); err != nil {
+		t.Fatal(err)
+	}
+	patch("a new session", docs[2], inscribe.Inscribed)
+	same("a new session")
+	if n := len(readKeptRows(s.CatalogRows(agent)).rows); n != len(docs) {
+		t.Errorf("%d rows kept of %d documents", n, len(docs))
+	}
+
+	// Kept rows that do not read: a full refresh.
+	if err := s.SetCatalogRows(agent, append(s.CatalogRows(agent), "not a row\n"...)); err != nil {
+		t.Fatal(err)
+	}
+	retitle(docs[2], "A title once the rows broke")
+	patch("kept rows that do not read", docs[2], inscribe.Appended)
+	same("kept rows that do not read")
 }
