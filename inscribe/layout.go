@@ -65,6 +65,10 @@ const (
 	graphFile  = "graph.tsv"
 	roundsFile = "rounds.tsv"
 	lockFile   = ".lock"
+	// checkedFile holds, in the document's local folder, when its round
+	// files were last all checked, while appends since checked only what
+	// they extended (manifest.go).
+	checkedFile = ".rounds-checked"
 	// journalFile lists the renames of a rewrite of several files of a
 	// document while it makes them (atomicfile.Batch.Journal).
 	journalFile = "journal.json"
@@ -173,6 +177,10 @@ func localFile(folder, name string) string {
 func statePath(folder string) string { return localFile(folder, stateFile) }
 func graphPath(folder string) string { return localFile(folder, graphFile) }
 func lockPath(folder string) string  { return filepath.Join(localOf(folder), lockFile) }
+
+// checkedPath is where the time the document's round files were last all
+// checked is kept, while appends checked only what they extended.
+func checkedPath(folder string) string { return filepath.Join(localOf(folder), checkedFile) }
 
 // journalPath is the journal of a rewrite of the document's files under
 // its lock.

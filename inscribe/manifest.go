@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/scribe-archive/scribe/internal/atomicfile"
+	"github.com/scribe-archive/scribe/internal/osfile"
 )
 
 // The record of the round files. A closed round's file never changes, so
@@ -26,19 +27,30 @@ import (
 // (open_round).
 //
 // What checks the files against the record, and when (trust):
-//   - An update that writes (inscribe, or an append that found new lines)
-//     first stats every round file: one missing, or not of the size scribe
-//     wrote, is damage. One that changed after the read note was written
-//     (its ctime is later than the note's) is hashed too. A file scribe
-//     wrote is never newer than the note of the update that wrote it, so
-//     only a file something else touched since is read: an overwrite of
-//     the same size is caught, and an unchanged store is not read again.
+//   - inscribe (Verify), and an update that writes after a file was added
+//     to the rounds folder or removed from it since the note, first stats
+//     every round file: one missing, or not of the size scribe wrote, is
+//     damage. One that changed after the round files were last checked
+//     (its ctime is later than the note's, or than .rounds-checked) is
+//     hashed too. A file scribe wrote is never newer than the note of the
+//     update that wrote it, so only a file something else touched since is
+//     read: an overwrite of the same size is caught, and an unchanged store
+//     is not read again.
+//   - An append that finds new lines checks what it extends: the rounds
+//     folder as a no-op append does (below), the record's last line and
+//     the file of the round it names, and the open round's file
+//     (appendSound). Before its note, it keeps the time the files were last
+//     all checked in the document's local .rounds-checked (checkedSince),
+//     so that the next inscribe still reads every file changed since: an
+//     append costs what is new, not the session's length (issue 34), and
+//     leaves an older file cut short or overwritten in place to inscribe,
+//     check --store and repair. An update that checked them all removes it.
 //   - An append that finds nothing new writes nothing: it lists the rounds
 //     folder (a file deleted, added or renamed over another), and leaves
-//     damage within a file to the next update that writes, or to check.
+//     damage within a file to inscribe, or to check.
 //   - check --store and repair hash every file.
-// So no update puts a new note over a damaged file without saying so: the
-// note's time, which the trust rests on, moves only after a check.
+// So no update puts a new note over a damaged file without a check that
+// will see it: the time the trust rests on moves only after one.
 
 // roundSum is what scribe wrote in a round file: its size and sum
 // (sums.go). A note from before issue 33 has its open round's SHA-256 under
@@ -142,18 +154,55 @@ func readSums(path string, size int64) ([]roundSum, error) {
 			return nil, errRecord
 		}
 		data = rest
-		f := strings.Split(string(line), "\t")
-		if len(f) != 3 || !validSum(f[2]) {
+		s, ok := parseSumLine(line)
+		if !ok || s.Round != len(out)+1 {
 			return nil, errRecord
 		}
-		n, err1 := strconv.Atoi(f[0])
-		sz, err2 := strconv.ParseInt(f[1], 10, 64)
-		if err1 != nil || err2 != nil || n != len(out)+1 || sz < 0 {
-			return nil, errRecord
-		}
-		out = append(out, roundSum{Round: n, Size: sz, Sum: f[2]})
+		out = append(out, s)
 	}
 	return out, nil
+}
+
+// parseSumLine reads a line of a record, without its line end.
+func parseSumLine(line []byte) (roundSum, bool) {
+	f := strings.Split(string(line), "\t")
+	if len(f) != 3 || !validSum(f[2]) {
+		return roundSum{}, false
+	}
+	n, err1 := strconv.Atoi(f[0])
+	sz, err2 := strconv.ParseInt(f[1], 10, 64)
+	if err1 != nil || err2 != nil || n < 1 || sz < 0 {
+		return roundSum{}, false
+	}
+	return roundSum{Round: n, Size: sz, Sum: f[2]}, true
+}
+
+// lastSum reads the last line of a record's first size bytes (size > 0),
+// and only that: the record of the round an append extends the session
+// after. A record shorter than size, or whose last line does not read, is
+// errRecord.
+func lastSum(path string, size int64) (roundSum, error) {
+	f, err := osfile.Open(path)
+	if err != nil {
+		return roundSum{}, errRecord
+	}
+	defer f.Close()
+	// A line is a number, a size and a sum: well under 128 bytes, but for
+	// a SHA-256 (64 hex digits) of a store before issue 33.
+	buf := make([]byte, min(size, 160))
+	if _, err := f.ReadAt(buf, size-int64(len(buf))); err != nil || buf[len(buf)-1] != '\n' {
+		return roundSum{}, errRecord
+	}
+	line := buf[:len(buf)-1]
+	i := bytes.LastIndexByte(line, '\n')
+	if i < 0 && int64(len(buf)) < size {
+		return roundSum{}, errRecord // longer than a line scribe writes
+	}
+	s, ok := parseSumLine(line[i+1:])
+	if !ok {
+		return roundSum{}, errRecord
+	}
+	return s, nil
 }
 
 // How checkSums reads the round files.
@@ -185,7 +234,7 @@ func checkSums(folder, session string, st *docState, how sumCheck, src io.Reader
 		if err != nil {
 			how = allBytes
 		} else {
-			noted = changeTime(fi)
+			noted = checkedSince(folder, changeTime(fi))
 		}
 	}
 	if st.OpenRound != nil {
@@ -213,6 +262,32 @@ func checkSums(folder, session string, st *docState, how sumCheck, src io.Reader
 		errs = append(errs, strayRounds(folder, session, last)...)
 	}
 	return errors.Join(errs...)
+}
+
+// checkedSince is when the round files of the document in folder were
+// last all checked: the time .rounds-checked keeps, when an append wrote
+// its note without checking them all, else noted (the note's change time).
+func checkedSince(folder string, noted time.Time) time.Time {
+	b, err := os.ReadFile(checkedPath(folder))
+	if err != nil {
+		return noted
+	}
+	ns, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	if t := time.Unix(0, ns); err == nil && t.Before(noted) {
+		return t
+	}
+	return noted
+}
+
+// keepChecked records, in b before the note, when the round files were
+// last all checked (since), unless a time is kept already.
+func keepChecked(b *atomicfile.Batch, folder string, since time.Time) error {
+	p := checkedPath(folder)
+	if _, err := os.Lstat(p); err == nil {
+		return nil
+	}
+	_, err := b.WriteIfChanged(p, []byte(strconv.FormatInt(since.UnixNano(), 10)+"\n"), FileMode)
+	return err
 }
 
 // folderSettled reports whether nothing was added to the folder dir or

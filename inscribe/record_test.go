@@ -3,8 +3,10 @@ package inscribe
 import (
 	"bytes"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -37,27 +39,33 @@ func updateOne(t *testing.T, l *liveDir, src string, opts Options) Result {
 }
 
 // TestRoundFileDamageNoticed: a round file deleted, cut short or
-// overwritten is noticed by the next update that would write (an append
-// that found new lines, or inscribe), which fails naming it instead of
-// saying "appended" or "unchanged" over a store an export then fails on
-// (issue 14). An append that finds nothing new writes nothing and reads no
-// round file: it notices a file deleted (its folder changed), and leaves
-// damage within a file to the next update that writes.
+// overwritten is noticed by the next inscribe, which fails naming it
+// instead of saying "unchanged" over a store an export then fails on
+// (issue 14), and by check --store and repair. An append reads no round
+// file it does not extend (issue 34): it notices a file deleted or added
+// (its folder changed), and one it extends damaged (the last closed round,
+// the open one); an older file cut short or overwritten in place is left
+// to inscribe, even after the append wrote its note (.rounds-checked).
 func TestRoundFileDamageNoticed(t *testing.T) {
+	cut := func(p string) error { return os.Truncate(p, 100) }
 	for _, c := range []struct {
-		name   string
-		file   string // in the document's folder
-		damage func(p string) error
-		why    string
-		sized  bool // a stat shows it (CheckDoc notices it)
-		listed bool // its folder changed (an append with nothing new notices it)
-		atOnce bool // damaged within the clock tick the note was written in
+		name     string
+		file     string // in the document's folder
+		damage   func(p string) error
+		why      string
+		sized    bool // a stat shows it (CheckDoc notices it)
+		listed   bool // its folder changed (an append with nothing new notices it)
+		extended bool // an append that finds new lines notices it
+		atOnce   bool // damaged within the clock tick the note was written in
 	}{
-		{"closed round deleted", "rounds/001.json", os.Remove, "missing", true, true, false},
-		{"closed round cut short", "rounds/002.json", func(p string) error { return os.Truncate(p, 100) }, "100 bytes, but scribe wrote", true, false, false},
-		{"open round deleted", "rounds/005.json", os.Remove, "missing", true, true, false},
-		{"closed round deleted at once", "rounds/003.json", os.Remove, "missing", true, true, true},
-		{"closed round overwritten", "rounds/003.json", overwrite, "its bytes are not those scribe wrote", false, false, false},
+		{"closed round deleted", "rounds/001.json", os.Remove, "missing", true, true, true, false},
+		{"closed round cut short", "rounds/002.json", cut, "100 bytes, but scribe wrote", true, false, false, false},
+		{"last closed round cut short", "rounds/004.json", cut, "100 bytes, but scribe wrote", true, false, true, false},
+		{"open round cut short", "rounds/005.json", cut, "100 bytes, but scribe wrote", true, false, true, false},
+		{"open round deleted", "rounds/005.json", os.Remove, "missing", true, true, true, false},
+		{"closed round deleted at once", "rounds/003.json", os.Remove, "missing", true, true, true, true},
+		{"closed round overwritten", "rounds/003.json", overwrite, "its bytes are not those scribe wrote", false, false, false, false},
+		{"last closed round overwritten", "rounds/004.json", overwrite, "its bytes are not those scribe wrote", false, false, true, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			l, src, md := recordStore(t)
@@ -72,15 +80,32 @@ func TestRoundFileDamageNoticed(t *testing.T) {
 				t.Errorf("append with nothing new: %s %v (want it noticed: %v)", r.Outcome, r.Err, c.listed)
 			}
 			growSource(t, src)
-			for _, verify := range []bool{false, true} {
-				r := updateOne(t, l, src, Options{Verify: verify})
+			damaged := func(what string, r Result) {
+				t.Helper()
 				var de *DamageError
 				if !errors.As(r.Err, &de) || de.File != p || !strings.Contains(de.Why, c.why) || de.Session != multiturn {
-					t.Errorf("verify=%v: %v (%#v), want a damage of %s: %s", verify, r.Err, de, p, c.why)
+					t.Errorf("%s: %v (%#v), want a damage of %s: %s", what, r.Err, de, p, c.why)
 				}
 				if r.Outcome != Failed {
-					t.Errorf("verify=%v: outcome %s", verify, r.Outcome)
+					t.Errorf("%s: outcome %s", what, r.Outcome)
 				}
+			}
+			if r := updateOne(t, l, src, Options{}); c.extended {
+				damaged("append", r)
+			} else if r.Err != nil || r.Outcome != Appended {
+				t.Errorf("append: %s %v, want appended (it reads no older file)", r.Outcome, r.Err)
+			}
+			// inscribe, and again: it fails until the file is mended.
+			for range 2 {
+				damaged("inscribe", updateOne(t, l, src, Options{Verify: true}))
+			}
+			found := false
+			for _, err := range verifyDoc(md, claudeSrc, src) {
+				var de *DamageError
+				found = found || errors.As(err, &de) && de.File == p
+			}
+			if !found {
+				t.Errorf("VerifyDoc (check --store) did not find %s damaged", p)
 			}
 			if err := checkDoc(md); c.sized && !errors.As(err, new(*DamageError)) {
 				t.Errorf("CheckDoc: %v", err)
@@ -270,5 +295,54 @@ func TestVerifyGraph(t *testing.T) {
 	os.Remove(g)
 	if got := graphDamage(); !strings.Contains(got, "missing") {
 		t.Errorf("no graph: %q", got)
+	}
+}
+
+// TestAppendKeepsCheckTime: an append that checked only what it extends
+// keeps, before its note, when the round files were last all checked
+// (.rounds-checked: the inscription's note's time), across appends;
+// inscribe, having checked every file changed since, removes it, and the
+// note is what it was.
+func TestAppendKeepsCheckTime(t *testing.T) {
+	l, src, md := recordStore(t)
+	folder := folderOf(md)
+	note := statePath(folder)
+	kept := func() string {
+		b, err := os.ReadFile(checkedPath(folder))
+		if errors.Is(err, fs.ErrNotExist) {
+			return ""
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(b))
+	}
+	if kept() != "" {
+		t.Fatalf("an inscription keeps a check time")
+	}
+	fi, err := os.Stat(note)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strconv.FormatInt(changeTime(fi).UnixNano(), 10)
+	for i := range 2 {
+		afterChange(t, note)
+		growSource(t, src)
+		if r := updateOne(t, l, src, Options{}); r.Err != nil || r.Outcome != Appended {
+			t.Fatalf("append %d: %s %v", i, r.Outcome, r.Err)
+		}
+		if got := kept(); got != want {
+			t.Errorf("append %d: check time %q, want the inscription's note's time %s", i, got, want)
+		}
+	}
+	before, _ := os.ReadFile(note)
+	if r := updateOne(t, l, src, Options{Verify: true}); r.Err != nil || r.Outcome != Unchanged {
+		t.Fatalf("inscribe: %s %v", r.Outcome, r.Err)
+	}
+	if got := kept(); got != "" {
+		t.Errorf("inscribe left the check time %s", got)
+	}
+	if after, _ := os.ReadFile(note); !bytes.Equal(before, after) {
+		t.Errorf("inscribe changed the note")
 	}
 }

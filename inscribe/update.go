@@ -357,6 +357,11 @@ func (s *Store) updateDoc(spec docSpec, opts Options) (res Result) {
 		res.Outcome, res.Err = Failed, err
 		return res
 	}
+	if u.roundsChecked && !u.extended {
+		// Every round file changed since they were last all checked
+		// was: the note's time is that of the check again.
+		os.Remove(checkedPath(folder))
+	}
 	// The derived views follow the document (still under its lock).
 	if s.Indexer != nil {
 		ws, err := s.Indexer.Indexed(Update{Doc: s.docAt(spec.md), Key: spec.key, Seen: u.seen, Rounds: &u.rounds, All: opts.Repair})
@@ -424,6 +429,11 @@ type update struct {
 	sumBuf []byte
 	// roundsChecked is set once the round files were checked (ensureRounds).
 	roundsChecked bool
+	// listSettled is set when the rounds folder lists what the note says
+	// (roundsListChanged), and extended when an append checked only what
+	// it extends (appendSound): its note then keeps when the files were
+	// last all checked (.rounds-checked).
+	listSettled, extended bool
 	// firstReal is the first line of the first real prompt of the rounds
 	// this update built, and firstCommand the first command run when there
 	// is none (notePrompt).
@@ -503,6 +513,8 @@ func (u *update) run() error {
 				if err := u.ensureRounds(); err != nil {
 					return err
 				}
+			} else {
+				u.listSettled = true
 			}
 			if done, err := u.check(); err != nil || done {
 				return err
@@ -520,10 +532,67 @@ func (u *update) run() error {
 			}
 		}
 	}
-	if err := u.ensureRounds(); err != nil {
+	if err := u.ensureWrite(); err != nil {
 		return err
 	}
 	return u.build()
+}
+
+// ensureWrite checks the round files before an update writes: all of them
+// (ensureRounds), or, for an append whose rounds folder lists what its
+// note says (listSettled), what the append extends (appendSound), so that
+// an append costs what is new, not the session's length (issue 34).
+func (u *update) ensureWrite() error {
+	if u.roundsChecked || u.old == nil {
+		return nil
+	}
+	if u.listSettled && !u.opts.Repair && u.appendSound() {
+		u.extended = true
+		return nil
+	}
+	return u.ensureRounds()
+}
+
+// appendSound reports whether what an append extends is as its note
+// says: the record's last line (read alone) and the file of the round it
+// names, and the open round's file, each of the size scribe wrote, and
+// read to its sum when it changed after the files were last all checked
+// (checkedSince). Anything else has every file checked (ensureRounds),
+// which names what is wrong.
+func (u *update) appendSound() bool {
+	st := u.old
+	since := u.checkedSince()
+	if st.RoundsSize == nil || st.oldSums() || since.IsZero() {
+		return false
+	}
+	if *st.RoundsSize > 0 {
+		last, err := lastSum(filepath.Join(u.folder, roundsFile), *st.RoundsSize)
+		if err != nil || st.OpenRound != nil && last.Round != st.OpenRound.Round-1 {
+			return false
+		}
+		if checkSumSince(roundPath(u.folder, last.Round), last, false, since) != nil {
+			return false
+		}
+	} else if st.OpenRound != nil && st.OpenRound.Round != 1 {
+		return false
+	}
+	if o := st.OpenRound; o != nil {
+		p := roundPath(u.folder, o.Round)
+		if checkSumSince(p, *o, false, since) != nil && !newerOpen(p, st, u.src) {
+			return false
+		}
+	}
+	return true
+}
+
+// checkedSince is when the round files were last all checked (the
+// package's checkedSince), the zero time when the note's is not known.
+func (u *update) checkedSince() time.Time {
+	noted := u.noteTime()
+	if noted.IsZero() {
+		return noted
+	}
+	return checkedSince(u.folder, noted)
 }
 
 // ensureRounds checks the round files against their record (checkRounds)
@@ -874,6 +943,13 @@ func (u *update) build() error {
 	// The note goes in twice: before the document, holding the next note
 	// too, and after it, alone. However a kill falls, the note on disk
 	// describes the document on disk (resolveState).
+	if u.extended {
+		// The files were not all checked: the next inscribe reads those
+		// changed since they were.
+		if err := keepChecked(&u.batch, u.folder, u.checkedSince()); err != nil {
+			return err
+		}
+	}
 	if changed {
 		pending := docState{None: true}
 		if u.old != nil {
