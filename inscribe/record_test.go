@@ -99,14 +99,7 @@ func TestRoundFileDamageNoticed(t *testing.T) {
 			for range 2 {
 				damaged("inscribe", updateOne(t, l, src, Options{Verify: true}))
 			}
-			found := false
-			for _, err := range verifyDoc(md, claudeSrc, src) {
-				var de *DamageError
-				found = found || errors.As(err, &de) && de.File == p
-			}
-			if !found {
-				t.Errorf("VerifyDoc (check --store) did not find %s damaged", p)
-			}
+			verifyFinds(t, md, src, p)
 			if err := checkDoc(md); c.sized && !errors.As(err, new(*DamageError)) {
 				t.Errorf("CheckDoc: %v", err)
 			}
@@ -141,14 +134,19 @@ func TestRoundFilesTrusted(t *testing.T) {
 	if r := updateOne(t, l, src, Options{Verify: true}); r.Err != nil || r.Outcome != Unchanged {
 		t.Errorf("inscribe read a round file older than the note: %s %v", r.Outcome, r.Err)
 	}
-	found := false
+	verifyFinds(t, md, src, p)
+}
+
+// verifyFinds checks that VerifyDoc (check --store) finds the round file p
+// of the document md damaged.
+func verifyFinds(t *testing.T, md, src, p string) {
+	t.Helper()
 	for _, err := range verifyDoc(md, claudeSrc, src) {
-		var de *DamageError
-		found = found || errors.As(err, &de) && de.File == p
+		if de := (*DamageError)(nil); errors.As(err, &de) && de.File == p {
+			return
+		}
 	}
-	if !found {
-		t.Errorf("VerifyDoc did not find %s damaged", p)
-	}
+	t.Errorf("VerifyDoc (check --store) did not find %s damaged", p)
 }
 
 // afterChange waits until the clock that stamps files has moved past the

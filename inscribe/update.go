@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -1180,26 +1179,13 @@ func (u *update) noteTime() time.Time {
 }
 
 // lastRecorded returns the number of the last round a record's first size
-// bytes hold (0 for none), reading only its last line.
+// bytes hold (0 for none), reading only its last line (lastSum).
 func lastRecorded(path string, size int64) (int, error) {
 	if size == 0 {
 		return 0, nil
 	}
-	f, err := osfile.Open(path)
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	buf := make([]byte, min(size, 128))
-	if _, err := f.ReadAt(buf, size-int64(len(buf))); err != nil {
-		return 0, err
-	}
-	line := buf[:len(buf)-1] // without its newline
-	if i := bytes.LastIndexByte(line, '\n'); i >= 0 {
-		line = line[i+1:]
-	}
-	n, _, _ := bytes.Cut(line, []byte("\t"))
-	return strconv.Atoi(string(n))
+	s, err := lastSum(path, size)
+	return s.Round, err
 }
 
 // countRounds counts the round files in a rounds folder (RoundNumbers,

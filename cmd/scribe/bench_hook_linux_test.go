@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -27,17 +26,7 @@ import (
 // Each iteration appends to the same session. cpu-s/op is user and system
 // time.
 func BenchmarkHookAppend(b *testing.B) {
-	n := 10000
-	if s := os.Getenv("SCRIBE_BENCH_SESSIONS"); s != "" {
-		var err error
-		if n, err = strconv.Atoi(s); err != nil || n < 1 {
-			b.Fatalf("SCRIBE_BENCH_SESSIONS=%s is not a number of sessions", s)
-		}
-	}
-	dir := os.Getenv("SCRIBE_BENCH_DIR")
-	if dir == "" {
-		dir = filepath.Join(os.TempDir(), "scribe-bench-store")
-	}
+	n, dir := benchSessions(b)
 	projects := filepath.Join(dir, fmt.Sprintf("hook-projects-%d", n))
 	root := filepath.Join(dir, fmt.Sprintf("hook-store-%d", n))
 	benchSmallSessions(b, projects, n)

@@ -35,17 +35,7 @@ import (
 // it the first time.
 func benchStore(b *testing.B) (root string, n int) {
 	b.Helper()
-	n = 10000
-	if s := os.Getenv("SCRIBE_BENCH_SESSIONS"); s != "" {
-		var err error
-		if n, err = strconv.Atoi(s); err != nil || n < 1 {
-			b.Fatalf("SCRIBE_BENCH_SESSIONS=%s is not a number of sessions", s)
-		}
-	}
-	dir := os.Getenv("SCRIBE_BENCH_DIR")
-	if dir == "" {
-		dir = filepath.Join(os.TempDir(), "scribe-bench-store")
-	}
+	n, dir := benchSessions(b)
 	projects := filepath.Join(dir, fmt.Sprintf("projects-%d", n))
 	root = filepath.Join(dir, fmt.Sprintf("store-%d", n))
 	storetest.Generate(b, projects, n)
@@ -60,6 +50,23 @@ func benchStore(b *testing.B) (root string, n int) {
 		}
 	}
 	return root, n
+}
+
+// benchSessions is how many sessions a benchmark's store holds
+// (SCRIBE_BENCH_SESSIONS, 10,000) and where it is kept (SCRIBE_BENCH_DIR).
+func benchSessions(b *testing.B) (n int, dir string) {
+	n = 10000
+	if s := os.Getenv("SCRIBE_BENCH_SESSIONS"); s != "" {
+		var err error
+		if n, err = strconv.Atoi(s); err != nil || n < 1 {
+			b.Fatalf("SCRIBE_BENCH_SESSIONS=%s is not a number of sessions", s)
+		}
+	}
+	dir = os.Getenv("SCRIBE_BENCH_DIR")
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "scribe-bench-store")
+	}
+	return n, dir
 }
 
 // benchRun runs scribe b.N times with args and reports its peak RSS and

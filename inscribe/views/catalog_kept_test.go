@@ -20,14 +20,7 @@ func TestCatalogKeptRows(t *testing.T) {
 	s := claudeStore(t)
 	defer s.CloseIndex()
 	const agent = "claude"
-	fromHeads := func() []byte {
-		t.Helper()
-		want, _, _, err := s.agentIndex(agent, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return want
-	}
+	fromHeads := func() []byte { return catalogFromHeads(t, s, agent) }
 	same := func(what string) {
 		t.Helper()
 		if err := s.RefreshIndexes(); err != nil {
@@ -115,6 +108,16 @@ func TestCatalogKeptRows(t *testing.T) {
 	}
 }
 
+// catalogFromHeads is the catalog of an agent every document's head gives.
+func catalogFromHeads(t *testing.T, s *Views, agent string) []byte {
+	t.Helper()
+	want, _, _, err := s.agentIndex(agent, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return want
+}
+
 // rowsOnly is kept rows without their header.
 func rowsOnly(data []byte) []byte {
 	_, rows, _ := bytes.Cut(data, []byte("\n"))
@@ -143,14 +146,7 @@ func TestCatalogPatched(t *testing.T) {
 	if err != nil || len(docs) < 3 {
 		t.Fatalf("%d documents, %v", len(docs), err)
 	}
-	fromHeads := func() []byte {
-		t.Helper()
-		want, _, _, err := s.agentIndex(agent, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return want
-	}
+	fromHeads := func() []byte { return catalogFromHeads(t, s, agent) }
 	catalog := func() []byte {
 		t.Helper()
 		got, err := s.Catalog(agent)
