@@ -219,18 +219,8 @@ func verifyDoc(md string, a source.Adapter, sourcePath string) []error {
 // end: a message at a time, so that a long document is never whole in
 // memory (a session of a million lines checks in the memory of one).
 func readsWhole(md string) error {
-	f, err := os.Open(md)
+	r, err := fileDoc(md).items(md)
 	if err != nil {
-		return err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return err
-	}
-	r, err := document.ReadItems(f, fi.Size(), md)
-	if err != nil {
-		f.Close()
 		return err
 	}
 	defer r.Close()
