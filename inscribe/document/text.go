@@ -9,10 +9,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
 )
 
 // How a text value is written. See docs/FORMAT.md, "Text forms".
@@ -31,8 +31,27 @@ const (
 )
 
 // goldmarkParser is the CommonMark parser scribe reads documents with and
-// checks plain texts against. It is safe for concurrent use.
-var goldmarkParser = goldmark.New().Parser()
+// checks plain texts against. It is safe for concurrent use. Only the
+// blocks and the link reference definitions count, not what is inline:
+// it is goldmark's without its inline parsers, and a paragraph keeps only
+// its first line (where it starts), so that a text of 100 MB in lines is
+// not made a node a line (three times its size; issue 33).
+var goldmarkParser = parser.NewParser(
+	parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+	parser.WithParagraphTransformers(append(parser.DefaultParagraphTransformers(), util.Prioritized(firstLineOnly{}, 1))...),
+)
+
+// firstLineOnly cuts a paragraph to its first line, once its link
+// reference definitions are read.
+type firstLineOnly struct{}
+
+func (firstLineOnly) Transform(node *ast.Paragraph, reader text.Reader, pc parser.Context) {
+	if l := node.Lines(); l.Len() > 1 {
+		first := text.NewSegments()
+		first.Append(l.At(0))
+		node.SetLines(first)
+	}
+}
 
 // pickForm chooses the form of a text. Plain markdown is preferred when the
 // text can stand in the document as itself without changing the document's
