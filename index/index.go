@@ -65,6 +65,10 @@ type DB struct {
 	inMemory  bool
 	committed bool
 
+	// replaces is where an index built beside it (ReplaceScratch) goes
+	// once a batch has committed to it: Close renames it there.
+	replaces string
+
 	// wrote says this handle wrote to the index: only then does Close
 	// fold the write-ahead log into the file.
 	wrote atomic.Bool
@@ -219,6 +223,30 @@ func CreateScratch(path string) (*DB, error) {
 	return &DB{db: db, path: path, inMemory: true}, nil
 }
 
+// ReplaceScratch starts a new document index (see OpenScratch) in a
+// temporary file beside path, for an index rebuilt whole (a reindex): Close
+// renames it over whatever is at path once a batch has committed to it,
+// else removes it. Until then, the index at path stays as it was, so a
+// rebuild killed halfway leaves the old index, never an empty one. Only
+// the document's writer, who holds its lock, may call it.
+func ReplaceScratch(path string, wait time.Duration) (*DB, error) {
+	data, err := scratchTemplate()
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := writeBeside(path, data)
+	if err != nil {
+		return nil, err
+	}
+	x, err := open(tmp, false, wait)
+	if err != nil {
+		os.Remove(tmp)
+		return nil, err
+	}
+	x.replaces = path
+	return x, nil
+}
+
 // serializer is what modernc's connections offer to copy a database to and
 // from memory (sqlite3_serialize, sqlite3_deserialize).
 type serializer interface {
@@ -250,11 +278,21 @@ func (x *DB) writeOut() error {
 	if err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, x.path); err != nil {
+	if err := replace(tmp, x.path); err != nil {
 		os.Remove(tmp)
 		return err
 	}
 	return nil
+}
+
+// replace renames a new database over the one at path. The old one's
+// rollback journal goes first: one a kill left (hot) would otherwise be
+// played back into the new database when it is next opened.
+func replace(tmp, path string) error {
+	if err := os.Remove(path + "-journal"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 // writeBeside writes data to a new temporary file beside path (not
@@ -369,6 +407,14 @@ func (x *DB) Close() (err error) {
 	}
 	if cerr := x.db.Close(); err == nil {
 		err = cerr
+	}
+	if x.replaces != "" {
+		if err == nil && x.committed {
+			if err = replace(x.path, x.replaces); err == nil {
+				return nil
+			}
+		}
+		os.Remove(x.path)
 	}
 	return err
 }

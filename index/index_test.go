@@ -105,6 +105,84 @@ func TestCreateScratch(t *testing.T) {
 	}
 }
 
+// An index rebuilt beside the old one (ReplaceScratch) takes its place
+// only when Close follows a committed batch: until then, and when nothing
+// was committed, the old index is there as it was, and no temporary file
+// is left. The old index's rollback journal, which a kill mid-transaction
+// leaves hot, goes with it, so it is never played back into the new one.
+func TestReplaceScratch(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	p := filepath.Join(dir, "session.db")
+	put := func(x *DB, preview string) {
+		t.Helper()
+		sess := Session{SessionID: "s", AgentID: "claude", Doc: "claude/s.md"}
+		rows := []Row{{SessionID: "s", Round: 1, Started: "2026-01-02T03:04:05.000Z", UserPreview: preview, RoundFile: "claude/s/rounds/001.json"}}
+		if err := x.Put(ctx, sess, rows); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dump := func() string {
+		t.Helper()
+		y, err := OpenScratch(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer y.Close()
+		if err := y.QuickCheck(ctx); err != nil {
+			t.Fatal(err)
+		}
+		got, err := y.Dump(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	old, err := OpenScratch(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	put(old, "the old index")
+	old.Close()
+
+	x, err := ReplaceScratch(p, DefaultWait)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := dump(); !strings.Contains(got, "the old index") {
+		t.Errorf("a rebuild nothing was committed to replaced the index:\n%s", got)
+	}
+
+	// A hot journal of the old index, as a kill leaves it.
+	os.WriteFile(p+"-journal", []byte("a journal of the old index"), 0o600)
+	x, err = ReplaceScratch(p, DefaultWait)
+	if err != nil {
+		t.Fatal(err)
+	}
+	put(x, "the new index")
+	if got := dump(); !strings.Contains(got, "the old index") {
+		t.Errorf("replaced before Close:\n%s", got)
+	}
+	if err := x.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p + "-journal"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the old index's journal is still there: %v", err)
+	}
+	if got := dump(); !strings.Contains(got, "the new index") || strings.Contains(got, "the old index") {
+		t.Errorf("after Close:\n%s", got)
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if e.Name() != "session.db" {
+			t.Errorf("left behind: %s", e.Name())
+		}
+	}
+}
+
 // TestSessionSeen: what an update asks of every document is answered from
 // the sessions table, and a document the index lacks is not known.
 func TestSessionSeen(t *testing.T) {

@@ -377,13 +377,20 @@ func (s *Views) indexDocInto(batch *index.Batch, d *inscribe.Doc, key string, se
 	// built in memory, from every round (index.CreateScratch).
 	var rows []index.Row
 	var ldb *index.DB
-	whole := errors.Is(localErr, fs.ErrNotExist) // rows holds every round
+	// rows holds every round: of a document without an index, or of one
+	// a rebuild (a batch) replaces whole. A rebuild's new index takes the
+	// old one's place only once written, so that one killed halfway leaves
+	// the old index as it was, never an empty one.
+	whole := errors.Is(localErr, fs.ErrNotExist) || batch != nil
 	if whole {
 		if rows, err = s.docRows(d, key, 1, written); err != nil {
 			return warnings, err
 		}
-		if len(rows) <= inMemoryRounds {
+		switch {
+		case len(rows) <= inMemoryRounds:
 			ldb, err = index.CreateScratch(local)
+		case batch != nil:
+			ldb, err = index.ReplaceScratch(local, s.wait())
 		}
 	}
 	if ldb == nil && err == nil {
@@ -660,7 +667,6 @@ func (s *Views) reindexOnce() ([]error, error) {
 			return warnings, err
 		}
 		warnings = append(warnings, s.keepIndexedTags(d)...)
-		removeDB(d.IndexPath())
 		ws, err := s.indexDocInto(batch, d, document.Key(m), seen, true, nil)
 		warnings = append(warnings, ws...)
 		if err != nil {
