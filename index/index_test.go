@@ -88,21 +88,28 @@ func TestCreateScratch(t *testing.T) {
 	if err := x.Close(); err != nil {
 		t.Fatal(err)
 	}
+	if got := dumpChecked(t, p); got != want || !strings.Contains(got, "hello there") {
+		t.Errorf("read back:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// dumpChecked opens a document's index, checks that it reads whole and
+// returns its dump.
+func dumpChecked(t *testing.T, p string) string {
+	t.Helper()
 	y, err := OpenScratch(p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer y.Close()
-	if err := y.QuickCheck(ctx); err != nil {
+	if err := y.QuickCheck(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	got, err := y.Dump(ctx)
+	got, err := y.Dump(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got != want || !strings.Contains(got, "hello there") {
-		t.Errorf("read back:\n%s\nwant:\n%s", got, want)
-	}
+	return got
 }
 
 // An index rebuilt beside the old one (ReplaceScratch) takes its place
@@ -122,22 +129,7 @@ func TestReplaceScratch(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	dump := func() string {
-		t.Helper()
-		y, err := OpenScratch(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer y.Close()
-		if err := y.QuickCheck(ctx); err != nil {
-			t.Fatal(err)
-		}
-		got, err := y.Dump(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return got
-	}
+	dump := func() string { return dumpChecked(t, p) }
 	old, err := OpenScratch(p)
 	if err != nil {
 		t.Fatal(err)
