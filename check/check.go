@@ -195,15 +195,43 @@ func sessionOf(store *inscribe.Store, results []inscribe.Result) string {
 	return ""
 }
 
+// exportedAt finds the export of a source in out: at the source's path
+// relative to its root, else the one file of the same name the exporter
+// wrote elsewhere (a Codex rollout read from outside a sessions/YYYY/MM/DD
+// folder is written into the dated folder its first line gives).
+func exportedAt(out string) func(rel string) string {
+	var byName map[string][]string
+	return func(rel string) string {
+		p := filepath.Join(out, rel)
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+		if byName == nil {
+			byName = map[string][]string{}
+			filepath.WalkDir(out, func(q string, d fs.DirEntry, err error) error {
+				if err == nil && !d.IsDir() {
+					byName[d.Name()] = append(byName[d.Name()], q)
+				}
+				return nil
+			})
+		}
+		if found := byName[filepath.Base(rel)]; len(found) == 1 {
+			return found[0]
+		}
+		return p
+	}
+}
+
 // compareAll compares each source of t with its export in out, then
 // inscribes the export and compares the documents.
 func compareAll(first *inscribe.Store, t source.Session, f Format, out, secondRoot string, reports []*Report) error {
 	exported := map[string]string{} // source path -> exported path
+	at := exportedAt(out)
 	if t.Path != "" {
-		exported[t.Path] = filepath.Join(out, t.Rel)
+		exported[t.Path] = at(t.Rel)
 	}
 	for _, sc := range t.Sidechains {
-		exported[sc.Path] = filepath.Join(out, sc.Rel)
+		exported[sc.Path] = at(sc.Rel)
 	}
 	for _, rep := range reports {
 		if exp, ok := exported[rep.Source]; ok && rep.OKSoFar() {
