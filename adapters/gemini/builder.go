@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"encoding/json"
+	"hash/maphash"
 	"strings"
 
 	"github.com/scribe-archive/scribe/session"
@@ -13,16 +14,32 @@ import (
 // It serves one builder, and remembers the versions of the messages it
 // decoded (see memo).
 type format struct {
-	memo map[[32]byte]*version
+	memo map[memoKey]*version
+	seed [2]maphash.Seed
 }
 
 var _ lifecycle.Format[entry, State] = (*format)(nil)
+
+func newFormat() *format {
+	return &format{memo: map[memoKey]*version{}, seed: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}}
+}
+
+// memoKey names a message's bytes in the memo: two 64-bit hashes of them
+// under seeds of this run (a chance of 2^-128 that two versions of a
+// session's messages share one). No adversary is served by a
+// cryptographic hash here, and SHA-256 costs a CPU without SHA extensions
+// about as much as decoding the bytes (issue 33).
+type memoKey [2]uint64
+
+func (f *format) key(raw []byte) memoKey {
+	return memoKey{maphash.Bytes(f.seed[0], raw), maphash.Bytes(f.seed[1], raw)}
+}
 
 // NewBuilder starts a builder of one document at the state an earlier run
 // saved (nil for a new document); graph answers for the items of the
 // rounds that run closed.
 func NewBuilder(cfg source.Config, state json.RawMessage, graph source.Graph) (*lifecycle.Builder[entry, State], error) {
-	return lifecycle.New[entry, State](&format{memo: map[[32]byte]*version{}}, cfg, state, graph)
+	return lifecycle.New[entry, State](newFormat(), cfg, state, graph)
 }
 
 func (f *format) Decode(c *lifecycle.Context, e session.Entry) entry { return f.decode(c, e) }

@@ -2,7 +2,6 @@ package gemini
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -205,7 +204,7 @@ func (f *format) historyOf(c *lifecycle.Context, ln int, prefix string, raw json
 	out := make([]*message, 0, len(elems))
 	for i, el := range elems {
 		path := prefix + strconv.Itoa(i) + "."
-		if v, ok := f.memo[sha256.Sum256(el)]; ok {
+		if v, ok := f.memo[f.key(el)]; ok {
 			out = append(out, &message{Message: Message{ID: v.id, Type: v.typ}, path: path, line: ln, class: v.class,
 				hash: v.hash, resp: v.resp, turns: v.turns, raw: el})
 			continue
@@ -240,11 +239,11 @@ type version struct {
 	turns      int
 }
 
-// remember keeps a message's version by the SHA-256 of its bytes, for the
+// remember keeps a message's version by its bytes (memoKey), for the
 // next time the same bytes come (the client writes the whole history again
 // at every resume).
 func (f *format) remember(raw []byte, m *message) {
-	f.memo[sha256.Sum256(raw)] = &version{id: m.ID, typ: m.Type, class: m.class, hash: m.hash, resp: m.resp, turns: m.turns}
+	f.memo[f.key(raw)] = &version{id: m.ID, typ: m.Type, class: m.class, hash: m.hash, resp: m.resp, turns: m.turns}
 }
 
 // newMessage reads a message record.
