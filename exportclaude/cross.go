@@ -251,23 +251,8 @@ func (x *converter) dropBlock(b *session.Block) {
 	case session.KindReminder:
 		x.losses.AddDetail(exportcore.Dropped, exportcore.WhatReminder, b.Label, "blocks",
 			"context the source client gave its model (instructions, environment, notices); Claude Code gives its own on resume")
-	case session.KindNote:
-		x.losses.AddDetail(exportcore.Dropped, exportcore.WhatSystem, b.Label, "blocks",
-			"what the source client showed its user is not part of the conversation the model continues")
-	case session.KindRaw:
-		if b.Label == "encrypted_content" {
-			x.losses.AddDetail(exportcore.Dropped, exportcore.WhatAgentMessage, "encrypted", "messages",
-				"a message between agents that reached the model encrypted, for OpenAI's models only: no other model can read it, so it is not carried")
-			return
-		}
-		fallthrough
 	default:
-		label := b.Label
-		if label == "" {
-			label = string(b.Kind)
-		}
-		x.losses.AddDetail(exportcore.Dropped, exportcore.WhatRaw, label, "blocks",
-			"content scribe does not model is shown in the document as recorded, and has no equivalent in Claude Code's entries")
+		exportcore.DropBlock(x.losses, b, "Claude Code's entries")
 	}
 }
 

@@ -300,16 +300,8 @@ func (x *converter) dropBlock(b *session.Block) {
 			"context the source client gave its model (system reminders, hook output, attachments); Codex gives its own on resume")
 	case session.KindToolUse:
 		x.losses.AddDetail(exportcore.Dropped, exportcore.WhatRaw, "a tool call outside a reply", "blocks", "Codex keeps tool calls among the model's output only")
-	case session.KindNote:
-		x.losses.AddDetail(exportcore.Dropped, exportcore.WhatSystem, b.Label, "blocks",
-			"what the source client showed its user is not part of the conversation the model continues")
 	default:
-		label := b.Label
-		if label == "" {
-			label = string(b.Kind)
-		}
-		x.losses.AddDetail(exportcore.Dropped, exportcore.WhatRaw, label, "blocks",
-			"content scribe does not model is shown in the document as recorded, and has no equivalent in a rollout")
+		exportcore.DropBlock(x.losses, b, "a rollout")
 	}
 }
 

@@ -58,3 +58,26 @@ func Kept(it *session.Item, agent string, losses *Losses, target string, drop fu
 	}
 	return strings.Join(parts, "\n\n"), len(kept)
 }
+
+// DropBlock counts a block of the kinds every conversion drops alike: a
+// note the source client showed its user, a message between agents that
+// reached the model encrypted, and content scribe does not model, which
+// has no equivalent in, in the target's words. Each converter answers for
+// the kinds whose loss is its own (thinking, reminders, tool calls) first.
+func DropBlock(losses *Losses, b *session.Block, in string) {
+	switch {
+	case b.Kind == session.KindNote:
+		losses.AddDetail(Dropped, WhatSystem, b.Label, "blocks",
+			"what the source client showed its user is not part of the conversation the model continues")
+	case b.Kind == session.KindRaw && b.Label == "encrypted_content":
+		losses.AddDetail(Dropped, WhatAgentMessage, "encrypted", "messages",
+			"a message between agents that reached the model encrypted, for OpenAI's models only: no other model can read it, so it is not carried")
+	default:
+		label := b.Label
+		if label == "" {
+			label = string(b.Kind)
+		}
+		losses.AddDetail(Dropped, WhatRaw, label, "blocks",
+			"content scribe does not model is shown in the document as recorded, and has no equivalent in "+in)
+	}
+}

@@ -452,23 +452,7 @@ func (x *converter) dropBlock(b *session.Block) {
 			"context the source client gave its model (system reminders, hook output, attachments); Gemini CLI gives its own on resume")
 	case session.KindToolUse:
 		x.losses.AddDetail(exportcore.Dropped, exportcore.WhatRaw, "a tool call outside a reply", "blocks", "Gemini CLI keeps tool calls among the model's replies only")
-	case session.KindNote:
-		x.losses.AddDetail(exportcore.Dropped, exportcore.WhatSystem, b.Label, "blocks",
-			"what the source client showed its user is not part of the conversation the model continues")
-	case session.KindRaw:
-		if b.Label == "encrypted_content" {
-			x.losses.AddDetail(exportcore.Dropped, exportcore.WhatAgentMessage, "encrypted", "messages",
-				"a message between agents that reached the model encrypted, for OpenAI's models only: no other model can read it, so it is not carried")
-			return
-		}
-		x.losses.AddDetail(exportcore.Dropped, exportcore.WhatRaw, b.Label, "blocks",
-			"content scribe does not model is shown in the document as recorded, and has no equivalent in a Gemini CLI session")
 	default:
-		label := b.Label
-		if label == "" {
-			label = string(b.Kind)
-		}
-		x.losses.AddDetail(exportcore.Dropped, exportcore.WhatRaw, label, "blocks",
-			"content scribe does not model is shown in the document as recorded, and has no equivalent in a Gemini CLI session")
+		exportcore.DropBlock(x.losses, b, "a Gemini CLI session")
 	}
 }
