@@ -163,15 +163,54 @@ func (s *Store) WriteCatalog(agent string, data []byte) (mendedConflict bool, er
 	return mendedConflict && err == nil, err
 }
 
-// writeIn writes data to p atomically, through a temporary file in dir.
-func writeIn(dir, p string, data []byte) error {
+// PatchCatalog writes the catalog of an agent from pieces, one after
+// another, unless it holds them already: a catalog with one row replaced
+// is written from the old version's bytes on either side of the row and
+// the new row between, neither joined into a copy nor compared with a
+// second reading of the old one. The caller read the catalog it patches
+// and knows it is the one it kept (a catalog merged by git, with conflict
+// markers, is written whole by WriteCatalog).
+func (s *Store) PatchCatalog(agent string, pieces ...[]byte) error {
+	p := s.catalogPath(agent)
+	if same, err := atomicfile.Equal(p, pieces...); err != nil || same {
+		return err
+	}
+	err := writeIn(s.localRoot(), p, pieces...)
+	var le *os.LinkError
+	if errors.As(err, &le) && errors.Is(le.Err, syscall.EXDEV) {
+		_, err = atomicfile.WritePiecesIfChanged(p, FileMode, pieces...)
+	}
+	return err
+}
+
+// CatalogHead reads the first line of the catalog of an agent ("" for
+// the store's), without its line end: the summary the store's catalog
+// shows, read without the rows below it.
+func (s *Store) CatalogHead(agent string) ([]byte, error) {
+	f, err := osfile.Open(s.catalogPath(agent))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	line, err := bufio.NewReaderSize(f, 4096).ReadBytes('\n')
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	return bytes.TrimSuffix(line, []byte("\n")), nil
+}
+
+// writeIn writes data (its pieces one after another) to p atomically,
+// through a temporary file in dir.
+func writeIn(dir, p string, data ...[]byte) error {
 	f, err := atomicfile.CreateIn(dir, p)
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Abort()
-		return err
+	for _, b := range data {
+		if _, err := f.Write(b); err != nil {
+			f.Abort()
+			return err
+		}
 	}
 	return f.Commit(FileMode)
 }
@@ -223,13 +262,14 @@ func (s *Store) CatalogRows(agent string) []byte {
 	return b
 }
 
-// SetCatalogRows keeps what CatalogRows reads.
-func (s *Store) SetCatalogRows(agent string, data []byte) error {
+// SetCatalogRows keeps what CatalogRows reads: data's pieces, one after
+// another.
+func (s *Store) SetCatalogRows(agent string, data ...[]byte) error {
 	p := s.catalogRowsPath(agent)
 	if err := atomicfile.MkdirAll(s.localRoot(), DirMode); err != nil {
 		return err
 	}
-	_, err := atomicfile.WriteIfChanged(p, data, FileMode)
+	_, err := atomicfile.WritePiecesIfChanged(p, FileMode, data...)
 	return err
 }
 

@@ -157,6 +157,9 @@ func (s *Views) patchAgentIndex(agent string, docs map[string]*inscribe.Doc) (ch
 	if r := s.Role(agent); !sumOK || (r == nil) != (sum.Role == "") || (r != nil && r.Name != sum.Role) {
 		return s.patchAllRows(agent, docs)
 	}
+	// The rows replaced, in the catalog and in the kept rows: each file is
+	// written from its old bytes around them and the new rows.
+	var catEdits, keptEdits splices
 	for id, d := range docs {
 		t, size, err := d.Changed()
 		if err != nil {
@@ -190,21 +193,52 @@ func (s *Views) patchAgentIndex(agent string, docs map[string]*inscribe.Doc) (ch
 		}
 		cat++
 		catEnd := cat + bytes.IndexByte(catalog[cat:], '\n') + 1
-		catalog = slices.Concat(catalog[:cat], rowLine(nil, row), catalog[catEnd:])
-		data = slices.Concat(data[:at], appendKeptRow(nil, id, t.UnixNano(), size, row), data[end:])
+		catEdits = append(catEdits, splice{cat, catEnd, rowLine(nil, row)})
+		keptEdits = append(keptEdits, splice{at, end, appendKeptRow(nil, id, t.UnixNano(), size, row)})
 		sum.Last = max(sum.Last, lastTime(row))
-		changed = true
 	}
-	if !changed {
+	if len(keptEdits) == 0 {
 		return false, true, nil
+	}
+	if bytes.IndexByte(catalog, '\n') < 0 {
+		return false, false, nil
 	}
 	var head bytes.Buffer
 	document.WriteMarker(&head, "index", sum)
-	catalog = slices.Concat(head.Bytes(), catalog[bytes.IndexByte(catalog, '\n'):])
-	if _, err := s.writeAgentCatalog(agent, catalog, data[bytes.IndexByte(data, '\n')+1:]); err != nil {
+	catEdits = append(catEdits, splice{0, bytes.IndexByte(catalog, '\n'), head.Bytes()})
+	if err := s.PatchCatalog(agent, catEdits.apply(catalog)...); err != nil {
+		return false, false, err
+	}
+	if fi, err = os.Stat(s.CatalogName(agent)); err != nil {
+		return false, false, err
+	}
+	// The kept rows' first line is their stamp, which keptEdits leave out.
+	keptEdits = append(keptEdits, splice{0, bytes.IndexByte(data, '\n') + 1, keptHead(fi.ModTime().UnixNano(), fi.Size())})
+	if err := s.SetCatalogRows(agent, keptEdits.apply(data)...); err != nil {
 		return false, false, err
 	}
 	return true, true, nil
+}
+
+// A splice replaces the bytes [at, end) of a file with new ones.
+type splice struct {
+	at, end int
+	with    []byte
+}
+
+type splices []splice
+
+// apply is b with the splices made (they do not overlap), as the pieces
+// to write one after another.
+func (ss splices) apply(b []byte) [][]byte {
+	slices.SortFunc(ss, func(x, y splice) int { return x.at - y.at })
+	pieces := make([][]byte, 0, 2*len(ss)+1)
+	from := 0
+	for _, sp := range ss {
+		pieces = append(pieces, b[from:sp.at], sp.with)
+		from = sp.end
+	}
+	return append(pieces, b[from:])
 }
 
 // rowsBehind reports whether a row of the kept rows data is not that of
@@ -568,7 +602,7 @@ func (s *Views) writeAgentCatalog(agent string, catalog, keep []byte) (mended bo
 	if err != nil {
 		return false, err
 	}
-	return mended, s.SetCatalogRows(agent, append(keptHead(fi.ModTime().UnixNano(), fi.Size()), keep...))
+	return mended, s.SetCatalogRows(agent, keptHead(fi.ModTime().UnixNano(), fi.Size()), keep)
 }
 
 // agentIndex is what an agent's index holds, the newest document
@@ -681,12 +715,12 @@ func (s *Views) topIndex(agents []string) []byte {
 		buf.WriteString("| agent | role | sessions | first | last |\n| --- | --- | --- | --- | --- |\n")
 	}
 	for _, a := range agents {
-		data, err := s.Catalog(a)
+		head, err := s.CatalogHead(a)
 		if err != nil {
 			continue
 		}
 		var sum agentSummary
-		if kind, js, ok := document.ParseMarker(firstLine(data)); ok && kind == "index" {
+		if kind, js, ok := document.ParseMarker(head); ok && kind == "index" {
 			json.Unmarshal(js, &sum)
 		}
 		// A role's name is text, escaped as the agent's own index escapes

@@ -57,20 +57,36 @@ func Write(name string, perm fs.FileMode, fn func(io.Writer) error) (err error) 
 // data. It reports whether it wrote. Re-running a job that changes nothing
 // therefore touches no file and keeps every mtime.
 func WriteIfChanged(name string, data []byte, perm fs.FileMode) (bool, error) {
-	if same, err := Equal(name, data); err != nil {
+	return WritePiecesIfChanged(name, perm, data)
+}
+
+// WritePiecesIfChanged is WriteIfChanged of data in pieces, written one
+// after another: a file patched in one place is written from the old
+// version's bytes on either side and the new ones between, without
+// joining them into a copy of the whole.
+func WritePiecesIfChanged(name string, perm fs.FileMode, data ...[]byte) (bool, error) {
+	if same, err := Equal(name, data...); err != nil {
 		return false, err
 	} else if same {
 		return false, nil
 	}
-	return true, Write(name, perm, func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
-	})
+	return true, Write(name, perm, func(w io.Writer) error { return writePieces(w, data) })
 }
 
-// Equal reports whether name exists and holds exactly data. It reads the
-// file only when the sizes agree.
-func Equal(name string, data []byte) (bool, error) {
+// writePieces writes pieces to w one after another.
+func writePieces(w io.Writer, pieces [][]byte) error {
+	for _, b := range pieces {
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Equal reports whether name exists and holds exactly data (its pieces one
+// after another). It reads the file only when the sizes agree, and only
+// up to the first difference.
+func Equal(name string, data ...[]byte) (bool, error) {
 	fi, err := os.Stat(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
@@ -78,14 +94,41 @@ func Equal(name string, data []byte) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if fi.Size() != int64(len(data)) {
+	size := 0
+	for _, b := range data {
+		size += len(b)
+	}
+	if fi.Size() != int64(size) {
 		return false, nil
 	}
-	old, err := osfile.ReadFile(name)
+	f, err := osfile.Open(name)
 	if err != nil {
 		return false, err
 	}
-	return bytes.Equal(old, data), nil
+	defer f.Close()
+	buf := make([]byte, min(size, 1<<16)+1)
+	for _, b := range data {
+		for len(b) > 0 {
+			n := min(len(b), len(buf)-1)
+			if _, err := io.ReadFull(f, buf[:n]); err == io.EOF || err == io.ErrUnexpectedEOF {
+				return false, nil // cut short since
+			} else if err != nil {
+				return false, err
+			}
+			if !bytes.Equal(buf[:n], b[:n]) {
+				return false, nil
+			}
+			b = b[n:]
+		}
+	}
+	switch _, err := f.Read(buf[:1]); err {
+	case io.EOF:
+		return true, nil
+	case nil:
+		return false, nil // grown since
+	default:
+		return false, err
+	}
 }
 
 // SyncDir commits changes to a directory's entries (a rename, a new file).
