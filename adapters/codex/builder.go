@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/scribe-archive/scribe/internal/jsonpatch"
 	"github.com/scribe-archive/scribe/session"
 	"github.com/scribe-archive/scribe/session/source"
 	"github.com/scribe-archive/scribe/session/source/lifecycle"
@@ -93,8 +94,7 @@ func parse(c *lifecycle.Context, e session.Entry) parsed {
 		// Kept so the source comes back byte for byte; not an entry.
 		return p
 	}
-	var rec RolloutLine
-	err := json.Unmarshal(raw, &rec)
+	rec, err := decodeLine(raw)
 	if err == nil && bytes.TrimSpace(raw)[0] != '{' {
 		err = fmt.Errorf("a JSON value that is not an object")
 	}
@@ -104,18 +104,18 @@ func parse(c *lifecycle.Context, e session.Entry) parsed {
 	p.rec = &rec
 	switch rec.Type {
 	case "response_item":
-		var it ResponseItem
-		if err := json.Unmarshal(rec.Payload, &it); err != nil {
+		it, err := decodeItem(rec.Payload)
+		if err != nil {
 			c.Warnf(e.Line, "a response item scribe cannot read (%v): shown as recorded", lifecycle.ShortErr(err))
 			return p
 		}
 		p.item = &it
 		if content := bytes.TrimSpace(it.Content); len(content) > 0 && content[0] == '[' {
-			if json.Unmarshal(content, &p.raws) == nil {
-				p.contentIsList = true
+			if raws, ok := elements(content); ok {
+				p.raws, p.contentIsList = raws, true
 				p.parts = make([]ContentItem, len(p.raws))
 				for i, r := range p.raws {
-					json.Unmarshal(r, &p.parts[i])
+					p.parts[i] = decodePart(r)
 				}
 			}
 		}
@@ -517,17 +517,13 @@ func (rb *itemizer) outputParts(p parsed) ([]session.Part, bool) {
 	}
 	switch out[0] {
 	case '"':
-		var s string
-		if json.Unmarshal(out, &s) == nil {
-			return []session.Part{{Kind: session.KindText, Text: s, Origin: at(p, "payload.output")}}, false
-		}
+		// A string of the line, which decoded.
+		return []session.Part{{Kind: session.KindText, Text: jsonpatch.DecodeString(out), Origin: at(p, "payload.output")}}, false
 	case '[':
-		var raws []json.RawMessage
-		if json.Unmarshal(out, &raws) == nil {
+		if raws, ok := elements(out); ok {
 			parts := make([]session.Part, 0, len(raws))
 			for i, raw := range raws {
-				var pt ContentItem
-				json.Unmarshal(raw, &pt)
+				pt := decodePart(raw)
 				path := fmt.Sprintf("payload.output.%d", i)
 				switch {
 				case pt.Text != nil && (pt.Type == "input_text" || pt.Type == "output_text" || pt.Type == "text"):
