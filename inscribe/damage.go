@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/scribe-archive/scribe/inscribe/document"
-	"github.com/scribe-archive/scribe/session"
 	"github.com/scribe-archive/scribe/session/source"
 )
 
@@ -258,20 +257,9 @@ func verifyGraph(md string, st *docState, a source.Adapter) error {
 	if err != nil {
 		return err
 	}
-	for n := 1; n <= old.Rounds(); n++ {
-		rf, err := readRound(roundPath(folder, n))
-		if err != nil {
-			return err
-		}
-		for _, re := range rf.Entries {
-			raw, err := re.Bytes()
-			if err != nil {
-				return err
-			}
-			b.AddEntry(session.Entry{Line: re.Line, Raw: raw, NoNewline: re.NoNewline})
-		}
+	if err := addRounds(b, folder, old.Rounds()); err != nil {
+		return err
 	}
-	b.Flush()
 	// The file is compared with the graph a line at a time (a session of
 	// a million lines has a graph of 100 MB).
 	f, err := os.Open(graphPath(folder))

@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 
+	"github.com/scribe-archive/scribe/internal/osfile"
+	"github.com/scribe-archive/scribe/session"
 	"github.com/scribe-archive/scribe/session/source"
 )
 
@@ -38,8 +40,13 @@ type EntryAt struct {
 
 // RoundEntries returns a reader of round n's entries.
 func (d *Doc) RoundEntries(n int) (*EntryReader, error) {
-	p := roundPath(d.folder(), n)
-	f, err := d.open(p)
+	return openEntries(d.open, roundPath(d.folder(), n), n)
+}
+
+// openEntries returns a reader of the entries of round n's file p, opened
+// with open.
+func openEntries(open opener, p string, n int) (*EntryReader, error) {
+	f, err := open(p)
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +57,7 @@ func (d *Doc) RoundEntries(n int) (*EntryReader, error) {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
 	if !ok {
-		rf, err := readRoundVia(d.open, p)
+		rf, err := readRoundVia(open, p)
 		if err != nil {
 			f.Close()
 			return nil, err
@@ -61,6 +68,48 @@ func (d *Doc) RoundEntries(n int) (*EntryReader, error) {
 		}
 	}
 	return r, nil
+}
+
+// eachEntry calls f with the bytes of each line round file p holds, read
+// an entry at a time (the round's header, its texts, skipped).
+func eachEntry(p string, f func(RoundEntry, []byte) error) error {
+	r, err := openEntries(osfile.Open, p, 0)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	for {
+		e, _, err := r.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		b, err := e.Bytes()
+		if err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		if err := f(e, b); err != nil {
+			return err
+		}
+	}
+}
+
+// addRounds adds to b the lines of the folder's first n round files, an
+// entry at a time, and flushes it.
+func addRounds(b source.Builder, folder string, n int) error {
+	for i := 1; i <= n; i++ {
+		err := eachEntry(roundPath(folder, i), func(e RoundEntry, raw []byte) error {
+			b.AddEntry(session.Entry{Line: e.Line, Raw: raw, NoNewline: e.NoNewline})
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	b.Flush()
+	return nil
 }
 
 // Close closes the round file.

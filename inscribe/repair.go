@@ -304,13 +304,13 @@ func (c *countWriter) Write(b []byte) (int, error) {
 	return n, err
 }
 
-// copyEntries writes the lines a round file holds.
+// copyEntries writes the lines a round file holds, read an entry at a
+// time.
 func copyEntries(w io.Writer, p string) error {
-	rf, err := readRound(p)
-	if err != nil {
+	if err := eachEntry(p, func(e RoundEntry, b []byte) error { return writeEntry(w, e, b) }); err != nil {
 		return fmt.Errorf("unreadable: %v", err)
 	}
-	return writeEntries(w, rf)
+	return nil
 }
 
 // mend is a repair's work on one document.
@@ -446,14 +446,23 @@ func (m *mend) files() error {
 	return nil
 }
 
-// copy adds a copy of a file to the batch.
+// copy adds a copy of a file to the batch (one its callers found to
+// differ), copied by the kernel: a round file of a 100 MB line is not
+// brought into memory.
 func (m *mend) copy(from, to string) error {
-	data, err := os.ReadFile(from)
+	in, err := os.Open(from)
 	if err != nil {
 		return err
 	}
-	_, err = m.u.batch.WriteIfChanged(to, data, FileMode)
-	return err
+	defer in.Close()
+	p, err := m.u.batch.Create(to, FileMode)
+	if err != nil {
+		return err
+	}
+	if _, err := p.ReadFrom(in); err != nil {
+		return err
+	}
+	return p.Close()
 }
 
 // sameFile reports whether two files hold the same bytes (a missing file

@@ -438,14 +438,21 @@ func writeEntries(w io.Writer, rf *RoundFile) error {
 		if err != nil {
 			return err
 		}
-		if _, err := w.Write(b); err != nil {
+		if err := writeEntry(w, e, b); err != nil {
 			return err
 		}
-		if !e.NoNewline {
-			if _, err := w.Write([]byte{'\n'}); err != nil {
-				return err
-			}
-		}
+	}
+	return nil
+}
+
+// writeEntry writes the source line an entry holds, its bytes b.
+func writeEntry(w io.Writer, e RoundEntry, b []byte) error {
+	if _, err := w.Write(b); err != nil {
+		return err
+	}
+	if !e.NoNewline {
+		_, err := w.Write([]byte{'\n'})
+		return err
 	}
 	return nil
 }

@@ -1101,20 +1101,9 @@ func (u *update) rebuildGraph(path string) error {
 	if err != nil {
 		return err
 	}
-	for n := 1; n <= old.Rounds(); n++ {
-		rf, err := readRound(filepath.Join(roundsDir(u.folder), roundName(n)))
-		if err != nil {
-			return fmt.Errorf("rebuild %s: %w", path, err)
-		}
-		for _, re := range rf.Entries {
-			raw, err := re.Bytes()
-			if err != nil {
-				return fmt.Errorf("rebuild %s: %w", path, err)
-			}
-			b.AddEntry(session.Entry{Line: re.Line, Raw: raw, NoNewline: re.NoNewline})
-		}
+	if err := addRounds(b, u.folder, old.Rounds()); err != nil {
+		return fmt.Errorf("rebuild %s: %w", path, err)
 	}
-	b.Flush()
 	os.Remove(path)
 	size, err := appendGraph(&u.batch, path, 0, b.Nodes())
 	u.old.GraphSize = size
