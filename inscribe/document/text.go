@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -36,10 +37,54 @@ const (
 // it is goldmark's without its inline parsers, and a paragraph keeps only
 // its first line (where it starts), so that a text of 100 MB in lines is
 // not made a node a line (three times its size; issue 33).
+//
+// Nor are the lines of a fenced block or of a paragraph that cannot hold a
+// link reference definition kept as they are read (lineless): goldmark
+// appends each to a slice, of 32 bytes a line and its growth, 100 MB and
+// more for a message of millions of short lines.
 var goldmarkParser = parser.NewParser(
-	parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+	parser.WithBlockParsers(leanBlockParsers()...),
 	parser.WithParagraphTransformers(append(parser.DefaultParagraphTransformers(), util.Prioritized(firstLineOnly{}, 1))...),
 )
+
+// leanBlockParsers are goldmark's block parsers, its paragraphs' and
+// fenced blocks' lineless.
+func leanBlockParsers() []util.PrioritizedValue {
+	paragraph := reflect.TypeOf(parser.NewParagraphParser())
+	fence := reflect.TypeOf(parser.NewFencedCodeBlockParser())
+	ps := parser.DefaultBlockParsers()
+	for i, p := range ps {
+		if t := reflect.TypeOf(p.Value); t == paragraph || t == fence {
+			ps[i].Value = lineless{p.Value.(parser.BlockParser), t == paragraph}
+		}
+	}
+	return ps
+}
+
+// lineless is a block parser whose blocks keep their first line alone (a
+// paragraph, only when that line cannot start a link reference
+// definition, which the paragraph's transformer reads from all its
+// lines): where the block starts, all the document's parser reads of
+// them.
+type lineless struct {
+	parser.BlockParser
+	paragraph bool
+}
+
+func (p lineless) Continue(node ast.Node, reader text.Reader, pc parser.Context) parser.State {
+	st := p.BlockParser.Continue(node, reader, pc)
+	if l := node.Lines(); l.Len() > 1 && !(p.paragraph && mayDefine(l.Sliced(0, 1)[0].Value(reader.Source()))) {
+		l.SetSliced(0, 1)
+	}
+	return st
+}
+
+// mayDefine reports whether a paragraph's first line may start a link
+// reference definition: its first character, after indentation, is '['.
+func mayDefine(line []byte) bool {
+	line = bytes.TrimLeft(line, " \t")
+	return len(line) == 0 || line[0] == '['
+}
 
 // firstLineOnly cuts a paragraph to its first line, once its link
 // reference definitions are read.
