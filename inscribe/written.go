@@ -7,6 +7,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/scribe-archive/scribe/session/source"
 )
 
 // Written holds the headers of the round files an update wrote, by number,
@@ -202,6 +204,7 @@ func (w *Written) readString() string {
 		return string(w.buf)
 	}
 	var sb strings.Builder
+	source.Room(n)
 	sb.Grow(n)
 	if _, err := io.CopyN(&sb, w.rd, int64(n)); err != nil && w.err == nil {
 		w.err = err
