@@ -653,6 +653,18 @@ func diffDocs(first, second *inscribe.Doc, normalize func(*session.Document)) (s
 	if !document.Equal(ha, hb) {
 		return textDiff(string(document.RenderHead(&ha.Meta, ha.Summary)), string(document.RenderHead(&hb.Meta, hb.Summary))), nil
 	}
+	// Messages byte for byte the same are read once, for a body that
+	// does not parse: two long messages are not held side by side (a
+	// prompt of 100 MB was held twice, issue 33).
+	if same, err := sameBodies(first, second); err != nil {
+		return "", err
+	} else if same {
+		for {
+			if _, err := a.Next(); err != nil {
+				return "", ignoreEOF(err)
+			}
+		}
+	}
 	render := func(it *session.Item) string {
 		if it == nil {
 			return ""
@@ -672,6 +684,44 @@ func diffDocs(first, second *inscribe.Doc, normalize func(*session.Document)) (s
 		}
 		if ia == nil || ib == nil || !document.Equal(&session.Document{Items: []session.Item{*ia}}, &session.Document{Items: []session.Item{*ib}}) {
 			return textDiff(render(ia), render(ib)), nil
+		}
+	}
+}
+
+// sameBodies reports whether two documents' messages (all that follows
+// their heads) are the same bytes, reading both a piece at a time.
+func sameBodies(first, second *inscribe.Doc) (bool, error) {
+	var rs [2]io.Reader
+	for i, d := range []*inscribe.Doc{first, second} {
+		f, err := d.Open()
+		if err != nil {
+			return false, err
+		}
+		defer f.Close()
+		fi, err := f.Stat()
+		if err != nil {
+			return false, err
+		}
+		h, err := document.ReadHead(f, fi.Size(), d.Path())
+		if err != nil {
+			return false, err
+		}
+		rs[i] = io.NewSectionReader(f, h.BodyAt, fi.Size()-h.BodyAt)
+	}
+	pa, pb := make([]byte, 64<<10), make([]byte, 64<<10)
+	for {
+		na, errA := io.ReadFull(rs[0], pa)
+		nb, errB := io.ReadFull(rs[1], pb)
+		if na != nb || !bytes.Equal(pa[:na], pb[:nb]) {
+			return false, nil
+		}
+		endA := errA == io.EOF || errA == io.ErrUnexpectedEOF
+		endB := errB == io.EOF || errB == io.ErrUnexpectedEOF
+		if endA || endB {
+			return endA && endB, nil
+		}
+		if err := errors.Join(errA, errB); err != nil {
+			return false, err
 		}
 	}
 }
