@@ -5,6 +5,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -104,6 +107,63 @@ func TestEmbeddable(t *testing.T) {
 			if got != want {
 				t.Fatalf("%q in pieces of %d: %v, want %v", line, piece, got, want)
 			}
+		}
+	}
+}
+
+// TestReadRoundHeaderLong checks that a round file's header with long
+// texts, read a line at a time and decoded in place, is what
+// encoding/json reads, and so when a mark or a long string is where no
+// text goes (then read by a json.Decoder).
+func TestReadRoundHeaderLong(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 33))
+	long := func() string { return awkwardString(rng, longText+rng.IntN(100)) }
+	tool := func(name string, input json.RawMessage) RoundBlock {
+		return RoundBlock{Type: "tool_use", Name: name, ID: "t1", Input: input,
+			Result: &RoundResult{Content: []RoundBlock{{Type: "text", Text: long()}, {Type: "raw", Text: "short"}, {Type: "text", Text: long()}}}}
+	}
+	longInput, _ := json.Marshal(map[string]string{"content": long()})
+	text := "some entry"
+	for _, c := range []struct {
+		name  string
+		agent []RoundBlock
+		lines bool // read a line at a time
+	}{
+		{"texts", []RoundBlock{{Type: "text", Text: long()}, tool("Bash", json.RawMessage(`{"a":1}`)), {Type: "thinking", Text: "short <b>"}}, true},
+		{"a mark in a name", []RoundBlock{tool("\x00scribe long text 1\x00", json.RawMessage(`{"a":1}`))}, false},
+		{"a long input", []RoundBlock{tool("Write", longInput)}, false},
+		{"short", []RoundBlock{{Type: "text", Text: "hi"}}, true},
+	} {
+		rf := RoundFile{Round: 3, Started: "2026-01-01T00:00:00Z", Lines: [2]int{1, 2}, User: &RoundBlock{Type: "text", Text: long()}, Agent: c.agent,
+			Entries: []RoundEntry{{Line: 1, Text: &text}}}
+		data, err := json.MarshalIndent(&rf, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(t.TempDir(), "001.json")
+		if err := os.WriteFile(p, append(data, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var want RoundFile
+		if err := json.Unmarshal(data, &want); err != nil {
+			t.Fatal(err)
+		}
+		want.Entries = nil
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, lines, err := readHeaderLines(f, "entries")
+		f.Close()
+		if err != nil || lines != c.lines {
+			t.Errorf("%s: read a line at a time: %v (%v), want %v", c.name, lines, err, c.lines)
+		}
+		got, err := readRoundHeader(p)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if !reflect.DeepEqual(got, &want) {
+			t.Errorf("%s: the header read differs from encoding/json's", c.name)
 		}
 	}
 }

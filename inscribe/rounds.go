@@ -14,8 +14,10 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/scribe-archive/scribe/inscribe/document"
+	"github.com/scribe-archive/scribe/internal/jsonpatch"
 	"github.com/scribe-archive/scribe/internal/osfile"
 	"github.com/scribe-archive/scribe/session"
 	"github.com/scribe-archive/scribe/session/source"
@@ -354,13 +356,29 @@ func readWhole(open opener, p string) ([]byte, error) {
 // stops there: the entries (the bulk of the file) are not read.
 func readRoundHeader(p string) (*RoundFile, error) { return readRoundUpTo(osfile.Open, p, "entries") }
 
-// readRoundUpTo reads a round file's fields until the field named stop.
+// readRoundUpTo reads a round file's fields until the top-level field
+// named stop. A round file laid out as scribe writes it (writeRoundTo: a
+// field a line) is read a line at a time, and a long line that holds one
+// string (a prompt, a text, a tool's result) into a buffer of its size,
+// where it is decoded in place: the text is that buffer's bytes. A
+// json.Decoder would hold the line in its buffer, grown by doubling (128
+// MB for a prompt of 100 MB, 64 MB more while it grows), and the text once
+// more. Other layouts are read with a json.Decoder.
 func readRoundUpTo(open opener, p, stop string) (*RoundFile, error) {
 	f, err := open(p)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if rf, ok, err := readHeaderLines(f, stop); ok || err != nil {
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		return rf, nil
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
 	dec := json.NewDecoder(bufio.NewReaderSize(f, 16<<10))
 	fail := func(err error) (*RoundFile, error) { return nil, fmt.Errorf("%s: %w", p, err) }
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
@@ -401,6 +419,108 @@ func readRoundUpTo(open opener, p, stop string) (*RoundFile, error) {
 		}
 	}
 	return &rf, nil
+}
+
+// headerMark is the placeholder readHeaderLines decodes in a long text's
+// place, with the text's number.
+const headerMark = "\x00scribe long text %d\x00"
+
+// readHeaderLines reads a round file's fields up to the top-level field
+// stop, a line at a time (readRoundUpTo); ok is false when the file is
+// not laid out so.
+func readHeaderLines(f *os.File, stop string) (rf *RoundFile, ok bool, err error) {
+	br := bufio.NewReaderSize(f, 64<<10)
+	var pos int64 // of what br gives next
+	var head []byte
+	var texts []string
+	prefix := "  " + strconv.Quote(stop) + ":"
+	for {
+		start := pos
+		line, err := br.ReadSlice('\n')
+		pos += int64(len(line))
+		full := err != bufio.ErrBufferFull
+		for err == bufio.ErrBufferFull {
+			var more []byte
+			more, err = br.ReadSlice('\n')
+			pos += int64(len(more))
+		}
+		if err == io.EOF {
+			return nil, false, nil
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		if full && bytes.HasPrefix(line, []byte(prefix)) {
+			break
+		}
+		if full {
+			head = append(head, line...)
+			continue
+		}
+		// A long line: read whole, and a string in it decoded where it is.
+		line = make([]byte, pos-start)
+		if _, err := f.ReadAt(line, start); err != nil {
+			return nil, false, err
+		}
+		key := bytes.IndexByte(line, '"')
+		end := -1
+		if key >= 0 {
+			end = jsonpatch.StringEnd(line, key)
+		}
+		rest := bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte(","))
+		if end < 0 || !bytes.HasPrefix(line[end:], []byte(": \"")) || len(rest) < end+3 || jsonpatch.StringEnd(rest, end+2) != len(rest) {
+			return nil, false, nil
+		}
+		text, ok := jsonpatch.DecodeInPlace(rest[end+2:])
+		if !ok {
+			return nil, false, nil
+		}
+		head = append(head, line[:end+2]...)
+		mark, _ := json.Marshal(fmt.Sprintf(headerMark, len(texts)))
+		head = append(append(head, mark...), line[len(rest):]...)
+		texts = append(texts, unsafe.String(unsafe.SliceData(text), len(text)))
+	}
+	// The fields read, closed as an object.
+	head = append(bytes.TrimRight(head, ",\n \t"), "\n}"...)
+	if bytes.Count(head, []byte(`\u0000scribe long text `)) != len(texts) {
+		return nil, false, nil // a text holds what a mark does
+	}
+	rf = new(RoundFile)
+	if err := json.Unmarshal(head, rf); err != nil {
+		return nil, false, err
+	}
+	// Each text in its mark's place.
+	put := 0
+	for _, t := range headerTexts(rf) {
+		num, _ := strings.CutPrefix(*t, "\x00scribe long text ")
+		if i, err := strconv.Atoi(strings.TrimSuffix(num, "\x00")); err == nil && i >= 0 && i < len(texts) && *t == fmt.Sprintf(headerMark, i) {
+			*t = texts[i]
+			put++
+		}
+	}
+	if put != len(texts) {
+		return nil, false, nil // a mark where a text does not go
+	}
+	return rf, true, nil
+}
+
+// headerTexts returns the texts of a round file's header.
+func headerTexts(rf *RoundFile) []*string {
+	var out []*string
+	var add func(bs []RoundBlock)
+	add = func(bs []RoundBlock) {
+		for i := range bs {
+			out = append(out, &bs[i].Text)
+			if r := bs[i].Result; r != nil {
+				add(r.Content)
+			}
+		}
+	}
+	if rf.User != nil {
+		out = append(out, &rf.User.Text)
+	}
+	add(rf.Agent)
+	return out
 }
 
 // RoundNumbers lists the rounds present in a rounds folder, in order.

@@ -150,6 +150,48 @@ func DecodeString(q []byte) string {
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
+// DecodeInPlace decodes a quoted JSON string into its own bytes, as
+// DecodeString would, and returns the text (a prefix of q's memory, which
+// it overwrites); ok is false, and q is left alone, when it is not valid
+// UTF-8 or holds an escape JSON does not have: decoded, those would not
+// fit. Every escape's text is shorter than the escape, so the text is
+// written behind what is still to be read.
+func DecodeInPlace(q []byte) (text []byte, ok bool) {
+	if len(q) < 2 || q[0] != '"' || q[len(q)-1] != '"' {
+		return nil, false
+	}
+	inner := q[1 : len(q)-1]
+	if !utf8.Valid(inner) {
+		return nil, false
+	}
+	for i := 0; ; {
+		j := bytes.IndexByte(inner[i:], '\\')
+		if j < 0 {
+			break
+		}
+		i += j
+		if i+1 >= len(inner) {
+			return nil, false
+		}
+		switch inner[i+1] {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			i += 2
+		case 'u':
+			if _, n := hex4(inner[i+2:]); n != 4 {
+				return nil, false
+			}
+			i += 6
+		default:
+			return nil, false
+		}
+	}
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return inner, true
+	}
+	text, _ = decodeUnits(inner[:0], inner, 0, true, math.MaxInt)
+	return text, true
+}
+
 // decodeUnits appends to dst the text of inner (a JSON string without its
 // quotes) from offset i on, a unit at a time (an escape, the two escapes
 // of a surrogate pair, a run of other bytes), until dst holds limit bytes

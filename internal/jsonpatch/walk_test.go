@@ -1,11 +1,13 @@
 package jsonpatch
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 	"testing/quick"
+	"unicode/utf8"
 	"unsafe"
 )
 
@@ -32,6 +34,28 @@ func TestDecodeStringAgreesWithJSON(t *testing.T) {
 		}
 		if got := DecodeString([]byte(q)); got != want {
 			t.Errorf("DecodeString(%s) = %q, want %q", q, got, want)
+		}
+	}
+}
+
+// DecodeInPlace gives what JSON gives, in the string's own bytes, for
+// every string whose text fits there; it declines the others.
+func TestDecodeInPlace(t *testing.T) {
+	for _, q := range []string{`"plain"`, `""`, `"a\"b\\c\/d\b\f\n\r\t"`, `"\u0041\u00e9\u20ac"`, `"\ud83d\ude00"`, `"\ud83d x"`, `"\ude00"`, "\"caf\xc3\xa9\"", `"\u2028\u0000\\\\"`} {
+		var want string
+		if err := json.Unmarshal([]byte(q), &want); err != nil {
+			t.Fatal(q, err)
+		}
+		b := []byte(q)
+		got, ok := DecodeInPlace(b)
+		if !ok || string(got) != want || len(got) > 0 && &got[0] != &b[1] {
+			t.Errorf("DecodeInPlace(%s) = %q, %v, want %q in place", q, got, ok, want)
+		}
+	}
+	for _, q := range []string{"\"bad\xff\"", `"\x"`, `"\u12"`, `"tail\"`, `"`, `x`} {
+		b := []byte(q)
+		if got, ok := DecodeInPlace(b); ok || string(b) != q {
+			t.Errorf("DecodeInPlace(%s) = %q, %v; want it declined, the bytes left alone", q, got, ok)
 		}
 	}
 }
@@ -135,4 +159,24 @@ func TestTextValuesLongTwice(t *testing.T) {
 	if unsafe.StringData(vs[3].Text) == unsafe.StringData(vs[0].Text) {
 		t.Error("a different text shares the first one's string")
 	}
+}
+
+// FuzzDecodeInPlace: a string JSON reads, in valid UTF-8, is decoded in
+// place to what JSON gives.
+func FuzzDecodeInPlace(f *testing.F) {
+	for _, s := range []string{`plain`, `a\"b\\c\/d\b\f\n\r\t`, `\ud83d\ude00`, `\ud83d x`, "caf\xc3\xa9", `\x`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, s []byte) {
+		q := append(append([]byte{'"'}, s...), '"')
+		var want string
+		err := json.Unmarshal(q, &want)
+		got, ok := DecodeInPlace(bytes.Clone(q))
+		if err == nil && utf8.Valid(s) && !ok {
+			t.Fatalf("DecodeInPlace(%s) declined a string JSON reads", q)
+		}
+		if err == nil && ok && string(got) != want {
+			t.Fatalf("DecodeInPlace(%s) = %q, want %q", q, got, want)
+		}
+	})
 }
