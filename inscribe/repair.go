@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/scribe-archive/scribe/inscribe/document"
@@ -639,12 +640,19 @@ func sameMessages(old, fresh docBytes, md string) bool {
 		return false
 	}
 	defer want.Close()
-	next := func() *session.Item {
+	// The fresh document's next message's identities alone are held, not
+	// the message: its texts are the window it was read into (as long as
+	// the message), which need not be held while the old one's is read.
+	next := func() []string {
 		it, err := want.Next()
 		if err != nil {
 			return nil
 		}
-		return it
+		ids := make([]string, len(it.IDs))
+		for i, id := range it.IDs {
+			ids[i] = strings.Clone(id)
+		}
+		return ids
 	}
 	w := next()
 	var notes map[string]bool
@@ -656,7 +664,7 @@ func sameMessages(old, fresh docBytes, md string) bool {
 		if err != nil {
 			return false
 		}
-		if w != nil && slices.Equal(it.IDs, w.IDs) {
+		if w != nil && slices.Equal(it.IDs, w) {
 			w = next()
 			continue
 		}

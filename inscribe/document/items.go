@@ -65,6 +65,9 @@ func (r *ItemReader) Next() (*session.Item, error) {
 		}
 	}
 	it := r.pending[0]
+	// Not kept in the array: a long message's texts are its window,
+	// which the caller may be done with before the array is.
+	r.pending[0] = session.Item{}
 	r.pending = r.pending[1:]
 	return &it, nil
 }
