@@ -66,6 +66,7 @@ type memoryLimit struct {
 	on       atomic.Bool
 	longest  atomic.Int64
 	live     atomic.Uint64
+	scan     atomic.Uint64 // of live, the bytes that may hold pointers
 	overhead atomic.Uint64
 }
 
@@ -73,9 +74,13 @@ func (l *memoryLimit) set() {
 	if !l.on.Load() {
 		return
 	}
-	live := int64(l.live.Load())
-	floor := live + min(live/2, 32<<20) + int64(l.overhead.Load())
-	debug.SetMemoryLimit(max(memoryBase+2*l.longest.Load(), floor))
+	live, longest := int64(l.live.Load()), l.longest.Load()
+	// The headroom pays for the collections, whose work is the live
+	// heap's pointers: the bytes of up to two long lines (a line, its
+	// text) hold none and take no headroom.
+	bare := min(live-min(int64(l.scan.Load()), live), 2*longest)
+	floor := live + min((live-bare)/2, 32<<20) + int64(l.overhead.Load())
+	debug.SetMemoryLimit(max(memoryBase+2*longest, floor))
 }
 
 // watch reads the live heap after each collection (a finalizer runs once
@@ -89,7 +94,7 @@ func (l *memoryLimit) watch() {
 		}
 		s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/total:bytes"},
 			{Name: "/memory/classes/heap/released:bytes"}, {Name: "/memory/classes/heap/objects:bytes"},
-			{Name: "/memory/classes/heap/free:bytes"}}
+			{Name: "/memory/classes/heap/free:bytes"}, {Name: "/gc/scan/heap:bytes"}}
 		metrics.Read(s)
 		ok := true
 		for _, v := range s {
@@ -97,6 +102,7 @@ func (l *memoryLimit) watch() {
 		}
 		if ok {
 			l.live.Store(s[0].Value.Uint64())
+			l.scan.Store(s[5].Value.Uint64())
 			// What the limit counts beside the heap's objects and its
 			// free pages: the runtime's metadata, partly used spans,
 			// stacks.
