@@ -33,9 +33,11 @@ const module = "github.com/scribe-archive/scribe"
 // one package (thirdParty).
 const depsRules = `
 	# BASE: helpers that know nothing of sessions.
-	NONE < internal/osfile, internal/jsonpatch;
+	# room: what allocates a long buffer asks the collector for room.
+	NONE < internal/room;
+	internal/room < internal/osfile, internal/jsonpatch;
 	internal/osfile < internal/atomicfile;
-	internal/osfile, internal/atomicfile, internal/jsonpatch < BASE;
+	internal/room, internal/osfile, internal/atomicfile, internal/jsonpatch < BASE;
 
 	# MODEL: the canonical session, plain data.
 	NONE < session;
@@ -43,7 +45,7 @@ const depsRules = `
 
 	# SEAM: what a source adapter implements, the values that cross the
 	# seam, and what every adapter shares.
-	MODEL < session/source;
+	MODEL, internal/room < session/source;
 	session/source < session/source/lifecycle;
 	session/source, session/source/lifecycle < SEAM;
 

@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"github.com/scribe-archive/scribe/internal/osfile"
+	"github.com/scribe-archive/scribe/internal/room"
 	"github.com/scribe-archive/scribe/session"
 	"github.com/scribe-archive/scribe/session/source"
 )
@@ -207,6 +208,7 @@ func (r *EntryReader) Next() (RoundEntry, EntryAt, error) {
 		// first.
 		n := r.pos - start
 		source.NoteLine(n)
+		room.Make(int(n))
 		line = make([]byte, n)
 		if _, err := r.f.ReadAt(line, start); err != nil {
 			return fail(err)

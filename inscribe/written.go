@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/scribe-archive/scribe/session/source"
+	"github.com/scribe-archive/scribe/internal/room"
 )
 
 // Written holds the headers of the round files an update wrote, by number,
@@ -204,7 +204,7 @@ func (w *Written) readString() string {
 		return string(w.buf)
 	}
 	var sb strings.Builder
-	source.Room(n)
+	room.Make(n)
 	sb.Grow(n)
 	if _, err := io.CopyN(&sb, w.rd, int64(n)); err != nil && w.err == nil {
 		w.err = err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/scribe-archive/scribe/internal/room"
 	"github.com/scribe-archive/scribe/session"
 )
 
@@ -142,6 +143,7 @@ func (r *ItemReader) fill() error {
 		want = max(want, r.toBreak()+r.chunk)
 	}
 	if cap(r.buf)-len(r.buf) < want {
+		room.Make(len(r.buf) + want)
 		nb := make([]byte, len(r.buf), len(r.buf)+want)
 		copy(nb, r.buf)
 		r.buf = nb

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/scribe-archive/scribe/internal/room"
 )
 
 // A StringValue is one string value of a JSON entry: where it lies (Start
@@ -144,8 +146,10 @@ func DecodeString(q []byte) string {
 	first := bytes.IndexByte(inner, '\\')
 	valid := utf8.Valid(inner)
 	if first < 0 && valid {
+		room.Make(len(inner))
 		return string(inner)
 	}
+	room.Make(len(inner))
 	b, _ := decodeUnits(make([]byte, 0, len(inner)), inner, 0, valid, math.MaxInt)
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }

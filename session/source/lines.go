@@ -7,12 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
-	"runtime"
-	"runtime/debug"
-	"runtime/metrics"
 	"sync/atomic"
+
+	"github.com/scribe-archive/scribe/internal/room"
 )
 
 // Line is one line of a JSONL source.
@@ -102,34 +100,6 @@ func NoteLine(n int64) {
 	}
 }
 
-// Room makes room for an allocation of n bytes that is about to be made
-// (the buffer of a long line or of a long text): when the heap's objects,
-// the dead not yet collected among them, and n would pass the soft memory
-// limit (debug.SetMemoryLimit, which the command sets), it collects first.
-// The collector runs when an allocation takes the heap past its goal, and
-// one of 100 MB takes it past at once: the garbage of the text decoded
-// before it, as long, was still held beside it (append of a 100 MB prompt:
-// 317 -> 254 MiB, issue 33). Without a limit, or for a short n, it does
-// nothing.
-func Room(n int) {
-	if n < roomMin {
-		return
-	}
-	limit := debug.SetMemoryLimit(-1)
-	if limit == math.MaxInt64 {
-		return
-	}
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	metrics.Read(s)
-	if s[0].Value.Kind() == metrics.KindUint64 && s[0].Value.Uint64()+uint64(n) > uint64(limit) {
-		runtime.GC()
-	}
-}
-
-// roomMin is the shortest allocation Room considers: a collection costs a
-// few milliseconds, reading the bytes of one of 16 MiB about as much.
-const roomMin = 16 << 20
-
 // reserve makes room in lr.buf for the rest of a line longer than the read
 // buffer, of which have bytes are read: it finds the line's end in the
 // file (or the file's end) and grows the buffer once to hold it.
@@ -156,7 +126,7 @@ func (lr *LineReader) reserve(have int) {
 	NoteLine(size)
 	if size > int64(cap(lr.buf)) && size < 1<<40 {
 		lr.buf = nil
-		Room(int(size))
+		room.Make(int(size))
 		lr.buf = make([]byte, 0, size)
 	}
 }
