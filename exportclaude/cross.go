@@ -37,7 +37,7 @@ const ClientVersion = "2.1.328"
 // of a document are identical.
 func Convert(d *inscribe.Doc, src exportcore.Source, w io.Writer) (*Losses, error) {
 	return exportcore.Convert(d, src, w, func(c *exportcore.Conversation, bw *bufio.Writer, losses *Losses) error {
-		x := &converter{c: c, bw: bw, sid: c.Meta.SessionID, losses: losses,
+		x := &converter{c: c, bw: bw, sid: c.Meta.SessionID, losses: losses, long: exportcore.NewLongTexts(true),
 			ids: map[string]string{}, consumed: map[string]bool{}, placed: map[string]bool{}, later: map[string]*session.Result{}}
 		return x.run()
 	})
@@ -83,6 +83,7 @@ type converter struct {
 	n      int     // entries written
 	prev   *string // the uuid of the chain's last entry
 	losses *exportcore.Losses
+	long   *exportcore.LongTexts // the long texts of the line being encoded
 	ids    map[string]string // tool call id -> the id written, when it had to change
 	// later holds results that come after their call's item (a result
 	// the source recorded apart from its call), by call id; consumed
@@ -123,7 +124,7 @@ func (x *converter) write(v any) {
 	if err != nil {
 		panic(fmt.Sprintf("exportclaude: encode an entry: %v", err))
 	}
-	x.bw.Write(data)
+	x.long.Write(x.bw, data)
 	x.bw.WriteByte('\n')
 }
 
@@ -174,7 +175,7 @@ func (x *converter) item(i int, it *session.Item) error {
 				content, calls = nil, nil
 				seg++
 			}
-			content = append(content, claude.Block{Type: "text", Text: session.Ptr(b.Text)})
+			content = append(content, claude.Block{Type: "text", Text: session.Ptr(x.long.Mark(b.Text))})
 		case session.KindToolUse:
 			if b.ID == "" {
 				x.unnamed++
@@ -388,7 +389,7 @@ func (x *converter) toolResult(callID string, res *session.Result) claude.Block 
 	for _, p := range res.Parts {
 		switch p.Kind {
 		case session.KindText:
-			parts = append(parts, claude.Block{Type: "text", Text: session.Ptr(p.Text)})
+			parts = append(parts, claude.Block{Type: "text", Text: session.Ptr(x.long.Mark(p.Text))})
 		case session.KindFile:
 			b, ok, err := x.file(p.File)
 			if err == nil && ok && b.Type == "image" {
@@ -463,7 +464,7 @@ func (x *converter) compaction(it *session.Item) {
 	s := &entry{IsVisibleInTranscriptOnly: true}
 	s.Type = "user"
 	s.IsCompactSummary = true
-	s.Message = mustJSON(claude.Message{Role: "user", Content: mustJSON(summary)})
+	s.Message = mustJSON(claude.Message{Role: "user", Content: mustJSON(x.long.Mark(summary))})
 	time := it.Time
 	if b.Time != "" {
 		time = b.Time
@@ -481,6 +482,6 @@ func (x *converter) projectInstructions(it *session.Item, text string) {
 	e.Type = "user"
 	e.IsMeta = true
 	text = "<system-reminder>\nThe project's instructions (AGENTS.md), which " + x.c.Meta.AgentName + " gave the model:\n\n" + text + "\n</system-reminder>"
-	e.Message = x.userMessage([]claude.Block{{Type: "text", Text: session.Ptr(text)}})
+	e.Message = x.userMessage([]claude.Block{{Type: "text", Text: session.Ptr(x.long.Mark(text))}})
 	x.chain(e, it.Time)
 }

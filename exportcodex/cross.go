@@ -37,7 +37,7 @@ const Originator = "scribe"
 // conversions of a document are identical.
 func Convert(d *inscribe.Doc, src exportcore.Source, w io.Writer) (*Losses, error) {
 	return exportcore.Convert(d, src, w, func(c *exportcore.Conversation, bw *bufio.Writer, losses *Losses) error {
-		x := &converter{c: c, bw: bw, sid: c.Meta.SessionID, losses: losses,
+		x := &converter{c: c, bw: bw, sid: c.Meta.SessionID, losses: losses, long: exportcore.NewLongTexts(true),
 			answered: map[string]bool{}, resultsApart: map[string]bool{}}
 		return x.run()
 	})
@@ -62,6 +62,7 @@ type converter struct {
 	sid    string
 	turns  int // turn contexts written
 	losses *exportcore.Losses
+	long   *exportcore.LongTexts // the long texts of the line being encoded
 	// answered marks the calls whose output is written; resultsApart
 	// the calls whose results are items of their own.
 	answered, resultsApart map[string]bool
@@ -72,7 +73,7 @@ func (x *converter) line(time, typ string, payload any) {
 	if err != nil {
 		panic(fmt.Sprintf("exportcodex: encode a line: %v", err))
 	}
-	x.bw.Write(data)
+	x.long.Write(x.bw, data)
 	x.bw.WriteByte('\n')
 }
 
@@ -169,7 +170,7 @@ func (x *converter) item(it *session.Item) error {
 			if it.Role == "user" {
 				typ = "input_text"
 			}
-			content = append(content, codex.ContentItem{Type: typ, Text: session.Ptr(b.Text)})
+			content = append(content, codex.ContentItem{Type: typ, Text: session.Ptr(x.long.Mark(b.Text))})
 		case session.KindFile:
 			if it.Role != "user" || !isImage(b.File.MediaType) {
 				x.losses.AddDetail(exportcore.Dropped, exportcore.WhatFile, b.File.MediaType, "files",
@@ -249,7 +250,7 @@ func (x *converter) output(callID string, res *session.Result) {
 	for _, p := range res.Parts {
 		switch {
 		case p.Kind == session.KindText:
-			parts = append(parts, codex.ContentItem{Type: "input_text", Text: session.Ptr(p.Text)})
+			parts = append(parts, codex.ContentItem{Type: "input_text", Text: session.Ptr(x.long.Mark(p.Text))})
 		case p.Kind == session.KindFile && isImage(p.File.MediaType):
 			url, err := x.dataURL(p.File)
 			if err == nil {
@@ -286,7 +287,7 @@ func (x *converter) compaction(it *session.Item, b *session.Block) {
 	if b.Time != "" {
 		time = b.Time
 	}
-	x.line(time, "compacted", codex.Compacted{Message: session.Ptr(b.Text)})
+	x.line(time, "compacted", codex.Compacted{Message: session.Ptr(x.long.Mark(b.Text))})
 }
 
 // dropBlock counts a block the export does not carry.

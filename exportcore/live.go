@@ -33,8 +33,13 @@ type Conversation struct {
 // origin (its first item is not in the origin) inherits it: the origin's
 // live items from before the fork's first one come first, read from the
 // origin's document beside it in the store.
-func Live(d *inscribe.Doc) (*Conversation, error) {
-	c, err := live(d, 0)
+func Live(d *inscribe.Doc) (*Conversation, error) { return liveSession(d, false) }
+
+// liveSession is Live; with links, without the items' blocks: what the
+// items' links and times say (the live branch, the losses, a fork's
+// inherited history).
+func liveSession(d *inscribe.Doc, links bool) (*Conversation, error) {
+	c, err := live(d, 0, links)
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +49,9 @@ func Live(d *inscribe.Doc) (*Conversation, error) {
 	return c, nil
 }
 
-func live(d *inscribe.Doc, depth int) (*Conversation, error) {
+// live reads a document's live conversation; links drops the items'
+// blocks as they are read.
+func live(d *inscribe.Doc, depth int, links bool) (*Conversation, error) {
 	r, err := d.Items()
 	if err != nil {
 		return nil, err
@@ -60,13 +67,16 @@ func live(d *inscribe.Doc, depth int) (*Conversation, error) {
 		if err != nil {
 			return nil, err
 		}
+		if links {
+			it.Blocks = nil
+		}
 		all = append(all, *it)
 	}
 	c.Items = liveBranch(c.Meta, all, &c.Losses)
 	if err := c.outside(); err != nil {
 		return nil, err
 	}
-	if err := c.inherit(depth); err != nil {
+	if err := c.inherit(depth, links); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -171,7 +181,7 @@ func (c *Conversation) outside() error {
 
 // inherit puts, before a fork's items, the history it shares with its
 // origin when it does not hold it itself.
-func (c *Conversation) inherit(depth int) error {
+func (c *Conversation) inherit(depth int, links bool) error {
 	if c.Meta.ForkedFrom == nil || len(c.Items) == 0 || depth > 16 {
 		return nil
 	}
@@ -182,7 +192,7 @@ func (c *Conversation) inherit(depth int) error {
 			"the document of the session it was forked from is not beside this one: when the fork does not hold the history it shares with it, that history is not carried")
 		return nil
 	}
-	oc, err := live(od, depth+1)
+	oc, err := live(od, depth+1, links)
 	if err != nil {
 		return err
 	}

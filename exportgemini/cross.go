@@ -39,7 +39,7 @@ type Losses = exportcore.Losses
 // conversions of a document are identical.
 func Convert(d *inscribe.Doc, src exportcore.Source, w io.Writer) (*Losses, error) {
 	return exportcore.Convert(d, src, w, func(c *exportcore.Conversation, bw *bufio.Writer, losses *Losses) error {
-		x := &converter{c: c, bw: bw, sid: c.Meta.SessionID, losses: losses,
+		x := &converter{c: c, bw: bw, sid: c.Meta.SessionID, losses: losses, long: exportcore.NewLongTexts(false),
 			calls: map[string]*written{}, resultsApart: map[string]bool{}, answered: map[string]bool{}}
 		return x.run()
 	})
@@ -77,6 +77,7 @@ type converter struct {
 	sid    string
 	n      int // messages written
 	losses *exportcore.Losses
+	long   *exportcore.LongTexts // the long texts of the line being encoded
 	// calls are the gemini messages written by the id of their calls,
 	// to give a result recorded apart from its call to it; resultsApart
 	// the calls whose results are items of their own; answered the calls
@@ -97,7 +98,7 @@ type written struct {
 }
 
 func (x *converter) line(v any) {
-	x.bw.Write(mustJSON(v))
+	x.long.Write(x.bw, mustJSON(v))
 	x.bw.WriteByte('\n')
 }
 
@@ -190,7 +191,7 @@ func (x *converter) user(it *session.Item) error {
 		switch b.Kind {
 		case session.KindText:
 			if b.Text != "" {
-				parts = append(parts, map[string]any{"text": b.Text})
+				parts = append(parts, map[string]any{"text": x.long.Mark(b.Text)})
 			}
 		case session.KindFile:
 			p, err := x.inline(b.File)
@@ -205,7 +206,7 @@ func (x *converter) user(it *session.Item) error {
 				x.instructions = true
 				x.losses.Add(exportcore.Transformed, exportcore.WhatInstructions, 1, "",
 					"the Gemini CLI does not load a project's AGENTS.md (it reads GEMINI.md), which the source client sent its model: the instructions are carried once, as a person's message where the source sent them first; later copies are dropped as reminders")
-				parts = append(parts, map[string]any{"text": "The project's instructions (AGENTS.md), which " + x.c.Meta.AgentName + " gave the model:\n\n" + b.Text})
+				parts = append(parts, map[string]any{"text": x.long.Mark("The project's instructions (AGENTS.md), which " + x.c.Meta.AgentName + " gave the model:\n\n" + b.Text)})
 				continue
 			}
 			x.dropBlock(b)
@@ -257,7 +258,7 @@ func (x *converter) model(it *session.Item) error {
 			// leaves a reply out of the history it sends, and the
 			// prompt before it, when one of its parts is an empty text.
 			if b.Text != "" {
-				texts = append(texts, map[string]any{"text": b.Text})
+				texts = append(texts, map[string]any{"text": x.long.Mark(b.Text)})
 			}
 		case session.KindToolUse:
 			if b.ID == "" {
@@ -349,9 +350,9 @@ func (x *converter) responseOf(b *session.Block, r *session.Result) (json.RawMes
 	for _, p := range r.Parts {
 		switch {
 		case p.Kind == session.KindText && !text:
-			first, text = p.Text, true
+			first, text = x.long.Mark(p.Text), true
 		case p.Kind == session.KindText:
-			rest = append(rest, map[string]any{"text": p.Text})
+			rest = append(rest, map[string]any{"text": x.long.Mark(p.Text)})
 		case p.Kind == session.KindFile:
 			part, err := x.inline(p.File)
 			if err != nil {
@@ -423,7 +424,7 @@ func (x *converter) compaction(it *session.Item) error {
 	}
 	var msgs []gemini.Message
 	if summary != "" {
-		msgs = append(msgs, gemini.Message{ID: x.id(), Timestamp: time, Type: "user", Content: mustJSON([]map[string]string{{"text": summary}})})
+		msgs = append(msgs, gemini.Message{ID: x.id(), Timestamp: time, Type: "user", Content: mustJSON([]map[string]string{{"text": x.long.Mark(summary)}})})
 	}
 	x.line(map[string]any{"$set": map[string]any{"messages": msgs}})
 	return nil

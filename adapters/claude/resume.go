@@ -1,7 +1,6 @@
 package claude
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
@@ -24,15 +23,15 @@ import (
 // the summary. A call of the last reply without a result is not sent. Unreadable lines are skipped, as the client skips them.
 // origin is not used: a fork's transcript holds its history.
 func (a *Adapter) Resume(r io.Reader, origin func(id string) (io.ReadCloser, error)) (*source.Resumed, error) {
-	byID := map[string]*Entry{}
-	var all []*Entry
-	var leaf *Entry
-	br := bufio.NewReaderSize(r, 1<<16)
+	byID := map[string]*resumeEntry{}
+	var all []*resumeEntry
+	var leaf *resumeEntry
+	lr := source.NewLineReader(r, 1, 0) // a file's long line read into one buffer of its size
 	for {
-		line, err := br.ReadBytes('\n')
-		if len(bytes.TrimSpace(line)) > 0 {
-			e := &Entry{}
-			if json.Unmarshal(line, e) == nil && e.UUID != "" && !e.IsSidechain {
+		line, err := lr.Next()
+		if err == nil && !source.IsBlank(line.Raw) {
+			e := &resumeEntry{}
+			if json.Unmarshal(line.Raw, e) == nil && e.UUID != "" && !e.IsSidechain {
 				// Every entry with an identity is a link of the chain
 				// (progress entries too).
 				if _, dup := byID[e.UUID]; !dup {
@@ -52,7 +51,7 @@ func (a *Adapter) Resume(r io.Reader, origin func(id string) (io.ReadCloser, err
 		}
 	}
 	// The chain, leaf first.
-	var chain []*Entry
+	var chain []*resumeEntry
 	seen := map[string]bool{}
 	for e := leaf; e != nil && !seen[e.UUID]; {
 		seen[e.UUID] = true
@@ -83,20 +82,19 @@ func (a *Adapter) Resume(r io.Reader, origin func(id string) (io.ReadCloser, err
 // writes each parallel call of a reply as an entry of its own, and a
 // result can hang off any of them, which leaves the others on branches;
 // the client gathers them again when it sends the conversation.
-func rejoin(chain, all []*Entry) []*Entry {
+func rejoin(chain, all []*resumeEntry) []*resumeEntry {
 	on := map[string]bool{}
 	for _, e := range chain {
 		on[e.UUID] = true
 	}
-	msgID := func(e *Entry) string {
-		var m struct{ ID string }
-		if e.Type == "assistant" && json.Unmarshal(e.Message, &m) == nil {
-			return m.ID
+	msgID := func(e *resumeEntry) string {
+		if e.Type == "assistant" {
+			return e.Message.id
 		}
 		return ""
 	}
-	children := map[string][]*Entry{}
-	byMsg := map[string][]*Entry{}
+	children := map[string][]*resumeEntry{}
+	byMsg := map[string][]*resumeEntry{}
 	for _, e := range all {
 		if e.ParentUUID != nil {
 			children[*e.ParentUUID] = append(children[*e.ParentUUID], e)
@@ -105,7 +103,7 @@ func rejoin(chain, all []*Entry) []*Entry {
 			byMsg[id] = append(byMsg[id], e)
 		}
 	}
-	out := append([]*Entry(nil), chain...)
+	out := append([]*resumeEntry(nil), chain...)
 	for _, e := range chain {
 		id := msgID(e)
 		if id == "" {
@@ -126,18 +124,18 @@ func rejoin(chain, all []*Entry) []*Entry {
 		}
 	}
 	// In the order they were written.
-	pos := make(map[*Entry]int, len(all))
+	pos := make(map[*resumeEntry]int, len(all))
 	for i, e := range all {
 		pos[e] = i
 	}
-	slices.SortStableFunc(out, func(a, b *Entry) int { return pos[a] - pos[b] })
+	slices.SortStableFunc(out, func(a, b *resumeEntry) int { return pos[a] - pos[b] })
 	return out
 }
 
 // preserve moves the segment a compaction preserved (from its head to its
 // tail, before the boundary in the chain) to after the summary (its
 // anchor), where the client sends it.
-func preserve(chain []*Entry) []*Entry {
+func preserve(chain []*resumeEntry) []*resumeEntry {
 	for b, e := range chain {
 		if e.Subtype != "compact_boundary" || e.CompactMetadata == nil || e.CompactMetadata.PreservedSegment == nil {
 			continue
@@ -160,8 +158,8 @@ func preserve(chain []*Entry) []*Entry {
 		if head < 0 || tail < head || tail >= b || anchor <= b {
 			continue
 		}
-		seg := append([]*Entry(nil), chain[head:tail+1]...)
-		out := append([]*Entry(nil), chain[:head]...)
+		seg := append([]*resumeEntry(nil), chain[head:tail+1]...)
+		out := append([]*resumeEntry(nil), chain[:head]...)
 		out = append(out, chain[tail+1:anchor+1]...)
 		out = append(out, seg...)
 		out = append(out, chain[anchor+1:]...)
@@ -175,7 +173,7 @@ type claudeResumer struct {
 	calls map[string]*session.Block // call id -> its call, while it has no result
 }
 
-func (x *claudeResumer) entry(e *Entry) {
+func (x *claudeResumer) entry(e *resumeEntry) {
 	switch e.Type {
 	case "system":
 		if e.Subtype == "compact_boundary" {
@@ -194,27 +192,24 @@ func (x *claudeResumer) entry(e *Entry) {
 		}
 		x.add(session.Item{Time: e.Timestamp, Role: "user", Blocks: []session.Block{{Kind: session.KindReminder, Label: a.Type, Text: string(e.Attachment)}}})
 	case "user", "assistant":
-		var m Message
-		if json.Unmarshal(e.Message, &m) != nil {
+		m := &e.Message
+		if !m.ok {
 			return
 		}
 		if e.Type == "user" && e.IsCompactSummary {
 			if n := len(x.items); n > 0 && source.IsCompaction(&x.items[n-1]) && x.items[n-1].Blocks[0].Text == "" {
-				x.items[n-1].Blocks[0].Text = messageText(m.Content)
+				x.items[n-1].Blocks[0].Text = m.content.text()
 				return
 			}
 			x.items = append(x.items, session.Item{Time: e.Timestamp, Role: "system", Note: "compaction",
-				Blocks: []session.Block{{Kind: session.KindCompaction, Text: messageText(m.Content), Compaction: &session.Compaction{}}}})
+				Blocks: []session.Block{{Kind: session.KindCompaction, Text: m.content.text(), Compaction: &session.Compaction{}}}})
 			return
 		}
 		it := session.Item{Time: e.Timestamp, Role: e.Type}
-		var s string
-		if json.Unmarshal(m.Content, &s) == nil {
-			it.Blocks = []session.Block{x.text(e, s)}
+		if m.content.str != nil {
+			it.Blocks = []session.Block{x.text(e, *m.content.str)}
 		} else {
-			var blocks []Block
-			json.Unmarshal(m.Content, &blocks)
-			for _, b := range blocks {
+			for _, b := range m.content.blocks {
 				x.block(e, &it, b)
 			}
 		}
@@ -226,14 +221,14 @@ func (x *claudeResumer) entry(e *Entry) {
 
 // text is a text of an entry: a person's, a reply's, or context the client
 // added (a meta message, a text in one of its tags).
-func (x *claudeResumer) text(e *Entry, s string) session.Block {
+func (x *claudeResumer) text(e *resumeEntry, s string) session.Block {
 	if e.Type == "user" && clientTag(s) != "" {
 		return session.Block{Kind: session.KindReminder, Label: clientTag(s), Text: s}
 	}
 	return session.Block{Kind: session.KindText, Text: s}
 }
 
-func (x *claudeResumer) block(e *Entry, it *session.Item, b Block) {
+func (x *claudeResumer) block(e *resumeEntry, it *session.Item, b resumeBlock) {
 	switch b.Type {
 	case "text":
 		// The client leaves out a reply's text of white space alone.
@@ -245,7 +240,7 @@ func (x *claudeResumer) block(e *Entry, it *session.Item, b Block) {
 			it.Blocks = append(it.Blocks, session.Block{Kind: session.KindThinking, Text: *b.Thinking})
 		}
 	case "image", "document":
-		if f := sourceFile(b); f != nil {
+		if f := sourceFile(b.Block); f != nil {
 			it.Blocks = append(it.Blocks, session.Block{Kind: session.KindFile, File: f})
 		}
 	case "tool_use":
@@ -261,12 +256,10 @@ func (x *claudeResumer) block(e *Entry, it *session.Item, b Block) {
 		it.Blocks = append(it.Blocks, session.Block{Kind: session.KindToolUse, Label: name, ID: b.ID, Input: in})
 	case "tool_result":
 		res := &session.Result{Time: e.Timestamp, Error: b.IsError != nil && *b.IsError}
-		var s string
-		if json.Unmarshal(b.Content, &s) == nil {
-			res.Parts = []session.Part{{Kind: session.KindText, Text: s}}
+		if b.Content.str != nil {
+			res.Parts = []session.Part{{Kind: session.KindText, Text: *b.Content.str}}
 		} else {
-			var parts []Block
-			json.Unmarshal(b.Content, &parts)
+			parts := b.Content.blocks
 			refs := 0
 			for _, p := range parts {
 				if p.Type == "tool_reference" {
@@ -276,14 +269,14 @@ func (x *claudeResumer) block(e *Entry, it *session.Item, b Block) {
 			if refs > 0 && refs == len(parts) {
 				// What the client sends for a tool search's references
 				// when it does not search tools itself.
-				parts = []Block{{Type: "text", Text: &toolRefsRemoved}}
+				parts = []resumeBlock{{Block: Block{Type: "text", Text: &toolRefsRemoved}}}
 			}
 			for _, p := range parts {
 				switch {
 				case p.Type == "text" && p.Text != nil:
 					res.Parts = append(res.Parts, session.Part{Kind: session.KindText, Text: *p.Text})
-				case p.Type == "image" && sourceFile(p) != nil:
-					res.Parts = append(res.Parts, session.Part{Kind: session.KindFile, File: sourceFile(p)})
+				case p.Type == "image" && sourceFile(p.Block) != nil:
+					res.Parts = append(res.Parts, session.Part{Kind: session.KindFile, File: sourceFile(p.Block)})
 				default:
 					res.Parts = append(res.Parts, session.Part{Kind: session.KindRaw, Text: p.Type})
 				}
@@ -369,22 +362,93 @@ func sourceFile(b Block) *session.File {
 	return &session.File{Type: b.Type, MediaType: b.Source.MediaType, Data: data}
 }
 
-// messageText is the text of a message's content: a string, or its text
-// blocks joined.
-func messageText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
+// resumeEntry is what Resume reads of an entry: its links, and its
+// message decoded where the line is read, not kept as raw bytes to decode
+// later: a line of 100 MB is held as the texts it holds, once, and the
+// raw fields Resume does not read (a tool result's toolUseResult) are not
+// held at all. An entry that Entry does not decode is skipped, as it was.
+type resumeEntry struct {
+	Entry
+	Message       resumeMessage `json:"message,omitempty"`
+	Content       skipped       `json:"content,omitempty"`
+	Rendered      skipped       `json:"rendered,omitempty"`
+	ToolUseResult skipped       `json:"toolUseResult,omitempty"`
+}
+
+// skipped is a value Resume does not read: not copied, as the RawMessage
+// it stands for would be.
+type skipped struct{}
+
+func (*skipped) UnmarshalJSON([]byte) error { return nil }
+
+// resumeMessage is an entry's message as Resume reads it: ok when it
+// decodes as a Message, and its id (read even when it does not).
+type resumeMessage struct {
+	ok      bool
+	id      string
+	content resumeContent
+}
+
+// UnmarshalJSON never fails: a message that does not decode leaves its
+// entry a link of the chain that sends nothing, as it is for the client.
+func (m *resumeMessage) UnmarshalJSON(data []byte) error {
+	var w struct {
+		ID      string        `json:"id,omitempty"`
+		Role    string        `json:"role"`
+		Model   string        `json:"model,omitempty"`
+		Content resumeContent `json:"content"`
+		Usage   *Usage        `json:"usage,omitempty"`
 	}
-	var blocks []Block
-	json.Unmarshal(raw, &blocks)
+	if json.Unmarshal(data, &w) == nil {
+		*m = resumeMessage{ok: true, id: w.ID, content: w.Content}
+		return nil
+	}
+	var id struct{ ID string }
+	if json.Unmarshal(data, &id) == nil {
+		m.id = id.ID
+	}
+	return nil
+}
+
+// resumeContent is a message's content or a tool result's: a string, else
+// the blocks it holds (none when it is neither).
+type resumeContent struct {
+	str    *string
+	blocks []resumeBlock
+}
+
+// UnmarshalJSON never fails, as a content that is neither is none.
+func (c *resumeContent) UnmarshalJSON(data []byte) error {
+	if len(data) > 0 && data[0] != '[' {
+		var s string
+		if json.Unmarshal(data, &s) == nil {
+			c.str = &s
+			return nil
+		}
+	}
+	json.Unmarshal(data, &c.blocks)
+	return nil
+}
+
+// text is the text of a content: its string, or its text blocks joined.
+func (c *resumeContent) text() string {
+	if c.str != nil {
+		return *c.str
+	}
 	var texts []string
-	for _, b := range blocks {
+	for _, b := range c.blocks {
 		if b.Type == "text" && b.Text != nil {
 			texts = append(texts, *b.Text)
 		}
 	}
 	return strings.Join(texts, "\n")
+}
+
+// resumeBlock is a content block as Resume reads it: a tool result's
+// content decoded, not kept raw.
+type resumeBlock struct {
+	Block
+	Content resumeContent `json:"content,omitempty"`
 }
 
 var _ source.Resumer = (*Adapter)(nil)
