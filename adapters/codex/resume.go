@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/scribe-archive/scribe/internal/jsonpatch"
 	"github.com/scribe-archive/scribe/session"
 	"github.com/scribe-archive/scribe/session/source"
 	"github.com/scribe-archive/scribe/session/source/lifecycle"
@@ -45,13 +46,15 @@ type resumer struct {
 
 func resume(r io.Reader, origin func(id string) (io.ReadCloser, error), depth int) (*source.Resumed, error) {
 	x := &resumer{out: &source.Resumed{}, calls: map[string]*session.Block{}}
-	br := bufio.NewReaderSize(r, 1<<16)
+	// A file's long line is read into one buffer of its size, and a
+	// record's raw values are left in it (decodeLine): a record is read
+	// before the next line.
+	lr := source.NewLineReader(r, 1, 0)
 	first := true
 	for {
-		line, err := br.ReadBytes('\n')
-		if len(bytes.TrimSpace(line)) > 0 {
-			var rec RolloutLine
-			if json.Unmarshal(line, &rec) == nil {
+		line, err := lr.Next()
+		if err == nil && !source.IsBlank(line.Raw) {
+			if rec, derr := decodeLine(line.Raw); derr == nil {
 				if first && rec.Type == "session_meta" {
 					x.fork(rec, origin, depth)
 				}
@@ -117,8 +120,8 @@ func (x *resumer) fork(rec RolloutLine, origin func(id string) (io.ReadCloser, e
 func (x *resumer) record(rec RolloutLine) {
 	switch rec.Type {
 	case "response_item":
-		var it ResponseItem
-		if json.Unmarshal(rec.Payload, &it) != nil {
+		it, err := decodeItem(rec.Payload)
+		if err != nil {
 			return
 		}
 		x.responseItem(rec, &it)
@@ -159,10 +162,13 @@ func (x *resumer) reindex(i int) {
 func (x *resumer) responseItem(rec RolloutLine, it *ResponseItem) {
 	var parts []ContentItem
 	var raws []json.RawMessage
-	if c := bytes.TrimSpace(it.Content); len(c) > 0 && c[0] == '[' && json.Unmarshal(c, &raws) == nil {
-		parts = make([]ContentItem, len(raws))
-		for i, r := range raws {
-			json.Unmarshal(r, &parts[i])
+	if c := bytes.TrimSpace(it.Content); len(c) > 0 && c[0] == '[' {
+		var ok bool
+		if raws, ok = elements(c); ok {
+			parts = make([]ContentItem, len(raws))
+			for i, r := range raws {
+				parts[i] = decodePart(r)
+			}
 		}
 	}
 	item := session.Item{Time: rec.Timestamp}
@@ -283,17 +289,13 @@ func outputParts(raw json.RawMessage) ([]session.Part, bool) {
 	}
 	switch out[0] {
 	case '"':
-		var s string
-		if json.Unmarshal(out, &s) == nil {
-			return []session.Part{{Kind: session.KindText, Text: s}}, false
-		}
+		// A string of the line, which decoded.
+		return []session.Part{{Kind: session.KindText, Text: jsonpatch.DecodeString(out)}}, false
 	case '[':
-		var raws []json.RawMessage
-		if json.Unmarshal(out, &raws) == nil {
+		if raws, ok := elements(out); ok {
 			parts := make([]session.Part, 0, len(raws))
 			for _, r := range raws {
-				var pt ContentItem
-				json.Unmarshal(r, &pt)
+				pt := decodePart(r)
 				switch {
 				case pt.Text != nil && (pt.Type == "input_text" || pt.Type == "output_text" || pt.Type == "text"):
 					if *pt.Text != "" { // the client leaves an empty text out
