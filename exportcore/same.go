@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 
 	"github.com/scribe-archive/scribe/inscribe"
@@ -128,6 +129,7 @@ func (x *exporter) round(d *inscribe.Doc, b source.Builder, n int) error {
 		if err != nil {
 			return err
 		}
+		collect(at.Len)
 		raw, err := re.Bytes()
 		if err != nil {
 			return fmt.Errorf("%s: round %d: %w", d.Path(), n, err)
@@ -148,6 +150,7 @@ func (x *exporter) round(d *inscribe.Doc, b source.Builder, n int) error {
 		p := pending{Entry: e}
 		if lent {
 			p.Raw, p.at = nil, at
+			x.lent = max(x.lent, at.Len)
 		}
 		x.pending = append(x.pending, p)
 	}
@@ -155,6 +158,20 @@ func (x *exporter) round(d *inscribe.Doc, b source.Builder, n int) error {
 
 // longEntry is the size from which an entry is lent to the builder.
 const longEntry = 1 << 20
+
+// collect runs the garbage collector before a value of about n bytes is
+// read when n is 32 MiB or more. A long text is held twice at most in each
+// step of an export or a conversion (its bytes and its text; the
+// builder's text and the document's), but the step before left its own
+// copies as garbage, and the collector, which runs as the heap grows,
+// cannot take them back before one allocation of the whole value is
+// made: the heap then held it three times (GODEBUG=gctrace=1). Marking
+// what is live costs little beside decoding 32 MiB.
+func collect(n int64) {
+	if n >= 32<<20 {
+		runtime.GC()
+	}
+}
 
 // pending is an entry of the round being built: its bytes, or where they
 // lie in a round file.
@@ -170,6 +187,7 @@ type exporter struct {
 	bw       *bufio.Writer
 	input    InputEncoder
 	pending  []pending // entries of the round being built
+	lent     int64     // the longest entry lent since the last round written
 	warnings []error
 	// notes are the entries shown as notes so far: a document written
 	// before notes has them as messages of their own.
@@ -186,6 +204,10 @@ func (x *exporter) warn(item, msg string) {
 func (x *exporter) flush(r *session.Round) error {
 	patches := map[int][]patch{}
 	x.noteEntries(r.Items)
+	// The lent entries' bytes are garbage, the builder's texts of them
+	// not: the document's texts come next.
+	collect(x.lent)
+	x.lent = 0
 	for i := range r.Items {
 		derived := &r.Items[i]
 		edited, err := x.items.Next()

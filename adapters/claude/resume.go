@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/scribe-archive/scribe/internal/jsonpatch"
 	"github.com/scribe-archive/scribe/session"
 	"github.com/scribe-archive/scribe/session/source"
 )
@@ -419,6 +420,13 @@ type resumeContent struct {
 
 // UnmarshalJSON never fails, as a content that is neither is none.
 func (c *resumeContent) UnmarshalJSON(data []byte) error {
+	if len(data) > 0 && data[0] == '"' {
+		// A string of a line that decoded: decoded once from its bytes,
+		// where json.Unmarshal unquotes it and then copies it.
+		s := jsonpatch.DecodeString(data)
+		c.str = &s
+		return nil
+	}
 	if len(data) > 0 && data[0] != '[' {
 		var s string
 		if json.Unmarshal(data, &s) == nil {
