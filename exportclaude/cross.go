@@ -84,7 +84,7 @@ type converter struct {
 	prev   *string // the uuid of the chain's last entry
 	losses *exportcore.Losses
 	long   *exportcore.LongTexts // the long texts of the line being encoded
-	ids    map[string]string // tool call id -> the id written, when it had to change
+	ids    map[string]string     // tool call id -> the id written, when it had to change
 	// later holds results that come after their call's item (a result
 	// the source recorded apart from its call), by call id; consumed
 	// marks those written with their call.

@@ -9,12 +9,21 @@ import (
 	"testing"
 
 	"github.com/scribe-archive/scribe/exportclaude"
+	"github.com/scribe-archive/scribe/exportcore"
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/testkit/storetest"
 	"github.com/scribe-archive/scribe/internal/testkit/testenv"
 	"github.com/scribe-archive/scribe/session"
 )
+
+// TestMain writes every text of a conversion through a mark, as a text
+// of a megabyte or more is written (exportcore.LongTexts): the goldens
+// and the real clients judge the conversion written so.
+func TestMain(m *testing.M) {
+	exportcore.SetLongTextForTest(0)
+	os.Exit(m.Run())
+}
 
 // sourceBytes returns what a lossless export must give: the source, less a
 // torn last line.

@@ -12,12 +12,21 @@ import (
 	"github.com/scribe-archive/scribe/adapters/codex"
 	"github.com/scribe-archive/scribe/check"
 	"github.com/scribe-archive/scribe/exportcodex"
+	"github.com/scribe-archive/scribe/exportcore"
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/internal/testkit/storetest"
 	"github.com/scribe-archive/scribe/internal/testkit/testenv"
 	"github.com/scribe-archive/scribe/session"
 	"github.com/scribe-archive/scribe/session/source"
 )
+
+// TestMain writes every text of a conversion through a mark, as a text
+// of a megabyte or more is written (exportcore.LongTexts): the goldens
+// and the real clients judge the conversion written so.
+func TestMain(m *testing.M) {
+	exportcore.SetLongTextForTest(0)
+	os.Exit(m.Run())
+}
 
 var adapter = codex.New()
 

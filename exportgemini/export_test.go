@@ -12,6 +12,7 @@ import (
 
 	"github.com/scribe-archive/scribe/adapters/gemini"
 	"github.com/scribe-archive/scribe/check"
+	"github.com/scribe-archive/scribe/exportcore"
 	"github.com/scribe-archive/scribe/exportgemini"
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/internal/testkit/storetest"
@@ -19,6 +20,14 @@ import (
 	"github.com/scribe-archive/scribe/session"
 	"github.com/scribe-archive/scribe/session/source"
 )
+
+// TestMain writes every text of a conversion through a mark, as a text
+// of a megabyte or more is written (exportcore.LongTexts): the goldens
+// and the real clients judge the conversion written so.
+func TestMain(m *testing.M) {
+	exportcore.SetLongTextForTest(0)
+	os.Exit(m.Run())
+}
 
 var adapter = gemini.New()
 
