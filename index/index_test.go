@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -25,7 +26,7 @@ func TestOpenConcurrently(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					dbs[i], errs[i] = open(p, shared, DefaultWait)
+					dbs[i], errs[i] = open(p, shared, DefaultWait, 0)
 				}()
 			}
 			wg.Wait()
@@ -211,5 +212,52 @@ func TestSessionSeen(t *testing.T) {
 	}
 	if n, err := x.EstimateSessions(ctx); n < 2 || err != nil {
 		t.Errorf("EstimateSessions: %d, %v; want at least 2", n, err)
+	}
+}
+
+// A brief process's index (OpenBrief) keeps a small page cache, and
+// searches it as any other: the same hits, though its cache holds a
+// fraction of the pages a search reads.
+func TestOpenBrief(t *testing.T) {
+	words := strings.Fields("the error file test data config function deploy index search go run")
+	var bodies []string
+	for i := range 3000 {
+		var b strings.Builder
+		for j := range 60 {
+			b.WriteString(words[(i*7+j*j)%len(words)] + " ")
+		}
+		bodies = append(bodies, b.String())
+	}
+	db := testIndex(t, bodies, nil)
+	brief, err := OpenBrief(db.path, DefaultWait)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer brief.Close()
+	for _, c := range []struct {
+		x    *DB
+		want int
+	}{{db, -2000}, {brief, -briefCache}} {
+		var n int
+		if err := c.x.db.QueryRow("PRAGMA cache_size").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != c.want {
+			t.Errorf("cache_size %d, want %d", n, c.want)
+		}
+	}
+	ctx := context.Background()
+	for _, q := range []Query{{Text: "the error"}, {Text: "deploy-index"}, {Text: "fun*", Limit: 300}, {Text: "NEAR(error file, 5)", Raw: true}} {
+		want, err := db.Search(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := brief.Search(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want) == 0 || !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: brief found %d hits, the default %d (or they differ)", q.Text, len(got), len(want))
+		}
 	}
 }

@@ -171,6 +171,7 @@ func runSearch(e *env, o searchOptions) error {
 	if err != nil {
 		return err
 	}
+	store.Brief = true // one search, and the process ends
 	defer store.CloseIndex()
 	warnings, err := store.EnsureSearchable()
 	printWarnings(e, warnings)

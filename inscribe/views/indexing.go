@@ -185,7 +185,7 @@ func (s *Views) storeIndex() (*index.DB, []error, error) {
 		s.idxMu.Unlock()
 		return nil, nil, err
 	}
-	db, err := index.OpenWait(p, s.wait())
+	db, err := s.openIndex(p)
 	var se *index.StaleError
 	if !errors.As(err, &se) {
 		if err == nil {
@@ -211,7 +211,7 @@ func (s *Views) storeIndex() (*index.DB, []error, error) {
 		warnings = append(warnings, s.keepIndexedTags(d)...)
 		removeDB(d.IndexPath())
 	}
-	if db, err = index.OpenWait(p, s.wait()); err != nil {
+	if db, err = s.openIndex(p); err != nil {
 		s.idxMu.Unlock()
 		return nil, warnings, err
 	}
@@ -225,6 +225,14 @@ func (s *Views) storeIndex() (*index.DB, []error, error) {
 		}
 	}
 	return db, warnings, nil
+}
+
+// openIndex opens the store's index at p.
+func (s *Views) openIndex(p string) (*index.DB, error) {
+	if s.Brief {
+		return index.OpenBrief(p, s.wait())
+	}
+	return index.OpenWait(p, s.wait())
 }
 
 // CloseIndex closes the store's index, if open.

@@ -37,6 +37,9 @@ type Views struct {
 	// whose indexes could not be written in that time is still updated:
 	// its indexes catch up at its next update (Indexed).
 	Wait time.Duration
+	// Brief says the process reads the store's index for one command and
+	// exits (scribe search): the index is opened with index.OpenBrief.
+	Brief bool
 
 	stampOnce sync.Once
 	stamps    map[string]int64
