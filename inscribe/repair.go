@@ -1,6 +1,7 @@
 package inscribe
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -545,46 +546,51 @@ func (m *mend) document(freshMD string) (*docState, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
-	if err == nil && !crlf {
-		if old, err = os.ReadFile(md); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, err
-		}
-	}
-	if fresh == nil {
-		if fresh, err = os.ReadFile(freshMD); err != nil {
-			return nil, err
-		}
-	}
-	doc, kept, summaryLost, err := m.rebuild(old, fresh, freshMD)
-	if err != nil {
-		return nil, err
-	}
-	aside := ""
-	if old != nil {
-		// What a person wrote in it that the rebuilt one may not hold (a
-		// summary in a head that does not read, a message cut in two) is
-		// kept: the document as it was is set aside beside it.
-		aside = md + ".damaged-" + time.Now().UTC().Format("20060102T150405.000Z")
-		if _, err := u.batch.WriteIfChangedIn(u.folder, aside, old, FileMode); err != nil {
-			return nil, err
-		}
+	// The old document, when there is one: in memory when its line ends
+	// were CRLF, else read from its file a message at a time.
+	var oldDoc docBytes
+	switch {
+	case old != nil:
+		oldDoc = memDoc(old)
+	case err == nil:
+		oldDoc = fileDoc(md)
 	}
 	p, err := u.batch.CreateIn(u.folder, md, FileMode)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := p.Write(doc.bytes); err != nil {
+	openAt, kept, summaryLost, err := m.rebuild(p, oldDoc, fileDoc(freshMD), freshMD)
+	if err != nil {
 		return nil, err
 	}
 	if err := p.Close(); err != nil {
 		return nil, err
 	}
+	aside := ""
+	if oldDoc != nil {
+		// What a person wrote in it that the rebuilt one may not hold (a
+		// summary in a head that does not read, a message cut in two) is
+		// kept: the document as it was is set aside beside it.
+		aside = md + ".damaged-" + time.Now().UTC().Format("20060102T150405.000Z")
+		a, err := u.batch.CreateIn(u.folder, aside, FileMode)
+		if err != nil {
+			return nil, err
+		}
+		if err := copyDoc(a, oldDoc); err != nil {
+			return nil, err
+		}
+		if err := a.Close(); err != nil {
+			return nil, err
+		}
+		// The rebuilt document is put in place after it.
+		u.batch.MoveLast(md)
+	}
 	m.docChanged = true
-	note.DocOpenAt, note.DocTailHash = doc.openAt, m.freshNote.DocTailHash
+	note.DocOpenAt, note.DocTailHash = openAt, m.freshNote.DocTailHash
 	note.OpenFirstID = m.freshNote.OpenFirstID
 	note.DocFormat = session.FormatVersion
 	switch {
-	case old == nil:
+	case oldDoc == nil:
 		m.say("%s was missing: rebuilt from %s", md, m.from)
 	default:
 		what := fmt.Sprintf("%s was damaged: rebuilt from %s, keeping %d of its messages as they were", md, m.from, kept)
@@ -768,61 +774,144 @@ func noteEntries(doc docBytes, md string) map[string]bool {
 
 // chunk is one message of a document, by its bytes.
 type chunk struct {
-	start, end int
+	start, end int64
 	ids        []string
 }
+
+// key is a chunk's identities as a map key.
+func (c chunk) key() string { return fmt.Sprint(c.ids) }
+
+// The kinds of line ItemOpen and a heading are made of.
+const (
+	lineOther = iota
+	lineEmpty
+	lineRule
+	lineHeading
+)
 
 // itemChunks splits a document into its messages by their bytes, as
 // document.ReadHead finds them: ItemOpen after a line end, a heading line,
 // then scribe's identity comment. A chunk runs to the next one's start.
-func itemChunks(doc []byte) []chunk {
-	var out []chunk
-	for from := 0; ; {
-		i := bytes.Index(doc[from:], []byte(document.ItemOpen))
-		if i < 0 {
-			break
-		}
-		at := from + i
-		from = at + 1
-		rest := doc[at+len(document.ItemOpen):]
-		nl := bytes.IndexByte(rest, '\n')
-		if at == 0 || doc[at-1] != '\n' || nl < 0 {
-			continue
-		}
-		line := rest[nl+1:]
-		if j := bytes.IndexByte(line, '\n'); j >= 0 {
-			line = line[:j]
-		}
-		kind, data, ok := document.ParseMarker(line)
-		var id struct {
-			IDs []string `json:"ids"`
-		}
-		if !ok || kind != "" || json.Unmarshal(data, &id) != nil || len(id.IDs) == 0 {
-			continue
-		}
-		if n := len(out); n > 0 {
-			out[n-1].end = at
-		}
-		out = append(out, chunk{start: at, end: len(doc), ids: id.IDs})
+// The document is read a line at a time, and only an identity comment is
+// held whole.
+func itemChunks(doc docBytes) ([]chunk, error) {
+	f, size, err := doc()
+	if err != nil {
+		return nil, err
 	}
-	return out
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 64<<10)
+	var out []chunk
+	var at [4]int64 // the last four lines' offsets
+	var kind [4]int // and kinds
+	var pos int64
+	for {
+		start := pos
+		line, err := br.ReadSlice('\n')
+		pos += int64(len(line))
+		k := lineOther
+		switch {
+		case err == nil && string(line) == "\n" && start > 0:
+			k = lineEmpty // after a line end
+		case err == nil && string(line) == "---\n":
+			k = lineRule
+		case bytes.HasPrefix(line, []byte("### ")) && err != io.EOF:
+			k = lineHeading
+		}
+		id := kind == [4]int{lineEmpty, lineRule, lineEmpty, lineHeading}
+		var whole []byte
+		if id {
+			whole = bytes.Clone(line)
+		}
+		for err == bufio.ErrBufferFull {
+			line, err = br.ReadSlice('\n')
+			pos += int64(len(line))
+			if id {
+				whole = append(whole, line...)
+			}
+		}
+		if err != nil && err != io.EOF {
+			return nil, err
+		}
+		if id {
+			if ids := identities(bytes.TrimSuffix(whole, []byte("\n"))); len(ids) > 0 {
+				if n := len(out); n > 0 {
+					out[n-1].end = at[0]
+				}
+				out = append(out, chunk{start: at[0], end: size, ids: ids})
+			}
+		}
+		if err == io.EOF {
+			return out, nil
+		}
+		copy(at[:], at[1:])
+		copy(kind[:], kind[1:])
+		at[3], kind[3] = start, k
+	}
 }
 
-type rebuilt struct {
-	bytes  []byte
-	openAt int64
+// identities reads a message's identity comment.
+func identities(line []byte) []string {
+	kind, data, ok := document.ParseMarker(line)
+	var id struct {
+		IDs []string `json:"ids"`
+	}
+	if !ok || kind != "" || json.Unmarshal(data, &id) != nil {
+		return nil
+	}
+	return id.IDs
 }
 
-// rebuild makes a document from the fresh one, keeping of the old one what
-// it can: its head's person-owned parts, and its closed rounds' messages
-// that are there whole.
-func (m *mend) rebuild(old, fresh []byte, freshMD string) (rebuilt, int, bool, error) {
+// readChunk reads a chunk's bytes.
+func readChunk(f io.ReaderAt, c chunk) ([]byte, error) {
+	b := make([]byte, c.end-c.start)
+	_, err := f.ReadAt(b, c.start)
+	return b, err
+}
+
+// openDoc opens a document's bytes to be read at offsets.
+func openDoc(doc docBytes) (readerAtCloser, error) {
+	f, _, err := doc()
+	if err != nil {
+		return nil, err
+	}
+	ra, ok := f.(readerAtCloser)
+	if !ok {
+		f.Close()
+		return nil, errors.New("the document cannot be read at an offset")
+	}
+	return ra, nil
+}
+
+type readerAtCloser interface {
+	io.ReaderAt
+	io.Closer
+}
+
+// copyDoc copies a document's bytes to w.
+func copyDoc(w io.Writer, doc docBytes) error {
+	f, _, err := doc()
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = io.Copy(w, f)
+	return err
+}
+
+// rebuild writes to w a document made from the fresh one, keeping of the
+// old one (nil when there is none) what it can: its head's person-owned
+// parts, and its closed rounds' messages that are there whole. Each is read
+// a message at a time: a message of the old one is read to see whether it
+// parses on its own only when the fresh one holds it, and what is written
+// is copied from the files. It returns where the open round starts in what
+// it wrote.
+func (m *mend) rebuild(w io.Writer, old, fresh docBytes, freshMD string) (openAt int64, kept int, summaryLost bool, err error) {
 	fh, err := readHead(freshMD)
 	if err != nil {
-		return rebuilt{}, 0, false, err
+		return 0, 0, false, err
 	}
 	meta, summary := *fh.Meta, fh.Summary
-	summaryLost := false
 	if old != nil {
 		if oh, err := readOldDoc(m.u.spec.md); err == nil {
 			summary = oh.keep(&meta, summary)
@@ -831,31 +920,75 @@ func (m *mend) rebuild(old, fresh []byte, freshMD string) (rebuilt, int, bool, e
 		}
 	}
 	head := document.RenderHead(&meta, summary)
-	// The old document's messages that parse on their own, by identity.
-	have := map[string][]byte{}
-	for _, c := range itemChunks(old) {
-		b := old[c.start:c.end]
-		if d, err := document.Parse(append(head[:len(head):len(head)], b...), m.u.spec.md); err == nil && len(d.Items) == 1 && slices.Equal(d.Items[0].IDs, c.ids) {
-			have[fmt.Sprint(c.ids)] = b
+	freshChunks, err := itemChunks(fresh)
+	if err != nil {
+		return 0, 0, false, err
+	}
+	ff, err := openDoc(fresh)
+	if err != nil {
+		return 0, 0, false, err
+	}
+	defer ff.Close()
+	// The old document's messages the fresh one holds that parse on their
+	// own, by identity.
+	have := map[string]chunk{}
+	var of readerAtCloser
+	if old != nil {
+		want := map[string]bool{}
+		for _, c := range freshChunks {
+			want[c.key()] = true
+		}
+		oldChunks, err := itemChunks(old)
+		if err != nil {
+			return 0, 0, false, err
+		}
+		if of, err = openDoc(old); err != nil {
+			return 0, 0, false, err
+		}
+		defer of.Close()
+		for _, c := range oldChunks {
+			if !want[c.key()] {
+				continue
+			}
+			b, err := readChunk(of, c)
+			if err != nil {
+				return 0, 0, false, err
+			}
+			if d, err := document.Parse(append(head[:len(head):len(head)], b...), m.u.spec.md); err == nil && len(d.Items) == 1 && slices.Equal(d.Items[0].IDs, c.ids) {
+				have[c.key()] = c
+			}
 		}
 	}
-	var out bytes.Buffer
-	out.Write(head)
-	openAt := int64(-1)
-	kept := 0
-	for _, c := range itemChunks(fresh) {
-		b := fresh[c.start:c.end]
-		if int64(c.start) >= m.freshNote.DocOpenAt && openAt < 0 {
-			openAt = int64(out.Len())
+	cw := &countWriter{w: w}
+	if _, err := cw.Write(head); err != nil {
+		return 0, 0, false, err
+	}
+	openAt = -1
+	for _, c := range freshChunks {
+		if c.start >= m.freshNote.DocOpenAt && openAt < 0 {
+			openAt = cw.n
 		}
-		if o, ok := have[fmt.Sprint(c.ids)]; ok && openAt < 0 && !(len(o) < len(b) && bytes.HasPrefix(b, o)) {
-			b = o
-			kept++
+		from, part := io.ReaderAt(ff), c
+		if o, ok := have[c.key()]; ok && openAt < 0 {
+			// Kept, unless the old one is the start of the fresh one (a
+			// message cut short).
+			cut := false
+			if ol := o.end - o.start; ol < c.end-c.start {
+				if cut, err = atomicfile.SameReader(io.NewSectionReader(of, o.start, ol), io.NewSectionReader(ff, c.start, ol)); err != nil {
+					return 0, 0, false, err
+				}
+			}
+			if !cut {
+				from, part = of, o
+				kept++
+			}
 		}
-		out.Write(b)
+		if _, err := io.Copy(cw, io.NewSectionReader(from, part.start, part.end-part.start)); err != nil {
+			return 0, 0, false, err
+		}
 	}
 	if openAt < 0 {
-		openAt = int64(out.Len())
+		openAt = cw.n
 	}
-	return rebuilt{bytes: out.Bytes(), openAt: openAt}, kept, summaryLost, nil
+	return openAt, kept, summaryLost, nil
 }

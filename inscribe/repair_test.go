@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -215,5 +216,58 @@ func TestSameMessagesBeforeNotes(t *testing.T) {
 	}
 	if sameMessages(memDoc(document.Render(&session.Document{Meta: meta, Summary: "s", Items: []session.Item{prompt}})), memDoc(fresh), "doc.md") {
 		t.Error("a document short of a message is taken for the same messages")
+	}
+}
+
+// TestItemChunks checks that the messages repair finds in a document by
+// its lines are the messages the parser reads, each chunk running from
+// its ItemOpen to the next one's, with documents whose lines are longer
+// than the reader's buffer.
+func TestItemChunks(t *testing.T) {
+	docs, _ := filepath.Glob("../data/sessions/*/*.md")
+	if len(docs) == 0 {
+		t.Fatal("no documents in ../data")
+	}
+	long := strings.Repeat("x", 100<<10)
+	for _, md := range docs {
+		if filepath.Base(md) == "index.md" {
+			continue
+		}
+		doc, err := os.ReadFile(md)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A line longer than the reader's buffer at the end of every
+		// message but the last.
+		if i := bytes.Index(doc, []byte(document.ItemOpen)); i >= 0 {
+			i++
+			doc = append(doc[:i:i], bytes.ReplaceAll(doc[i:], []byte(document.ItemOpen), []byte("\n"+long+"\n"+document.ItemOpen))...)
+		}
+		for _, b := range [][]byte{doc, bytes.ReplaceAll(doc, []byte("\n"+long+"\n"), []byte("\n"))} {
+			d, err := document.Parse(b, md)
+			if err != nil {
+				t.Fatalf("%s: %v", md, err)
+			}
+			chunks, err := itemChunks(memDoc(b))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(chunks) != len(d.Items) {
+				t.Fatalf("%s: %d chunks, %d messages", md, len(chunks), len(d.Items))
+			}
+			for i, c := range chunks {
+				if !slices.Equal(c.ids, d.Items[i].IDs) || !bytes.HasPrefix(b[c.start:], []byte(document.ItemOpen)) {
+					t.Fatalf("%s: chunk %d: %v at %d, want the message %v", md, i, c.ids, c.start, d.Items[i].IDs)
+				}
+				if want := int64(len(b)); i+1 < len(chunks) {
+					want = chunks[i+1].start
+					if c.end != want {
+						t.Fatalf("%s: chunk %d ends at %d, want %d", md, i, c.end, want)
+					}
+				} else if c.end != want {
+					t.Fatalf("%s: the last chunk ends at %d, want %d", md, c.end, want)
+				}
+			}
+		}
 	}
 }
