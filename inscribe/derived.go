@@ -380,6 +380,28 @@ func (d *Doc) WriteRoundsTable(data []byte) error {
 	return err
 }
 
+// WriteRoundsTableFrom writes the document's table of rounds, as write
+// writes it to a file beside it, unless it holds those bytes already: a
+// table too long to hold in memory (a session of many rounds).
+func (d *Doc) WriteRoundsTableFrom(write func(io.Writer) error) error {
+	p, err := atomicfile.Create(d.roundsTable())
+	if err != nil {
+		return err
+	}
+	defer p.Abort()
+	w := bufio.NewWriterSize(p, 64<<10)
+	if err := write(w); err != nil {
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if same, err := p.Same(); err != nil || same {
+		return err
+	}
+	return p.Commit(FileMode)
+}
+
 // RoundsTableName is the document's table of rounds, to name in a message.
 func (d *Doc) RoundsTableName() string { return d.roundsTable() }
 

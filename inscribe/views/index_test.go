@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -100,6 +101,55 @@ func TestReindexEqualsIncremental(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameDumps(t, "after reindex", dumps(t, s), incremental)
+}
+
+// TestChunkedIndexing: indexes written two rounds at a time (as a long
+// session's are, a thousand at a time: rowsChunk), by an inscription, by
+// appends and by a reindex, are those written at once, and so are the
+// tables of rounds; check --store's verification of the views, which
+// reads them a chunk at a time too, finds them sound.
+func TestChunkedIndexing(t *testing.T) {
+	build := func(chunk int) (map[string]string, map[string]string) {
+		defer views.SetRowsChunk(chunk)()
+		l := newLive(t)
+		whole, rel := sample(t, "-home-dev-src-multiturn", "22222222-2222-4222-8222-222222222222")
+		other, orel := sample(t, "-home-dev-src-tools-thinking", "11111111-1111-4111-8111-111111111111")
+		for _, n := range []int{12, 40} {
+			l.put(rel, prefixLines(whole, n))
+			l.update(false)
+		}
+		l.put(rel, whole)
+		l.put(orel, other)
+		l.update(false)
+		s := l.store()
+		tables := map[string]string{}
+		docs, err := s.Docs()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range docs {
+			if errs := s.VerifyDoc(d); len(errs) > 0 {
+				t.Errorf("rows of %d rounds at a time: %s: %v", chunk, d.Path(), errs)
+			}
+			b, err := d.ReadRoundsTable()
+			if err != nil {
+				t.Fatal(err)
+			}
+			tables[filepath.Base(d.Path())] = string(b)
+		}
+		incremental := dumps(t, s)
+		if _, err := s.Reindex(); err != nil {
+			t.Fatal(err)
+		}
+		sameDumps(t, fmt.Sprintf("rows of %d rounds at a time, after reindex", chunk), dumps(t, s), incremental)
+		return incremental, tables
+	}
+	wantDumps, wantTables := build(1024)
+	gotDumps, gotTables := build(2)
+	sameDumps(t, "rows of 2 rounds at a time", gotDumps, wantDumps)
+	if !maps.Equal(gotTables, wantTables) || len(wantTables) != 2 || !strings.Contains(wantTables["22222222-2222-4222-8222-222222222222.md"], "| [4](") {
+		t.Errorf("tables of rounds, rows of 2 rounds at a time:\n%v\nwant (of at least 4 rounds):\n%v", gotTables, wantTables)
+	}
 }
 
 // TestSeedQuery: Method 53's example query runs on the store's index.

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -264,9 +265,6 @@ func (s *Views) allDocs() ([]*inscribe.Doc, error) {
 
 // docRows reads a document's round files from round `from` on and derives
 // their index rows.
-//
-// written holds the headers of rounds an update just wrote: those rounds
-// are not read back, and each row takes its header's place (Take).
 func (s *Views) docRows(d *inscribe.Doc, key string, from int, written *inscribe.Written) ([]index.Row, error) {
 	tags, err := d.Tags()
 	if err != nil {
@@ -276,10 +274,20 @@ func (s *Views) docRows(d *inscribe.Doc, key string, from int, written *inscribe
 	if err != nil {
 		return nil, err
 	}
-	var rows []index.Row
+	return roundRows(d, key, ns, tags, written)
+}
+
+// roundRows derives the index rows of a document's rounds ns, tagged as
+// tags says.
+//
+// written holds the headers of rounds an update just wrote: those rounds
+// are not read back, and each row takes its header's place (Take).
+func roundRows(d *inscribe.Doc, key string, ns []int, tags map[int]string, written *inscribe.Written) ([]index.Row, error) {
+	rows := make([]index.Row, 0, len(ns))
 	for _, n := range ns {
 		rf, ok := written.Take(n)
 		if !ok {
+			var err error
 			if rf, err = d.RoundHeader(n); err != nil {
 				return nil, err
 			}
@@ -293,6 +301,12 @@ func (s *Views) docRows(d *inscribe.Doc, key string, from int, written *inscribe
 	}
 	return rows, nil
 }
+
+// rowsChunk is how many rounds' rows indexing holds at once: the rounds of
+// a document are indexed a chunk at a time, in one transaction per index,
+// so that a session of a million tiny lines (500,000 rounds) is not held
+// whole, texts included (bench/README.md, issue 33).
+var rowsChunk = 1024 // a variable for tests
 
 func (s *Views) sessionRow(d *inscribe.Doc, m *session.Meta, summary string, seen int64) index.Session {
 	return index.Session{SessionID: document.Key(m), AgentID: m.AgentID, Title: document.DisplayTitle(m, summary), Project: strOr(m.Project, ""),
@@ -383,19 +397,19 @@ func (s *Views) indexDocInto(batch *index.Batch, d *inscribe.Doc, key string, se
 	}
 	// The document's own index. A new one of a document of few rounds is
 	// built in memory, from every round (index.CreateScratch).
-	var rows []index.Row
+	var ns []int // the rounds to index
 	var ldb *index.DB
-	// rows holds every round: of a document without an index, or of one
+	// ns holds every round: of a document without an index, or of one
 	// a rebuild (a batch) replaces whole. A rebuild's new index takes the
 	// old one's place only once written, so that one killed halfway leaves
 	// the old index as it was, never an empty one.
 	whole := errors.Is(localErr, fs.ErrNotExist) || batch != nil
 	if whole {
-		if rows, err = s.docRows(d, key, 1, written); err != nil {
+		if ns, err = d.RoundsFrom(1); err != nil {
 			return warnings, err
 		}
 		switch {
-		case len(rows) <= inMemoryRounds:
+		case len(ns) <= inMemoryRounds:
 			ldb, err = index.CreateScratch(local)
 		case batch != nil:
 			ldb, err = index.ReplaceScratch(local, s.wait())
@@ -421,6 +435,12 @@ func (s *Views) indexDocInto(batch *index.Batch, d *inscribe.Doc, key string, se
 	if err != nil {
 		return warnings, err
 	}
+	closed := false
+	defer func() {
+		if !closed {
+			ldb.Close()
+		}
+	}()
 	localFrom := from
 	if whole {
 		localFrom = 1
@@ -428,18 +448,58 @@ func (s *Views) indexDocInto(batch *index.Batch, d *inscribe.Doc, key string, se
 		if n, err := ldb.MaxRound(ctx, key); err == nil && n < localFrom {
 			localFrom = max(n, 1)
 		}
-		if rows, err = s.docRows(d, key, min(from, localFrom), written); err != nil {
-			ldb.Close()
+		if ns, err = d.RoundsFrom(min(from, localFrom)); err != nil {
 			return warnings, err
 		}
 	}
-	own := make([]index.Row, len(rows))
-	for i, r := range rows {
-		r.Prompt, r.Reply, r.Tools = "", "", "" // the text is searched in the store's index; the document's keeps Method 53's columns
-		own[i] = r
+	tags, err := d.Tags()
+	if err != nil {
+		return warnings, err
 	}
-	if err := ldb.Put(ctx, row, own); err != nil {
-		ldb.Close()
+	// The rows go to both indexes a chunk at a time (rowsChunk). The
+	// store's takes those of the rounds from `from` on: in the rebuild's
+	// batch; else, for more rounds than a chunk, in a transaction of
+	// this document's own, which the process's other writers wait for
+	// (putStore); else in one put, with the documents that queue for the
+	// store's writer meanwhile (putStore).
+	lb, err := ldb.Begin(ctx)
+	if err != nil {
+		return warnings, err
+	}
+	defer lb.Rollback()
+	store := batch
+	if store == nil && len(ns) > rowsChunk {
+		s.putMu.Lock()
+		defer s.putMu.Unlock()
+		start := time.Now()
+		defer func() { s.serial += time.Since(start) }()
+		if store, err = sdb.Begin(ctx); err != nil {
+			return warnings, err
+		}
+		defer store.Rollback()
+	}
+	var storeRows []index.Row // for putStore
+	for i := 0; i == 0 || i < len(ns); i += rowsChunk {
+		rows, err := roundRows(d, key, ns[i:min(len(ns), i+rowsChunk)], tags, written)
+		if err != nil {
+			return warnings, err
+		}
+		own := make([]index.Row, len(rows))
+		for i, r := range rows {
+			r.Prompt, r.Reply, r.Tools = "", "", "" // the text is searched in the store's index; the document's keeps Method 53's columns
+			own[i] = r
+		}
+		if err := lb.Put(ctx, row, own); err != nil {
+			return warnings, err
+		}
+		rows = slices.DeleteFunc(rows, func(r index.Row) bool { return r.Round < from })
+		if store == nil {
+			storeRows = append(storeRows, rows...)
+		} else if err := store.Put(ctx, row, rows); err != nil {
+			return warnings, err
+		}
+	}
+	if err := lb.Commit(); err != nil {
 		return warnings, err
 	}
 	tableFrom := min(from, localFrom)
@@ -447,6 +507,7 @@ func (s *Views) indexDocInto(batch *index.Batch, d *inscribe.Doc, key string, se
 		tableFrom = 1
 	}
 	err = writeRoundsIndex(ctx, ldb, key, d, row.Title, tableFrom)
+	closed = true
 	if cerr := ldb.Close(); err == nil {
 		err = cerr
 	}
@@ -454,14 +515,11 @@ func (s *Views) indexDocInto(batch *index.Batch, d *inscribe.Doc, key string, se
 		return warnings, err
 	}
 	// The store's index, last: once it is current, so is everything else.
-	var storeRows []index.Row
-	for _, r := range rows {
-		if r.Round >= from {
-			storeRows = append(storeRows, r)
-		}
-	}
-	if batch != nil {
-		return warnings, batch.Put(ctx, row, storeRows)
+	switch {
+	case batch != nil:
+		return warnings, nil
+	case store != nil:
+		return warnings, store.Commit()
 	}
 	return warnings, s.putStore(ctx, sdb, row, storeRows)
 }
@@ -571,29 +629,50 @@ func writeRoundsIndex(ctx context.Context, ldb *index.DB, key string, d *inscrib
 			}
 		}
 	}
-	table, err := roundsTableBytes(ctx, ldb, key, doc, title)
+	n, err := ldb.MaxRound(ctx, key)
 	if err != nil {
 		return err
 	}
-	return d.WriteRoundsTable(table)
+	if n <= rowsChunk {
+		var buf bytes.Buffer
+		if err := writeRoundsTable(ctx, &buf, ldb, key, doc, title); err != nil {
+			return err
+		}
+		return d.WriteRoundsTable(buf.Bytes())
+	}
+	return d.WriteRoundsTableFrom(func(w io.Writer) error { return writeRoundsTable(ctx, w, ldb, key, doc, title) })
 }
 
-// roundsTableBytes is a document's whole table of rounds, from its index.
-func roundsTableBytes(ctx context.Context, ldb *index.DB, key, doc, title string) ([]byte, error) {
+// writeRoundsTable writes a document's whole table of rounds, from its
+// index, a chunk of rows at a time (rowsChunk).
+func writeRoundsTable(ctx context.Context, w io.Writer, ldb *index.DB, key, doc, title string) error {
 	head := roundsTableHead(title, doc)
-	rows, err := ldb.Rounds(ctx, key, 1)
+	last, err := ldb.MaxRound(ctx, key)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	buf := bytes.NewBuffer(head)
-	if len(rows) == 0 {
-		buf.Truncate(bytes.Index(head, []byte("| round |")))
-		buf.WriteString("No rounds.\n")
+	if last == 0 {
+		head = head[:bytes.Index(head, []byte("| round |"))]
+		head = append(head, "No rounds.\n"...)
 	}
-	for _, r := range rows {
-		writeRoundRow(buf, doc, r)
+	if _, err := w.Write(head); err != nil {
+		return err
 	}
-	return buf.Bytes(), nil
+	var buf bytes.Buffer
+	for from := 1; from <= last; from += rowsChunk {
+		rows, err := ldb.RoundsBetween(ctx, key, from, from+rowsChunk-1)
+		if err != nil {
+			return err
+		}
+		buf.Reset()
+		for _, r := range rows {
+			writeRoundRow(&buf, doc, r)
+		}
+		if _, err := w.Write(buf.Bytes()); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // tableRule ends the head of a rounds table.

@@ -1,11 +1,15 @@
 package views
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 
@@ -228,23 +232,68 @@ func (s *Views) VerifyDoc(d *inscribe.Doc) []error {
 		return errs // the document's own check reports it
 	}
 	// The tags the index holds came from tags.tsv: a tag it has that the
-	// file lacks was lost from the file.
-	if rows, err := db.Rounds(context.Background(), document.Key(m), 1); err == nil && tagsErr == nil {
-		for _, r := range rows {
-			if r.EngagementID != nil && tags[r.Round] == "" {
-				errs = append(errs, damage(tagsFile, fmt.Sprintf("round %d is tagged %s in the index, not in the file (lost, or cut short?)", r.Round, *r.EngagementID)))
+	// file lacks was lost from the file. (The rows are read a chunk at a
+	// time: a session of a million tiny lines has 500,000.)
+	ctx := context.Background()
+	if last, err := db.MaxRound(ctx, document.Key(m)); err == nil && tagsErr == nil {
+	chunks:
+		for from := 1; from <= last; from += rowsChunk {
+			rows, err := db.RoundsBetween(ctx, document.Key(m), from, from+rowsChunk-1)
+			if err != nil {
 				break
+			}
+			for _, r := range rows {
+				if r.EngagementID != nil && tags[r.Round] == "" {
+					errs = append(errs, damage(tagsFile, fmt.Sprintf("round %d is tagged %s in the index, not in the file (lost, or cut short?)", r.Round, *r.EngagementID)))
+					break chunks
+				}
 			}
 		}
 	}
-	want, err := roundsTableBytes(context.Background(), db, document.Key(m), d.RoundsTableLink(), d.Title())
+	same, err := sameTable(ctx, d, db, document.Key(m))
 	if err != nil {
 		return append(errs, damage(local, err.Error()))
 	}
-	if got, err := d.ReadRoundsTable(); err != nil || string(got) != string(want) {
+	if !same {
 		errs = append(errs, damage(d.RoundsTableName(), "not the table of rounds the document's index gives (missing or damaged)"))
 	}
 	return errs
+}
+
+// sameTable reports whether the document's table of rounds is the one its
+// index db gives, comparing them as the table is written (writeRoundsTable)
+// rather than holding either whole. An error is the index's.
+func sameTable(ctx context.Context, d *inscribe.Doc, db *index.DB, key string) (bool, error) {
+	f, err := os.Open(d.RoundsTableName())
+	if err != nil {
+		// Missing or unreadable: not the table, once the index reads.
+		_, err := db.MaxRound(ctx, key)
+		return false, err
+	}
+	defer f.Close()
+	c := &sameWriter{r: bufio.NewReaderSize(f, 64<<10)}
+	if err := writeRoundsTable(ctx, c, db, key, d.RoundsTableLink(), d.Title()); err != nil {
+		return false, err
+	}
+	_, err = c.r.ReadByte()
+	return !c.differ && err == io.EOF, nil
+}
+
+// sameWriter compares what is written to it with what r reads on.
+type sameWriter struct {
+	r      *bufio.Reader
+	buf    []byte
+	differ bool
+}
+
+func (c *sameWriter) Write(p []byte) (int, error) {
+	if !c.differ {
+		c.buf = slices.Grow(c.buf[:0], len(p))[:len(p)]
+		if _, err := io.ReadFull(c.r, c.buf); err != nil || !bytes.Equal(c.buf, p) {
+			c.differ = true
+		}
+	}
+	return len(p), nil
 }
 
 // VerifyStore checks the store's own derived views, reading them all: that
