@@ -191,7 +191,10 @@ func (u *update) writeRound(r *session.Round) error {
 	if err := writeRoundTo(sw, rf, r, u.src); err != nil {
 		return err
 	}
-	u.recordSum(sw.sum(r.N))
+	sum := sw.sum(r.N)
+	if err := u.recordSum(sum, r.Open); err != nil {
+		return err
+	}
 	if _, err := os.Stat(p); err == nil {
 		same, err := f.Same()
 		if err != nil {
@@ -207,7 +210,50 @@ func (u *update) writeRound(r *session.Round) error {
 		}
 	}
 	u.wrote = true
-	return f.Close()
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if r.Open {
+		return nil
+	}
+	return u.commitRounds(sum.Size)
+}
+
+// roundsPerCommit and bytesPerCommit bound the closed round files an
+// update holds uncommitted in its batch: once it holds as many, or their
+// bytes reach as much, they are committed (made durable and put in place)
+// before the update goes on. A batch keeps a record of each file until it
+// commits, about 600 bytes with the header and sum the update kept, which
+// made the memory of an inscription of a session of a million tiny lines
+// grow with it (bench/README.md, issue 33); its page cache is freed of
+// them sooner too. The store is valid at every moment meanwhile: a closed
+// round's file past what the read note records is one an update stopped
+// before its note wrote, which the next update writes again, the same
+// bytes (docs/FORMAT.md, section 9, Write order).
+var (
+	roundsPerCommit       = 4096
+	bytesPerCommit  int64 = 64 << 20
+)
+
+// TestOnlyRoundsPerCommit, when positive, replaces roundsPerCommit: a
+// test's kill then falls between commits of a small session's rounds.
+var TestOnlyRoundsPerCommit int
+
+// commitRounds commits the batch once the closed round files it holds
+// reach roundsPerCommit or bytesPerCommit (size is the last one's). Until
+// the rounds close, the batch holds nothing else to put in place (the
+// document, the note and the files the rounds show come after them).
+func (u *update) commitRounds(size int64) error {
+	u.pendingBytes += size
+	most := roundsPerCommit
+	if TestOnlyRoundsPerCommit > 0 {
+		most = TestOnlyRoundsPerCommit
+	}
+	if u.batch.Len() < most && u.pendingBytes < bytesPerCommit {
+		return nil
+	}
+	u.pendingBytes = 0
+	return u.batch.Commit()
 }
 
 // collectFiles gathers the images and documents a round shows.

@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -62,35 +61,44 @@ type roundSum struct {
 	SHA256 string `json:"sha256,omitempty"`
 }
 
-// recordSum keeps the sum of a round file this update wrote.
-func (u *update) recordSum(s roundSum) {
-	if u.sums == nil {
-		u.sums = make(map[int]roundSum)
+// recordSum keeps the sum of a round file this update wrote: an open
+// round's for the next note, a closed round's in the record at once,
+// appended past what the last note recorded a buffer at a time (as the
+// graph's lines are), so that an update holds no sum of each round it
+// closes.
+func (u *update) recordSum(s roundSum, open bool) error {
+	if open {
+		u.openSum = &s
+		return nil
 	}
-	u.sums[s.Round] = s
+	u.sumLines = fmt.Appendf(u.sumLines, "%d\t%d\t%s\n", s.Round, s.Size, s.Sum)
+	if len(u.sumLines) < 32<<10 {
+		return nil
+	}
+	return u.flushSums()
+}
+
+// flushSums appends the sums kept to the record (appendAt: cut back to
+// what the last note recorded first).
+func (u *update) flushSums() error {
+	if !u.sumsStarted {
+		u.sumsStarted = true
+		if st := u.old; st != nil && st.RoundsSize != nil {
+			u.sumsSize = *st.RoundsSize
+		}
+	}
+	size, err := appendAt(&u.batch, filepath.Join(u.folder, roundsFile), u.sumsSize, string(u.sumLines))
+	u.sumsSize, u.sumLines = size, u.sumLines[:0]
+	return err
 }
 
 // recordRounds appends the sums of the rounds this update closed to the
 // record, after what the last note recorded, and puts the record's new
 // size and the open round's sum in the next note.
-func (u *update) recordRounds(st, next *docState) error {
-	var from int64
-	if st.RoundsSize != nil {
-		from = *st.RoundsSize
-	}
-	var closed []roundSum
-	next.OpenRound = nil
-	for n, s := range u.sums {
-		if u.rounds.open(n) {
-			open := s
-			next.OpenRound = &open
-			continue
-		}
-		closed = append(closed, s)
-	}
-	sort.Slice(closed, func(i, j int) bool { return closed[i].Round < closed[j].Round })
-	size, err := appendSums(&u.batch, filepath.Join(u.folder, roundsFile), from, closed)
-	next.RoundsSize = &size
+func (u *update) recordRounds(next *docState) error {
+	err := u.flushSums()
+	next.RoundsSize = &u.sumsSize
+	next.OpenRound = u.openSum
 	return err
 }
 

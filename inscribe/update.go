@@ -407,7 +407,8 @@ type update struct {
 	files      map[string][]byte
 	wrote      bool
 	// batch holds every file this update writes, committed together at its
-	// end in a safe order: round files, the document, the read note.
+	// end in a safe order: round files, the document, the read note; the
+	// closed rounds' files a few thousand at a time before (commitRounds).
 	batch atomicfile.Batch
 	// lastEnd is the source offset just past the last closed round.
 	lastEnd int64
@@ -421,8 +422,16 @@ type update struct {
 	// redacted holds the lines of the rounds not yet written whose
 	// secrets the store's Redactor replaced, by line number.
 	redacted map[int]redactedLine
-	// sums are the sizes and hashes of the round files written.
-	sums map[int]roundSum
+	// openSum is the size and sum of the open round's file written;
+	// sumLines holds the sums of the closed rounds' not yet appended to
+	// the record, which holds sumsSize bytes once sumsStarted (recordSum).
+	openSum     *roundSum
+	sumLines    []byte
+	sumsSize    int64
+	sumsStarted bool
+	// pendingBytes is what the round files written since the batch last
+	// committed hold (commitRounds).
+	pendingBytes int64
 	// sumBuf is what closeSum reads a round's source bytes through when
 	// the marks do not reach its end.
 	sumBuf []byte
@@ -888,7 +897,7 @@ func (u *update) build() error {
 	if next.GraphSize, err = graph.finish(); err != nil {
 		return err
 	}
-	if err := u.recordRounds(st, &next); err != nil {
+	if err := u.recordRounds(&next); err != nil {
 		return err
 	}
 

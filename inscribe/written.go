@@ -13,31 +13,26 @@ import (
 
 // Written holds the headers of the round files an update wrote, by number,
 // until the indexer takes them (Update.Rounds). An update holds one per
-// round it wrote, so for a whole session when it inscribes one: the texts
-// (the prompt, the agent's text, thinking and tool calls, and of the
-// calls' results what the index holds: ResultText) are kept in a scratch
-// file (scratchFiles), and only the other fields in memory. (Held as
-// RoundFile values, results included, they were most of the 86 MB live at
-// the end of a 315 MB session of 0.9 MB rounds; without the results,
-// 19 MB; packed in memory, 4.7 MB.) A long text is written and read back
-// without a copy beside it.
+// round it wrote, so for a whole session when it inscribes one: each
+// header (the prompt, the agent's text, thinking and tool calls, and of
+// the calls' results what the index holds: ResultText, and the other
+// fields) is kept in a scratch file (scratchFiles), and in memory only
+// where it lies, 8 bytes a round. (Held as RoundFile values, results
+// included, they were most of the 86 MB live at the end of a 315 MB
+// session of 0.9 MB rounds; without the results, 19 MB; packed in memory,
+// 4.7 MB, but 60 bytes a round, 30 MB for a session of a million tiny
+// lines.) A long text is written and read back without a copy beside it.
 type Written struct {
 	dir string // the document's folder, where a new one is made
-	m   map[int]*packedHeader
-	f   *os.File
-	end int64
-	err error
-	buf []byte
-	rd  *bufio.Reader
-}
-
-// packedHeader is a round file's header but for the prompt and the
-// agent's blocks, which lie in the file at [at, at+n) (packBlocks).
-type packedHeader struct {
-	rf      RoundFile
-	hasUser bool
-	blocks  int
-	at, n   int64
+	// at is where the header of each round from round first on lies in
+	// f, -1 for none (not written, or taken).
+	first int
+	at    []int64
+	f     *os.File
+	end   int64
+	err   error
+	buf   []byte
+	rd    *bufio.Reader
 }
 
 // longField is the length from which a text is written to the file and
@@ -48,28 +43,58 @@ const longField = 64 << 10
 // add keeps rf's header. An error is kept for Take, which then finds
 // nothing (the indexer reads the round file back instead).
 func (w *Written) add(rf *RoundFile) {
-	if w.m == nil {
-		w.m = make(map[int]*packedHeader)
-	}
-	p := &packedHeader{rf: *rf, hasUser: rf.User != nil, at: w.end}
-	p.rf.User, p.rf.Agent, p.rf.Entries = nil, nil, nil
-	w.m[rf.Round] = p
 	if w.err == nil && w.f == nil {
 		w.f, w.err = scratch.get(w.dir)
 	}
 	if w.err != nil {
 		return
 	}
+	w.place(rf.Round, w.end)
+	w.buf = binary.AppendVarint(w.buf, int64(rf.Round))
+	w.packString(rf.Started)
+	if rf.EngagementID == nil {
+		w.buf = binary.AppendUvarint(w.buf, 0)
+	} else {
+		w.buf = binary.AppendUvarint(w.buf, 1)
+		w.packString(*rf.EngagementID)
+	}
+	blocks := len(rf.Agent)
+	if rf.User != nil {
+		blocks++
+	}
+	for _, v := range [...]int64{bit(rf.Open), rf.TokenCount, int64(rf.Lines[0]), int64(rf.Lines[1]), bit(rf.User != nil), int64(blocks)} {
+		w.buf = binary.AppendVarint(w.buf, v)
+	}
 	if rf.User != nil {
 		w.packBlock(*rf.User)
-		p.blocks++
 	}
 	for _, b := range rf.Agent {
 		w.packBlock(b)
-		p.blocks++
 	}
 	w.flush()
-	p.n = w.end - p.at
+}
+
+// bit is 1 for true, 0 for false.
+func bit(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// place records that round n's header lies at offset at.
+func (w *Written) place(n int, at int64) {
+	if len(w.at) == 0 {
+		w.first = n
+	}
+	if n < w.first { // a round before the first written: seldom
+		w.at = append(slices.Repeat([]int64{-1}, w.first-n), w.at...)
+		w.first = n
+	}
+	for n-w.first >= len(w.at) {
+		w.at = append(w.at, -1)
+	}
+	w.at[n-w.first] = at
 }
 
 // packBlock writes a block's Type, Text, Name, ID and Input, then its
@@ -107,7 +132,7 @@ func (w *Written) packResult(r *RoundResult) {
 		return
 	}
 	w.buf = binary.AppendUvarint(w.buf, uint64(len(r.Content))+1)
-	w.buf = binary.AppendUvarint(w.buf, map[bool]uint64{false: 0, true: 1}[r.IsError])
+	w.buf = binary.AppendUvarint(w.buf, uint64(bit(r.IsError)))
 	for _, c := range r.Content {
 		text := c.Text
 		if c.Type == "text" {
@@ -134,12 +159,6 @@ func (w *Written) write(f func() (int, error)) {
 	w.err = err
 }
 
-// open reports whether round n was written open.
-func (w *Written) open(n int) bool {
-	p := w.m[n]
-	return p != nil && p.rf.Open
-}
-
 // Take returns the header of round n, if this update wrote it, and forgets
 // it: the indexer's row takes its place. Its agent blocks' results hold
 // their parts' Type and Text only, a text part's as ResultText has it.
@@ -147,16 +166,27 @@ func (w *Written) Take(n int) (*RoundFile, bool) {
 	if w == nil || w.err != nil {
 		return nil, false
 	}
-	p, ok := w.m[n]
-	if !ok {
+	i := n - w.first
+	if i < 0 || i >= len(w.at) || w.at[i] < 0 {
 		return nil, false
 	}
-	delete(w.m, n)
+	at := w.at[i]
+	w.at[i] = -1
 	if w.rd == nil {
 		w.rd = bufio.NewReaderSize(nil, 16<<10)
 	}
-	w.rd.Reset(io.NewSectionReader(w.f, p.at, p.n))
-	blocks := make([]RoundBlock, p.blocks)
+	w.rd.Reset(io.NewSectionReader(w.f, at, w.end-at))
+	rf := RoundFile{Round: int(w.readInt())}
+	rf.Started = w.readString()
+	if w.readLen() == 1 {
+		e := w.readString()
+		rf.EngagementID = &e
+	}
+	rf.Open = w.readInt() == 1
+	rf.TokenCount = w.readInt()
+	rf.Lines = [2]int{int(w.readInt()), int(w.readInt())}
+	hasUser := w.readInt() == 1
+	blocks := make([]RoundBlock, max(w.readInt(), 0))
 	for i := range blocks {
 		b := &blocks[i]
 		for _, s := range []*string{&b.Type, &b.Text, &b.Name, &b.ID} {
@@ -173,11 +203,10 @@ func (w *Written) Take(n int) (*RoundFile, bool) {
 			}
 		}
 	}
-	if w.err != nil {
+	if w.err != nil || rf.Round != n {
 		return nil, false
 	}
-	rf := p.rf
-	if p.hasUser {
+	if hasUser && len(blocks) > 0 {
 		rf.User = &blocks[0]
 		blocks = blocks[1:]
 	}
@@ -185,6 +214,14 @@ func (w *Written) Take(n int) (*RoundFile, bool) {
 		rf.Agent = blocks
 	}
 	return &rf, true
+}
+
+func (w *Written) readInt() int64 {
+	n, err := binary.ReadVarint(w.rd)
+	if err != nil && w.err == nil {
+		w.err = err
+	}
+	return n
 }
 
 func (w *Written) readLen() int {

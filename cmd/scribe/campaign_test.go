@@ -285,23 +285,40 @@ func sorted(m map[string]bool) []string {
 	return out
 }
 
-// TestKillCampaign appends a growing session (a line torn now and then) in
-// a process killed with SIGKILL at random moments; then an append brings
-// the store to exactly what an inscription of the whole session gives,
-// check --store is clean, and no temporary file is left.
-func TestKillCampaign(t *testing.T) {
-	data := synthTranscript(60) // about 1.2 MB
-	want := reference(t, "s.jsonl", data)
-	var ends []int
+// growingSession is the session of the kill campaigns: its bytes (about
+// 1.2 MB), the store an inscription of it whole gives, where each of its
+// lines ends, and where a campaign writes its source and its store.
+func growingSession(t *testing.T) (data []byte, want map[string][]byte, ends []int, src, root string) {
+	data = synthTranscript(60)
+	want = reference(t, "s.jsonl", data)
 	for i, c := range data {
 		if c == '\n' {
 			ends = append(ends, i+1)
 		}
 	}
 	dir := t.TempDir()
-	src := filepath.Join(dir, "proj", "s.jsonl")
+	src = filepath.Join(dir, "proj", "s.jsonl")
 	os.MkdirAll(filepath.Dir(src), 0o755)
-	root := filepath.Join(dir, "data")
+	return data, want, ends, src, filepath.Join(dir, "data")
+}
+
+// noTemps fails if a scribe temporary file was left in the store.
+func noTemps(t *testing.T, root string) {
+	t.Helper()
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasPrefix(d.Name(), ".") && strings.Contains(d.Name(), ".tmp-") {
+			t.Errorf("left behind: %s", p)
+		}
+		return err
+	})
+}
+
+// TestKillCampaign appends a growing session (a line torn now and then) in
+// a process killed with SIGKILL at random moments; then an append brings
+// the store to exactly what an inscription of the whole session gives,
+// check --store is clean, and no temporary file is left.
+func TestKillCampaign(t *testing.T) {
+	data, want, ends, src, root := growingSession(t)
 	rng := rand.New(rand.NewSource(14))
 	os.WriteFile(src, data[:ends[len(ends)/3]], 0o644)
 	start := time.Now()
@@ -337,13 +354,69 @@ func TestKillCampaign(t *testing.T) {
 		t.Fatalf("check --store after the kills: %d\n%s%s", code, stdout, stderr)
 	}
 	sameStores(t, "after the kills", storeState(t, root), want)
-	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && strings.HasPrefix(d.Name(), ".") && strings.Contains(d.Name(), ".tmp-") {
-			t.Errorf("left behind: %s", p)
-		}
-		return err
-	})
+	noTemps(t, root)
 	t.Logf("%d of 30 appends were killed mid-run (an append takes %v here)", killed, span)
+}
+
+// TestCommitKillCampaign kills with SIGKILL, at random moments, an
+// inscription whose round files are committed two at a time (as a long
+// session's are by thousands: inscribe.roundsPerCommit), first of a
+// session the store does not hold, then as the session grows: a kill
+// leaves round files that no read note records yet. After each kill,
+// check --store finds no damage but in the views derived last (the
+// catalogs, which a run writes once it has updated every document, and a
+// table of rounds a kill left behind its session.db: the next update
+// writes both); after the last, an inscribe brings the store to
+// exactly what an inscription of the whole session gives, check --store
+// is clean, and no temporary file is left.
+func TestCommitKillCampaign(t *testing.T) {
+	data, want, ends, src, root := growingSession(t)
+	rng := rand.New(rand.NewSource(33))
+	run := func(args ...string) *exec.Cmd {
+		cmd := scribeCmd(append([]string{"--root", root}, args...)...)
+		cmd.Env = append(cmd.Env, "SCRIBE_TEST_ROUNDS_PER_COMMIT=2")
+		return cmd
+	}
+	// How long an inscription of the whole session takes here.
+	ref := filepath.Join(t.TempDir(), "s.jsonl")
+	os.WriteFile(ref, data, 0o644)
+	start := time.Now()
+	if out, err := scribeCmd("--root", filepath.Join(t.TempDir(), "data"), "inscribe", ref).CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	span := time.Since(start)
+	at, killed := len(ends)/4, 0
+	for i := 0; i < 20; i++ {
+		if i > 0 {
+			at = min(len(ends)-1, at+rng.Intn(len(ends)/15+1))
+		}
+		os.WriteFile(src, data[:ends[at]], 0o644)
+		cmd := run("inscribe", src)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(rng.Int63n(int64(span) + 1)))
+		cmd.Process.Signal(syscall.SIGKILL)
+		if err := cmd.Wait(); err != nil {
+			killed++
+		}
+		out, _ := run("check", "--store").CombinedOutput()
+		for _, line := range strings.Split(string(out), "\n") {
+			if strings.Contains(line, "damaged") && !strings.Contains(line, "index.md: ") {
+				t.Fatalf("check --store after kill %d: %s\n%s", i, line, out)
+			}
+		}
+	}
+	os.WriteFile(src, data, 0o644)
+	if out, err := run("inscribe", src).CombinedOutput(); err != nil {
+		t.Fatalf("the inscription after the kills: %v\n%s", err, out)
+	}
+	if out, err := run("check", "--store").CombinedOutput(); err != nil || !strings.Contains(string(out), " 0 with differences") {
+		t.Fatalf("check --store after the kills: %v\n%s", err, out)
+	}
+	sameStores(t, "after the kills", storeState(t, root), want)
+	noTemps(t, root)
+	t.Logf("%d of 20 inscriptions were killed mid-run (a whole one takes %v here)", killed, span)
 }
 
 // synthWords is a session of n rounds whose every answer holds the words
@@ -419,12 +492,7 @@ func TestForgetKillCampaign(t *testing.T) {
 	if code, stdout, stderr := scribeRun(t, root, "check", "--store"); code != 0 || !strings.Contains(stdout, " 0 with differences") {
 		t.Fatalf("check --store after the kills: %d\n%s%s", code, stdout, stderr)
 	}
-	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && strings.HasPrefix(d.Name(), ".") && strings.Contains(d.Name(), ".tmp-") {
-			t.Errorf("left behind: %s", p)
-		}
-		return err
-	})
+	noTemps(t, root)
 	t.Logf("%d of %d forgets were killed mid-run, %d between the renames of the document's files (a forget takes %v here)", killed, kills, cut, span)
 }
 

@@ -28,6 +28,12 @@ func TestMain(m *testing.M) {
 	if os.Getenv("SCRIBE_TEST_MAIN") != "" {
 		// It may take its time over each session, for a test to
 		// interrupt it in the middle.
+		// It may commit a session's round files a few at a time, as it
+		// does a long session's by thousands, for a test to kill it
+		// between two commits.
+		if n, _ := strconv.Atoi(os.Getenv("SCRIBE_TEST_ROUNDS_PER_COMMIT")); n > 0 {
+			inscribe.TestOnlyRoundsPerCommit = n
+		}
 		if ms, _ := strconv.Atoi(os.Getenv("SCRIBE_TEST_SLOW_UPDATE")); ms > 0 {
 			update := storeUpdate
 			storeUpdate = func(v *views.Views, s source.Session, o inscribe.Options) []inscribe.Result {
