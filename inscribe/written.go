@@ -32,7 +32,14 @@ type Written struct {
 	end   int64
 	err   error
 	buf   []byte
+	// rd reads sr, the file from some offset to its end as it was
+	// (srEnd): the headers are taken in the order they were written, so
+	// one is read on from where the last ended, not by a read of rd's
+	// buffer each.
 	rd    *bufio.Reader
+	sr    *io.SectionReader
+	srAt  int64
+	srEnd int64
 }
 
 // longField is the length from which a text is written to the file and
@@ -172,10 +179,7 @@ func (w *Written) Take(n int) (*RoundFile, bool) {
 	}
 	at := w.at[i]
 	w.at[i] = -1
-	if w.rd == nil {
-		w.rd = bufio.NewReaderSize(nil, 16<<10)
-	}
-	w.rd.Reset(io.NewSectionReader(w.f, at, w.end-at))
+	w.seek(at)
 	rf := RoundFile{Round: int(w.readInt())}
 	rf.Started = w.readString()
 	if w.readLen() == 1 {
@@ -214,6 +218,20 @@ func (w *Written) Take(n int) (*RoundFile, bool) {
 		rf.Agent = blocks
 	}
 	return &rf, true
+}
+
+// seek has rd read on from offset at.
+func (w *Written) seek(at int64) {
+	if w.rd != nil && w.srEnd == w.end {
+		if pos, err := w.sr.Seek(0, io.SeekCurrent); err == nil && w.srAt+pos-int64(w.rd.Buffered()) == at {
+			return
+		}
+	}
+	if w.rd == nil {
+		w.rd = bufio.NewReaderSize(nil, 16<<10)
+	}
+	w.sr, w.srAt, w.srEnd = io.NewSectionReader(w.f, at, w.end-at), at, w.end
+	w.rd.Reset(w.sr)
 }
 
 func (w *Written) readInt() int64 {

@@ -10,8 +10,9 @@ import (
 )
 
 // TestWritten: a header taken back is the one written, the tool calls'
-// results as the index holds them (ResultText); each is taken once; the
-// file is gone once closed.
+// results as the index holds them (ResultText); each is taken once,
+// whatever the order they are written and taken in; the file is gone once
+// closed.
 func TestWritten(t *testing.T) {
 	dir := t.TempDir()
 	w := &Written{dir: dir}
@@ -24,10 +25,15 @@ func TestWritten(t *testing.T) {
 			Entries: []RoundEntry{{Line: 1}}},
 		{Round: 2, Open: true},
 		{Round: 3, Agent: []RoundBlock{{Type: "tool_use", Name: "Read"}}},
+		{Round: 5, EngagementID: ptr("eng-1"), Started: "t5", Lines: [2]int{9, 9}},
+		{Round: 4, User: &RoundBlock{Type: "text", Text: "before"}, Open: true},
 	}
 	for i := range rfs {
 		w.add(&rfs[i])
 	}
+	// Taken out of order: round 4 (written last) first, then 1, 2 and 3
+	// (each read on from where the one before ended), then 5.
+	rfs = append(rfs[4:], rfs[:4]...)
 	for _, rf := range rfs {
 		want := rf
 		want.Entries = nil
@@ -60,6 +66,8 @@ func TestWritten(t *testing.T) {
 		t.Errorf("left %v", ents)
 	}
 }
+
+func ptr(s string) *string { return &s }
 
 // TestResultText: a long result is held by its start and end, cut between
 // words; one it returns it returns unchanged.
