@@ -321,7 +321,21 @@ func (x *converter) assistant(i, seg int, it *session.Item, content []claude.Blo
 	x.chain(u, time)
 }
 
-var validToolID = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+// validToolID reports whether s is a call id or a tool name the API
+// accepts: 1 to 64 ASCII letters, digits, '_' and '-'. (A loop, not a
+// regular expression: {1,64} compiled to 64 copies of the class, at every
+// start of scribe.)
+func validToolID(s string) bool {
+	if len(s) == 0 || len(s) > 64 {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // toolID is the id a call is written under: its own, when the API accepts
 // it.
@@ -330,7 +344,7 @@ func (x *converter) toolID(id string) string {
 		return w
 	}
 	w := id
-	if !validToolID.MatchString(id) {
+	if !validToolID(id) {
 		w = "toolu_" + strings.ReplaceAll(exportcore.ID(x.sid, "call", id), "-", "")
 		x.losses.Add(exportcore.Transformed, exportcore.WhatToolID, 1, "ids",
 			"the API accepts call ids of letters, digits, '_' and '-' only; the call and its result get a derived id")
@@ -343,7 +357,7 @@ var invalidName = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
 
 func (x *converter) toolUse(b *session.Block) claude.Block {
 	name := b.Label
-	if !validToolID.MatchString(name) {
+	if !validToolID(name) {
 		name = invalidName.ReplaceAllString(name, "_")
 		if len(name) > 64 {
 			name = name[:64]
