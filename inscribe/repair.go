@@ -16,6 +16,7 @@ import (
 
 	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/atomicfile"
+	"github.com/scribe-archive/scribe/internal/room"
 	"github.com/scribe-archive/scribe/session"
 )
 
@@ -864,6 +865,7 @@ func identities(line []byte) []string {
 
 // readChunk reads a chunk's bytes.
 func readChunk(f io.ReaderAt, c chunk) ([]byte, error) {
+	room.Make(int(c.end - c.start))
 	b := make([]byte, c.end-c.start)
 	_, err := f.ReadAt(b, c.start)
 	return b, err

@@ -19,6 +19,7 @@ import (
 	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/jsonpatch"
 	"github.com/scribe-archive/scribe/internal/osfile"
+	"github.com/scribe-archive/scribe/internal/room"
 	"github.com/scribe-archive/scribe/session"
 	"github.com/scribe-archive/scribe/session/source"
 )
@@ -458,6 +459,7 @@ func readHeaderLines(f *os.File, stop string) (rf *RoundFile, ok bool, err error
 			continue
 		}
 		// A long line: read whole, and a string in it decoded where it is.
+		room.Make(int(pos - start))
 		line = make([]byte, pos-start)
 		if _, err := f.ReadAt(line, start); err != nil {
 			return nil, false, err
