@@ -169,7 +169,13 @@ func (w *Written) write(f func() (int, error)) {
 // Take returns the header of round n, if this update wrote it, and forgets
 // it: the indexer's row takes its place. Its agent blocks' results hold
 // their parts' Type and Text only, a text part's as ResultText has it.
-func (w *Written) Take(n int) (*RoundFile, bool) {
+func (w *Written) Take(n int) (*RoundFile, bool) { return w.read(n, true) }
+
+// Peek is Take but for forgetting the header: the indexer reads it again
+// for another index.
+func (w *Written) Peek(n int) (*RoundFile, bool) { return w.read(n, false) }
+
+func (w *Written) read(n int, forget bool) (*RoundFile, bool) {
 	if w == nil || w.err != nil {
 		return nil, false
 	}
@@ -178,7 +184,9 @@ func (w *Written) Take(n int) (*RoundFile, bool) {
 		return nil, false
 	}
 	at := w.at[i]
-	w.at[i] = -1
+	if forget {
+		w.at[i] = -1
+	}
 	w.seek(at)
 	rf := RoundFile{Round: int(w.readInt())}
 	rf.Started = w.readString()

@@ -10,7 +10,8 @@ import (
 )
 
 // TestWritten: a header taken back is the one written, the tool calls'
-// results as the index holds them (ResultText); each is taken once,
+// results as the index holds them (ResultText); each is peeked at as
+// often as asked, and taken once,
 // whatever the order they are written and taken in; the file is gone once
 // closed.
 func TestWritten(t *testing.T) {
@@ -52,6 +53,9 @@ func TestWritten(t *testing.T) {
 				}
 				want.Agent[i].Result = r
 			}
+		}
+		if got, ok := w.Peek(rf.Round); !ok || !reflect.DeepEqual(*got, want) {
+			t.Fatalf("round %d, peeked: %+v, want %+v", rf.Round, got, want)
 		}
 		got, ok := w.Take(rf.Round)
 		if !ok || !reflect.DeepEqual(*got, want) {
