@@ -31,8 +31,11 @@ func (a *Adapter) Resume(r io.Reader, origin func(id string) (io.ReadCloser, err
 	for {
 		line, err := lr.Next()
 		if err == nil && !source.IsBlank(line.Raw) {
-			e := &resumeEntry{}
-			if json.Unmarshal(line.Raw, e) == nil && e.UUID != "" && !e.IsSidechain {
+			var w resumeWire
+			if json.Unmarshal(line.Raw, &w) == nil && w.UUID != "" && !w.IsSidechain {
+				e := &resumeEntry{Type: w.Type, Subtype: w.Subtype, UUID: w.UUID, ParentUUID: w.ParentUUID,
+					LogicalParentUUID: w.LogicalParentUUID, Timestamp: w.Timestamp, IsCompactSummary: w.IsCompactSummary,
+					Message: w.Message, Attachment: w.Attachment, CompactMetadata: w.CompactMetadata}
 				// Every entry with an identity is a link of the chain
 				// (progress entries too).
 				if _, dup := byID[e.UUID]; !dup {
@@ -363,17 +366,30 @@ func sourceFile(b Block) *session.File {
 	return &session.File{Type: b.Type, MediaType: b.Source.MediaType, Data: data}
 }
 
-// resumeEntry is what Resume reads of an entry: its links, and its
-// message decoded where the line is read, not kept as raw bytes to decode
-// later: a line of 100 MB is held as the texts it holds, once, and the
-// raw fields Resume does not read (a tool result's toolUseResult) are not
-// held at all. An entry that Entry does not decode is skipped, as it was.
-type resumeEntry struct {
+// resumeWire is what Resume reads of an entry: its links, and its message
+// decoded where the line is read, not kept as raw bytes to decode later: a
+// line of 100 MB is held as the texts it holds, once, and the raw fields
+// Resume does not read (a tool result's toolUseResult) are not held at
+// all. An entry that Entry does not decode is skipped, as it was.
+type resumeWire struct {
 	Entry
 	Message       resumeMessage `json:"message,omitempty"`
 	Content       skipped       `json:"content,omitempty"`
 	Rendered      skipped       `json:"rendered,omitempty"`
 	ToolUseResult skipped       `json:"toolUseResult,omitempty"`
+}
+
+// resumeEntry is what Resume keeps of an entry until the chain is known:
+// not the fields every entry repeats (the working directory, the session,
+// the version), which a session of a million entries would hold each time.
+type resumeEntry struct {
+	Type, Subtype, UUID           string
+	ParentUUID, LogicalParentUUID *string
+	Timestamp                     string
+	IsCompactSummary              bool
+	Message                       resumeMessage
+	Attachment                    json.RawMessage
+	CompactMetadata               *CompactMeta
 }
 
 // skipped is a value Resume does not read: not copied, as the RawMessage
