@@ -5,9 +5,9 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"unicode/utf8"
+
+	"github.com/scribe-archive/scribe/internal/jsonpatch"
 )
 
 // A conversion encodes each line it writes, and a text in a line is
@@ -85,38 +85,11 @@ func (l *LongTexts) Write(w *bufio.Writer, line []byte) {
 		}
 		delete(l.fresh, mark)
 		w.Write(line[:i])
-		l.writeString(w, text)
+		jsonpatch.WriteString(w, text, 64<<10, l.html) // a bufio.Writer's error is Flush's
 		line = line[end:]
 	}
 	if len(l.fresh) > 0 {
 		panic(fmt.Sprintf("exportcore: %d long texts are not in the line written", len(l.fresh)))
 	}
 	w.Write(line)
-}
-
-// writeString writes the encoding of s inside a JSON string, a piece at a
-// time: the encoding of a string is that of its runes one after the
-// other, and a piece ends before a rune's first byte, so the pieces'
-// encodings make the whole's.
-func (l *LongTexts) writeString(w *bufio.Writer, s string) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(l.html)
-	const piece = 64 << 10
-	for len(s) > 0 {
-		n := min(len(s), piece)
-		if n < len(s) {
-			for n > 0 && !utf8.RuneStart(s[n]) {
-				n--
-			}
-			if n == 0 { // no rune starts here: bytes that are no UTF-8, each encoded alone
-				n = min(len(s), piece)
-			}
-		}
-		buf.Reset()
-		enc.Encode(s[:n])
-		b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-		w.Write(b[1 : len(b)-1])
-		s = s[n:]
-	}
 }

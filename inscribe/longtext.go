@@ -8,6 +8,8 @@ import (
 	"io"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/scribe-archive/scribe/internal/jsonpatch"
 )
 
 // A round file holds its longest texts and lines once more than the round
@@ -66,28 +68,13 @@ func writeIndented(w *bufio.Writer, v any, prefix string, texts []*string, trim 
 	return nil
 }
 
-// writeJSONString writes s as encoding/json encodes a string, a piece at a
-// time. The encoding of a string is that of its runes one after the
-// other, and a piece ends before a rune's first byte, so the pieces'
-// encodings make the whole's.
+// writeJSONString writes s as encoding/json encodes a string, 64 KiB of
+// it at a time (jsonpatch.WriteString).
 func writeJSONString(w *bufio.Writer, s string) { writeJSONStringIn(w, s, 64<<10) }
 
 func writeJSONStringIn(w *bufio.Writer, s string, piece int) {
 	w.WriteByte('"')
-	for len(s) > 0 {
-		n := min(len(s), piece)
-		if n < len(s) {
-			for n > 0 && !utf8.RuneStart(s[n]) {
-				n--
-			}
-			if n == 0 { // no rune starts here: bytes that are no UTF-8, each encoded alone
-				n = min(len(s), piece)
-			}
-		}
-		b, _ := json.Marshal(s[:n])
-		w.Write(b[1 : len(b)-1])
-		s = s[n:]
-	}
+	jsonpatch.WriteString(w, s, piece, true) // a bufio.Writer's error is Flush's
 	w.WriteByte('"')
 }
 
