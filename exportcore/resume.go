@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"io"
 	"os"
-	"runtime"
 
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/session"
@@ -60,9 +59,6 @@ func Resume(d *inscribe.Doc, src Source) (*Conversation, error) {
 		return live(err)
 	}
 	defer f.Close()
-	// What writing it back held (a long text twice) is garbage: collected
-	// now, before the reading holds the text twice again (see collect).
-	runtime.GC()
 	// The file itself: a reader of lines finds a long line's length in it
 	// before reading it (source.LineReader).
 	r, err := src.Resumer.Resume(f.File, func(id string) (io.ReadCloser, error) {
@@ -84,7 +80,6 @@ func Resume(d *inscribe.Doc, src Source) (*Conversation, error) {
 			"the document of the session it was forked from is not beside this one: the history it shares with it is not carried")
 	}
 	c.Items = r.Items
-	runtime.GC() // the line the Resumer read a long text from, likewise
 	return c, nil
 }
 

@@ -12,12 +12,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"slices"
 
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/internal/jsonpatch"
+	"github.com/scribe-archive/scribe/internal/room"
 	"github.com/scribe-archive/scribe/session"
 	"github.com/scribe-archive/scribe/session/source"
 )
@@ -129,7 +129,7 @@ func (x *exporter) round(d *inscribe.Doc, b source.Builder, n int) error {
 		if err != nil {
 			return err
 		}
-		collect(at.Len)
+		room.Make(int(at.Len)) // the step before left its copies of a long text as garbage
 		raw, err := re.Bytes()
 		if err != nil {
 			return fmt.Errorf("%s: round %d: %w", d.Path(), n, err)
@@ -158,20 +158,6 @@ func (x *exporter) round(d *inscribe.Doc, b source.Builder, n int) error {
 
 // longEntry is the size from which an entry is lent to the builder.
 const longEntry = 1 << 20
-
-// collect runs the garbage collector before a value of about n bytes is
-// read when n is 32 MiB or more. A long text is held twice at most in each
-// step of an export or a conversion (its bytes and its text; the
-// builder's text and the document's), but the step before left its own
-// copies as garbage, and the collector, which runs as the heap grows,
-// cannot take them back before one allocation of the whole value is
-// made: the heap then held it three times (GODEBUG=gctrace=1). Marking
-// what is live costs little beside decoding 32 MiB.
-func collect(n int64) {
-	if n >= 32<<20 {
-		runtime.GC()
-	}
-}
 
 // pending is an entry of the round being built: its bytes, or where they
 // lie in a round file.
@@ -206,7 +192,7 @@ func (x *exporter) flush(r *session.Round) error {
 	x.noteEntries(r.Items)
 	// The lent entries' bytes are garbage, the builder's texts of them
 	// not: the document's texts come next.
-	collect(x.lent)
+	room.Make(int(x.lent))
 	x.lent = 0
 	for i := range r.Items {
 		derived := &r.Items[i]
