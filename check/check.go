@@ -708,22 +708,7 @@ func sameBodies(first, second *inscribe.Doc) (bool, error) {
 		}
 		rs[i] = io.NewSectionReader(f, h.BodyAt, fi.Size()-h.BodyAt)
 	}
-	pa, pb := make([]byte, 64<<10), make([]byte, 64<<10)
-	for {
-		na, errA := io.ReadFull(rs[0], pa)
-		nb, errB := io.ReadFull(rs[1], pb)
-		if na != nb || !bytes.Equal(pa[:na], pb[:nb]) {
-			return false, nil
-		}
-		endA := errA == io.EOF || errA == io.ErrUnexpectedEOF
-		endB := errB == io.EOF || errB == io.ErrUnexpectedEOF
-		if endA || endB {
-			return endA && endB, nil
-		}
-		if err := errors.Join(errA, errB); err != nil {
-			return false, err
-		}
-	}
+	return atomicfile.SameReader(rs[0], rs[1])
 }
 
 func ignoreEOF(err error) error {

@@ -143,13 +143,12 @@ func unquoteKey(q []byte) string {
 // each byte of invalid UTF-8.
 func DecodeString(q []byte) string {
 	inner := q[1 : len(q)-1]
+	room.Make(len(inner)) // the text's buffer, of about the quoted bytes' length
 	first := bytes.IndexByte(inner, '\\')
 	valid := utf8.Valid(inner)
 	if first < 0 && valid {
-		room.Make(len(inner))
 		return string(inner)
 	}
-	room.Make(len(inner))
 	b, _ := decodeUnits(make([]byte, 0, len(inner)), inner, 0, valid, math.MaxInt)
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
