@@ -200,9 +200,7 @@ func (s *Views) patchAgentIndex(agent string, docs map[string]*inscribe.Doc) (ch
 	if len(keptEdits) == 0 {
 		return false, true, nil
 	}
-	if bytes.IndexByte(catalog, '\n') < 0 {
-		return false, false, nil
-	}
+	// A row was found after a line end: the catalog's first line ends.
 	var head bytes.Buffer
 	document.WriteMarker(&head, "index", sum)
 	catEdits = append(catEdits, splice{0, bytes.IndexByte(catalog, '\n'), head.Bytes()})
