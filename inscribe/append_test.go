@@ -622,3 +622,51 @@ func TestNoteMadeFromRecord(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstInscriptionStopped: a first inscription that commits its round
+// files as it goes (inscribe.roundsPerCommit) and stops before it puts the
+// document in place leaves a folder that is no orphan (a document deleted
+// by hand) but an unfinished inscription, which the next update finishes:
+// the store then is what an inscription of the whole session gives.
+func TestFirstInscriptionStopped(t *testing.T) {
+	whole, rel := sample(t, "-home-dev-src-multiturn", "22222222-2222-4222-8222-222222222222")
+	ref := newLive(t)
+	ref.put(rel, whole)
+	ref.update(true)
+	want := ref.snapshot()
+
+	l := newLive(t)
+	l.put(rel, whole)
+	doc := filepath.Join(l.root, "data", "sessions", "claude", "22222222-2222-4222-8222-222222222222.md")
+	TestOnlyRoundsPerCommit = 1
+	atomicfile.TestOnlyFault = func(op, name string) error {
+		if name == doc {
+			return syscall.EIO
+		}
+		return nil
+	}
+	err := updateErr(t, l, Options{})
+	atomicfile.TestOnlyFault, TestOnlyRoundsPerCommit = nil, 0
+	if !errors.Is(err, syscall.EIO) {
+		t.Fatalf("error %v, want the fault's", err)
+	}
+	rounds, _ := filepath.Glob(filepath.Join(strings.TrimSuffix(doc, ".md"), "rounds", "*"))
+	if len(rounds) < 2 {
+		t.Fatalf("the stopped inscription committed %d round files, want some", len(rounds))
+	}
+	s := l.store()
+	if o := s.Orphans(""); len(o) != 0 {
+		t.Errorf("orphans %v, want none", o)
+	}
+	if u := s.Unfinished(""); len(u) != 1 || u[0].Path() != doc {
+		t.Errorf("unfinished %v, want %s", u, doc)
+	}
+	if u := s.Unfinished("22222222-2222-4222-8222-222222222222"); len(u) != 1 {
+		t.Errorf("unfinished by name %v, want %s", u, doc)
+	}
+	l.update(false)
+	sameSnapshot(t, "after the stopped inscription was finished", l.snapshot(), want)
+	if u := l.store().Unfinished(""); len(u) != 0 {
+		t.Errorf("unfinished %v after the update, want none", u)
+	}
+}

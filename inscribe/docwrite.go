@@ -253,6 +253,11 @@ func (u *update) commitRounds(size int64) error {
 		return nil
 	}
 	u.pendingBytes = 0
+	// The record holds the sums of the rounds before their files are put
+	// in place, as at the end of the update (section 9, step 7).
+	if err := u.flushSums(); err != nil {
+		return err
+	}
 	return u.batch.Commit()
 }
 

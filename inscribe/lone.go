@@ -129,7 +129,12 @@ func (d *Doc) SessionMeta() (*session.Meta, error) {
 // Orphans lists the documents that are gone while their folders are there,
 // holding a read note or round files (a document deleted by hand), named
 // by name (a session id), or all of them for "": each Doc does not exist.
-func (s *Store) Orphans(name string) []*Doc {
+func (s *Store) Orphans(name string) []*Doc { return s.gone(name, false) }
+
+// gone lists the documents that are gone while their folders are there:
+// those a first inscription was stopped before it wrote when stopped is
+// true (Unfinished), the others when it is false (Orphans).
+func (s *Store) gone(name string, stopped bool) []*Doc {
 	pattern := name
 	if pattern == "" {
 		pattern = "*"
@@ -147,12 +152,43 @@ func (s *Store) Orphans(name string) []*Doc {
 		if d.Exists() || d.agent == "" {
 			continue
 		}
+		if unfinished(dir) != stopped {
+			continue
+		}
 		if exists(filepath.Join(dir, stateFile)) || exists(statePath(dir)) || exists(roundsDir(dir)) {
 			out = append(out, d)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
 	return out
+}
+
+// Unfinished lists the documents that a first inscription on this machine
+// was stopped before it wrote (killed, say), named by name (a session id),
+// or all of them for "": their folders hold round files the inscription
+// committed as it went (docs/FORMAT.md, section 9, Write order), and no
+// read note that describes a document. Nothing is damaged: the next
+// inscribe or append of the session's source finishes the inscription. A
+// document that is gone while its folder holds a note is an orphan
+// instead (Orphans), as are folders of round files with nothing of this
+// machine's beside them (a clone's, whose document was deleted).
+func (s *Store) Unfinished(name string) []*Doc { return s.gone(name, true) }
+
+// unfinished reports whether dir, the folder of a document that does not
+// exist, holds what a first inscription on this machine leaves when it is
+// stopped before it puts the document in place: the graph of the rounds it
+// read, in this machine's folder of the document, and no read note, or
+// only the pending note of a first inscription, which describes no
+// document until the document is in place (resolveState).
+func unfinished(dir string) bool {
+	if !exists(graphPath(dir)) || exists(filepath.Join(dir, stateFile)) {
+		return false
+	}
+	if !exists(statePath(dir)) {
+		return true
+	}
+	st, err := readState(dir)
+	return err == nil && st != nil && st.None && st.Next != nil && resolveState(st, dir+".md") == nil
 }
 
 func exists(p string) bool {

@@ -167,6 +167,11 @@ func runCheck(e *env, o checkOptions) (err error) {
 				return err
 			}
 		}
+		for _, d := range store.Unfinished("") {
+			if err := p.add(unfinishedReport(d)); err != nil {
+				return err
+			}
+		}
 		// The store's own: its index and its catalogs.
 		rep := &check.Report{Doc: store.SessionsDir()}
 		for _, err := range store.VerifyStore() {
@@ -210,6 +215,15 @@ func runCheck(e *env, o checkOptions) (err error) {
 		}
 		return nil
 	})
+}
+
+// unfinishedReport reports a document a first inscription was stopped
+// before it wrote (inscribe.Store.Unfinished): nothing lost, nothing to
+// repair, what waits for the next inscription.
+func unfinishedReport(d *inscribe.Doc) *check.Report {
+	folder := strings.TrimSuffix(d.Path(), ".md")
+	return &check.Report{Doc: d.Path(), Findings: []check.Finding{{Kind: check.Pending, File: folder,
+		Msg: fmt.Sprintf("an inscription of session %s was stopped (killed?) before it wrote the document: the round files it wrote wait in this folder, and the next scribe inscribe or scribe append of the session's source finishes it", d.SessionID())}}}
 }
 
 // sessionsToCheck resolves the SESSIONs given to check --store to their

@@ -169,6 +169,9 @@ func repairTarget(store *views.Views, ref string) (*inscribe.Doc, error) {
 	if o := store.Orphans(ref); len(o) == 1 {
 		return o[0], nil
 	}
+	if u := store.Unfinished(ref); len(u) == 1 {
+		return nil, fmt.Errorf("%s: an inscription of session %s was stopped before it wrote the document; nothing is damaged, and the next scribe inscribe or scribe append of the session's source finishes it", strings.TrimSuffix(u[0].Path(), ".md"), ref)
+	}
 	return nil, resolveError(err)
 }
 
