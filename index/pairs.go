@@ -199,7 +199,7 @@ func (s *searcher) phraseSource(q Query, phrases []phrase, parts, filters []stri
 	for _, w := range words {
 		var n int
 		if err := s.tx.QueryRowContext(s.ctx, `SELECT count(*) FROM (SELECT 1 FROM text_fts WHERE text_fts MATCH ? AND rowid >= ? AND rowid < ? LIMIT ?)`,
-			s.in.columns()+" : ("+w+")", s.lo, s.hi, commonWord).Scan(&n); err != nil {
+			s.within(w), s.lo, s.hi, commonWord).Scan(&n); err != nil {
 			return "", "", false, err
 		}
 		if n < fewest {
@@ -207,7 +207,7 @@ func (s *searcher) phraseSource(q Query, phrases []phrase, parts, filters []stri
 		}
 	}
 	if rarest != "" {
-		match = s.in.columns() + " : (" + rarest + ")"
+		match = s.within(rarest)
 		for _, f := range filters {
 			match += " AND {filters} : " + f
 		}

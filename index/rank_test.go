@@ -323,10 +323,32 @@ func TestSearchFiltersFollow(t *testing.T) {
 	check(Query{Text: "alpha", Engagement: "eng-1"})
 
 	// The filter tokens are not text.
-	for _, text := range []string{"a" + hex.EncodeToString([]byte("codex")), "a6*", "p2f*", "p*", "e*"} {
+	for _, text := range []string{"a" + hex.EncodeToString([]byte("codex")), "A" + strings.ToUpper(hex.EncodeToString([]byte("codex"))),
+		"à" + hex.EncodeToString([]byte("codex")), "a6*", "p2f*", "p*", "e*"} {
 		check(Query{Text: text})
 	}
 	check(Query{Text: "a" + hex.EncodeToString([]byte("codex")), Raw: true})
+}
+
+// TestFilterLike: a query needs text_fts's column filter where a token
+// could be a filter token, or fold to one.
+func TestFilterLike(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{
+		{"deploy", false}, {"the error", false}, {"go-test-data", false}, {"d*", false}, {"x", false},
+		{"a", true}, {"e1", true}, {"P2F", true}, {"error a6*", true}, {"ab-cd", true}, {"af0g", false},
+		{"café", true}, {"à1", true}, {"错误", true},
+	} {
+		_, phrases, err := parseQuery(Query{Text: tc.text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := filterLike(phrases); got != tc.want {
+			t.Errorf("%q: filterLike %v, want %v", tc.text, got, tc.want)
+		}
+	}
 }
 
 // TestRowids: a round's rowid orders it by its start, to the millisecond;

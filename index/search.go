@@ -85,7 +85,10 @@ func (x *DB) Search(ctx context.Context, q Query) (_ []Hit, err error) {
 	defer tx.Rollback()
 	s := &searcher{ctx: ctx, tx: tx, path: x.path, in: q.In.orAll()}
 	defer s.close()
-	cols := s.in.columns()
+	s.cols = s.in.columns()
+	if !q.Raw && s.in == Prompts|Replies|Tools && !filterLike(phrases) {
+		s.cols = ""
+	}
 
 	// Each phrase as a match of its own (empty: it cannot match): a
 	// literal query is all of them, in the texts searched; then the
@@ -115,7 +118,7 @@ func (x *DB) Search(ctx context.Context, q Query) (_ []Hit, err error) {
 	for _, t := range filterTerms {
 		filters += " AND {filters} : " + t
 	}
-	body := cols + " : (" + text + ")"
+	body := s.within(text)
 	match := body + filters
 	s.lo, s.hi = math.MinInt64, math.MaxInt64
 	if !q.Since.IsZero() {
@@ -132,7 +135,8 @@ func (x *DB) Search(ctx context.Context, q Query) (_ []Hit, err error) {
 	if err != nil {
 		return nil, s.searchError(q, err)
 	}
-	s.oldestFirst = len(phrases) != 1 || len(phrases[0].tokens) == 1 || len(filterTerms) > 0 || s.in != Prompts|Replies|Tools
+	s.oldestFirst = (len(phrases) != 1 || len(phrases[0].tokens) == 1 || len(filterTerms) > 0 || s.in != Prompts|Replies|Tools) &&
+		!s.oneWord(q, phrases, filterTerms)
 	var found []candidate
 	more := false   // rounds that match may be left out of found (older ones)
 	var ids []int64 // the window's rounds, when they are not read yet
@@ -169,7 +173,7 @@ func (x *DB) Search(ctx context.Context, q Query) (_ []Hit, err error) {
 				if m == "" || sc.hits[i] > float64(k) {
 					continue
 				}
-				more, _, _, err := s.candidates("text_fts", cols+" : ("+text+") AND "+cols+" : ("+m+")"+filters, s.hi, k)
+				more, _, _, err := s.candidates("text_fts", s.within(text)+" AND "+s.within(m)+filters, s.hi, k)
 				if err != nil {
 					return nil, s.searchError(q, err)
 				}
@@ -191,7 +195,7 @@ func (x *DB) Search(ctx context.Context, q Query) (_ []Hit, err error) {
 	// the newest k that are), and the window need not be read.
 	var wholes []candidate
 	if sc.whole != nil && more {
-		if wholes, err = s.wholes(q, sc, cols, filters, filterTerms, k); err != nil {
+		if wholes, err = s.wholes(q, sc, filters, filterTerms, k); err != nil {
 			return nil, err
 		}
 		n := 0
@@ -232,7 +236,7 @@ func (x *DB) Search(ctx context.Context, q Query) (_ []Hit, err error) {
 // wholes returns the newest k rounds where the query's words are one
 // phrase (sc.whole), with the rounds its source finds that have every word
 // (verified), scored.
-func (s *searcher) wholes(q Query, sc *scorer, cols, filters string, filterTerms []string, k int) ([]candidate, error) {
+func (s *searcher) wholes(q Query, sc *scorer, filters string, filterTerms []string, k int) ([]candidate, error) {
 	wm, ok, err := s.phraseMatch(*sc.whole)
 	if err != nil || !ok {
 		return nil, err
@@ -242,9 +246,9 @@ func (s *searcher) wholes(q Query, sc *scorer, cols, filters string, filterTerms
 		return nil, err
 	}
 	if ok {
-		return s.verified(table, source, cols+" : ("+wm+")", k, sc)
+		return s.verified(table, source, s.within(wm), k, sc)
 	}
-	ids, _, _, err := s.candidates("text_fts", cols+" : ("+wm+")"+filters, s.hi, k)
+	ids, _, _, err := s.candidates("text_fts", s.within(wm)+filters, s.hi, k)
 	if err != nil {
 		return nil, err
 	}
@@ -263,6 +267,9 @@ type searcher struct {
 	since, until *time.Time
 	project      string // a project filter the match does not have
 	in           Texts  // the texts searched
+	// cols is the column filter of the texts searched, or "" where a
+	// match needs none (within).
+	cols string
 	// loaded are the rounds read and scored (load), by rowid: a round
 	// the window and the rounds of the whole phrase both have is read
 	// once.
@@ -276,6 +283,43 @@ type searcher struct {
 	// (a token most rounds have) or narrows the texts searched (a word
 	// may be in few of its texts).
 	oldestFirst bool
+}
+
+// within returns the text_fts match of m in the texts searched.
+func (s *searcher) within(m string) string {
+	if s.cols == "" {
+		return "(" + m + ")"
+	}
+	return s.cols + " : (" + m + ")"
+}
+
+// filterLike reports whether a token of the phrases could be one of
+// text_fts's filters column (filterToken: 'a', 'p' or 'e' and hex digits,
+// which FTS5 reads in lower case), or fold to one as FTS5 folds letters
+// beyond ASCII. A query none of whose tokens could needs no column filter
+// to search every text: the filters column has none of its tokens, and
+// FTS5 then reads which rounds have a word without reading in which
+// column each of its places is.
+func filterLike(phrases []phrase) bool {
+	for _, p := range phrases {
+		for _, t := range p.tokens {
+			if !isASCII(t) {
+				return true
+			}
+			if c := lowerASCII(t[0]); c != 'a' && c != 'p' && c != 'e' {
+				continue
+			}
+			hex := true
+			for i := 1; i < len(t) && hex; i++ {
+				c := lowerASCII(t[i])
+				hex = '0' <= c && c <= '9' || 'a' <= c && c <= 'f'
+			}
+			if hex {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (s *searcher) close() {
@@ -313,6 +357,17 @@ func (s *searcher) candidates(table, match string, hi int64, k int) (out []int64
 			return out, hi, n < k, nil
 		}
 	}
+}
+
+// oneWord reports whether q is a literal query of one word (or prefix)
+// in every text, with neither a filter nor an upper time bound: its
+// rounds are those FTS5 reads of the word, read newest first as cheaply
+// as oldest first (no round of the word is skipped either way), so
+// reading the oldest first (rowids) would read the rounds twice whenever
+// there are more than k, which a common word always has.
+func (s *searcher) oneWord(q Query, phrases []phrase, filterTerms []string) bool {
+	return !q.Raw && len(phrases) == 1 && len(phrases[0].tokens) == 1 && len(filterTerms) == 0 &&
+		s.in == Prompts|Replies|Tools && s.hi == math.MaxInt64 && s.project == ""
 }
 
 // rowids returns the rowids of the newest k rounds that match in table,
@@ -723,7 +778,7 @@ func (s *searcher) scorer(q Query, phrases []phrase, parts []string) (*scorer, e
 		var c int64
 		if m != "" {
 			if err := s.tx.QueryRowContext(s.ctx, `SELECT count(*) FROM text_fts WHERE text_fts MATCH ? AND rowid >= ?`,
-				sc.in.columns()+" : ("+m+")", since).Scan(&c); err != nil {
+				s.within(m), since).Scan(&c); err != nil {
 				return nil, err
 			}
 		}
