@@ -1153,6 +1153,29 @@ func (x *DB) RoundsBetween(ctx context.Context, id string, from, to int) (_ []Ro
 	return out, rows.Err()
 }
 
+// RoundTags returns the engagement each tagged round of a document is
+// tagged with, reading only those rows' round and tag: a repair recovering
+// lost tags read every row, previews and all (18 MB of a session of
+// 100,000 tiny lines, twice).
+func (x *DB) RoundTags(ctx context.Context, id string) (_ map[int]string, err error) {
+	defer x.damaged(&err)
+	rows, err := x.db.QueryContext(ctx, `SELECT round, engagement_id FROM rounds WHERE session_id = ? AND engagement_id IS NOT NULL`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[int]string{}
+	for rows.Next() {
+		var r int
+		var tag string
+		if err := rows.Scan(&r, &tag); err != nil {
+			return nil, err
+		}
+		out[r] = tag
+	}
+	return out, rows.Err()
+}
+
 // SetEngagement tags (or, with a nil engagement, untags) rounds of a
 // document. It returns how many rows it changed.
 func (x *DB) SetEngagement(ctx context.Context, id string, rounds []int, engagement *string) (_ int, err error) {

@@ -170,34 +170,24 @@ func (s *Views) indexedTags(d *inscribe.Doc, key string) map[int]string {
 	if out := ownIndexTags(d, key); len(out) > 0 {
 		return out
 	}
-	out := map[int]string{}
 	if sdb, _, err := s.storeIndex(); err == nil {
-		if rows, err := sdb.Rounds(context.Background(), key, 1); err == nil {
-			collectTags(out, rows)
+		if out, err := sdb.RoundTags(context.Background(), key); err == nil {
+			return out
 		}
 	}
-	return out
+	return map[int]string{}
 }
 
 // ownIndexTags are the tags a document's own index holds.
 func ownIndexTags(d *inscribe.Doc, key string) map[int]string {
-	out := map[int]string{}
 	if db, err := index.OpenScratch(d.IndexPath()); err == nil {
-		rows, err := db.Rounds(context.Background(), key, 1)
+		out, err := db.RoundTags(context.Background(), key)
 		db.Close()
 		if err == nil {
-			collectTags(out, rows)
+			return out
 		}
 	}
-	return out
-}
-
-func collectTags(out map[int]string, rows []index.Row) {
-	for _, r := range rows {
-		if r.EngagementID != nil {
-			out[r.Round] = *r.EngagementID
-		}
-	}
+	return map[int]string{}
 }
 
 // VerifyDoc checks a document's derived views: that its index reads (all
