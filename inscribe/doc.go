@@ -252,7 +252,16 @@ func (d *Doc) Parse() (*session.Document, error) {
 
 // Items opens the document's messages for reading one at a time, so that a
 // long document is never whole in memory. Close the reader when done.
-func (d *Doc) Items() (*document.ItemReader, error) {
+func (d *Doc) Items() (*document.ItemReader, error) { return d.items(nil) }
+
+// ItemsAt is Items from the message at a Place that a reader of the same
+// document gave (document.ItemReader.Place) on, without reading those
+// before it: a reader of a document's last pages need not read it all.
+// A Place of a document since changed reads wrong or fails; the caller
+// keeps places with the document's Changed.
+func (d *Doc) ItemsAt(at document.Place) (*document.ItemReader, error) { return d.items(&at) }
+
+func (d *Doc) items(at *document.Place) (*document.ItemReader, error) {
 	f, err := d.open(d.path)
 	if err != nil {
 		return nil, err
@@ -262,7 +271,12 @@ func (d *Doc) Items() (*document.ItemReader, error) {
 		f.Close()
 		return nil, err
 	}
-	r, err := document.ReadItems(f, fi.Size(), d.path)
+	var r *document.ItemReader
+	if at != nil {
+		r, err = document.ReadItemsAt(f, fi.Size(), d.path, *at)
+	} else {
+		r, err = document.ReadItems(f, fi.Size(), d.path)
+	}
 	if err != nil {
 		f.Close()
 	}

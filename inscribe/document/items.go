@@ -27,6 +27,7 @@ type ItemReader struct {
 	line    int    // the line number of buf[0]
 	eof     bool
 	pending []session.Item // parsed, not yet returned
+	places  []Place        // where each of pending starts
 	chunk   int            // the least to read at a time (tests make it small)
 	look    []byte         // toBreak's buffer
 }
@@ -36,6 +37,27 @@ type ItemReader struct {
 // messages, which closes f when it is closed. name names the document in
 // errors.
 func ReadItems(f io.ReadCloser, size int64, name string) (*ItemReader, error) {
+	return readItems(f, size, name, nil)
+}
+
+// Place is where a message starts in a document: its offset (of the line
+// end before its "---") and the line number there. A reader's Place,
+// given to ReadItemsAt with the same document, reads on from that
+// message; a Place of other bytes is an error when read.
+type Place struct {
+	Off  int64
+	Line int
+}
+
+// ReadItemsAt is ReadItems of the messages from the one at a Place that
+// an ItemReader of the same document gave, on: it reads the document's
+// head and then from there, not the messages before it. f must be an
+// io.ReaderAt.
+func ReadItemsAt(f io.ReadCloser, size int64, name string, at Place) (*ItemReader, error) {
+	return readItems(f, size, name, &at)
+}
+
+func readItems(f io.ReadCloser, size int64, name string, at *Place) (*ItemReader, error) {
 	ra, ok := f.(io.ReaderAt)
 	if !ok {
 		return nil, fmt.Errorf("%s: the document cannot be read at an offset", name)
@@ -44,12 +66,34 @@ func ReadItems(f io.ReadCloser, size int64, name string) (*ItemReader, error) {
 	if err != nil {
 		return nil, err
 	}
+	if at != nil {
+		if at.Off < h.BodyAt || at.Off > size || at.Line < 1 {
+			return nil, fmt.Errorf("%s: no message starts at offset %d", name, at.Off)
+		}
+		return &ItemReader{Meta: h.Meta, Summary: h.Summary, f: sectionFile{io.NewSectionReader(ra, at.Off, size-at.Off), f},
+			ra: ra, off: at.Off, name: name, line: at.Line, chunk: 256 << 10}, nil
+	}
 	head := make([]byte, h.BodyAt)
 	if _, err := io.ReadFull(f, head); err != nil {
 		return nil, err
 	}
 	return &ItemReader{Meta: h.Meta, Summary: h.Summary, f: f, ra: ra, off: h.BodyAt, name: name,
 		line: bytes.Count(head, []byte("\n")) + 1, chunk: 256 << 10}, nil
+}
+
+// sectionFile reads a section of a file, and closes the file.
+type sectionFile struct {
+	*io.SectionReader
+	io.Closer
+}
+
+// Place is where the message Next returns next starts (at the end, the
+// document's end).
+func (r *ItemReader) Place() Place {
+	if len(r.places) > 0 {
+		return r.places[0]
+	}
+	return Place{Off: r.off - int64(len(r.buf)), Line: r.line}
 }
 
 // Close closes the document.
@@ -70,6 +114,7 @@ func (r *ItemReader) Next() (*session.Item, error) {
 	// which the caller may be done with before the array is.
 	r.pending[0] = session.Item{}
 	r.pending = r.pending[1:]
+	r.places = r.places[1:]
 	return &it, nil
 }
 
@@ -109,6 +154,7 @@ func (r *ItemReader) window() error {
 	if i := invalidUTF8(r.buf[:used]); i >= 0 {
 		return p.errorf(i-1, invalidText)
 	}
+	base, line, counted := r.off-int64(len(r.buf)), r.line, 0
 	for k := 0; k < complete; k++ {
 		stop := len(p.toks)
 		if k+1 < len(starts) {
@@ -118,9 +164,13 @@ func (r *ItemReader) window() error {
 		if err != nil {
 			return err
 		}
+		at := p.toks[starts[k]].start // the '\n' before its "---", in buf
+		line += bytes.Count(r.buf[counted:at], []byte("\n"))
+		counted = at
 		r.pending = append(r.pending, it)
+		r.places = append(r.places, Place{Off: base + int64(at), Line: line})
 	}
-	r.line += bytes.Count(r.buf[:used], []byte("\n"))
+	r.line = line + bytes.Count(r.buf[counted:used], []byte("\n"))
 	if p.shared {
 		// The items' long texts are the window's bytes: what is left
 		// goes to a buffer of its own.

@@ -299,7 +299,10 @@ func FuzzParse(f *testing.F) {
 		r := &ItemReader{Meta: h.Meta, Summary: h.Summary, f: io.NopCloser(bytes.NewReader(data[h.BodyAt:])), name: "fuzz.md",
 			line: bytes.Count(data[:h.BodyAt], []byte("\n")) + 1, chunk: max(7, len(data)>>6)}
 		var items []session.Item
+		var places []Place
 		for {
+			at := r.Place()
+			at.Off += h.BodyAt // (r reads the body alone)
 			it, err := r.Next()
 			if err == io.EOF {
 				break
@@ -308,9 +311,44 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("Parse accepted the input, but not the item reader: %v", err)
 			}
 			items = append(items, *it)
+			places = append(places, at)
 		}
 		if !Equal(&session.Document{Meta: d.Meta, Summary: d.Summary, Items: items}, d) {
 			t.Fatalf("the item reader reads other messages than Parse")
 		}
+		// A reader opened at a message's Place reads the messages from
+		// it on, and its first at its line.
+		for _, k := range []int{0, len(items) / 2, len(items) - 1} {
+			if len(items) == 0 {
+				break
+			}
+			at := places[k]
+			if want := bytes.Count(data[:at.Off], []byte("\n")) + 1; at.Line != want {
+				t.Fatalf("message %d's Place is line %d, its line is %d", k, at.Line, want)
+			}
+			r, err := ReadItemsAt(readerAtCloser{bytes.NewReader(data)}, int64(len(data)), "fuzz.md", at)
+			if err != nil {
+				t.Fatalf("ReadItemsAt(%v): %v", at, err)
+			}
+			var rest []session.Item
+			for {
+				it, err := r.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatalf("ReadItemsAt(%v): %v", at, err)
+				}
+				rest = append(rest, *it)
+			}
+			if !Equal(&session.Document{Meta: d.Meta, Summary: d.Summary, Items: rest}, &session.Document{Meta: d.Meta, Summary: d.Summary, Items: items[k:]}) {
+				t.Fatalf("a reader from message %d's Place reads other messages than Parse", k)
+			}
+		}
 	})
 }
+
+// readerAtCloser is a document in memory, as ReadItemsAt reads a file.
+type readerAtCloser struct{ *bytes.Reader }
+
+func (readerAtCloser) Close() error { return nil }

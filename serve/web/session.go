@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -92,10 +93,10 @@ func (s *Server) handleDoc(w http.ResponseWriter, r *http.Request) {
 			s.notFound(w, r, "There is no such round.")
 			return
 		}
-		s.redirectTo(w, r, ref, func(it *session.Item) bool { return it.Round == n }, document.RoundAnchor(n))
+		s.redirectTo(w, r, ref, func(it *session.Item) bool { return it.Round == n }, n, document.RoundAnchor(n))
 	case len(rest) == 2 && rest[0] == "m":
 		id := rest[1]
-		s.redirectTo(w, r, ref, func(it *session.Item) bool { return len(it.IDs) > 0 && it.IDs[0] == id }, "m-"+id)
+		s.redirectTo(w, r, ref, func(it *session.Item) bool { return len(it.IDs) > 0 && it.IDs[0] == id }, 0, "m-"+id)
 	case len(rest) == 2 && rest[0] == "files":
 		s.serveFile(w, r, ref, rest[1])
 	case len(rest) == 1 && rest[0] == "document.md":
@@ -181,18 +182,58 @@ type pageSet struct {
 }
 
 // docPage reads and renders one page of a document: it reads the
-// messages before the page only to skip them, and none after it but one.
+// messages before the page only to skip them, from the nearest page before
+// it whose start it knows (places), and none after it but one.
 func (s *Server) docPage(ctx context.Context, c chrome, ref docRef, page int, ps *pageSet) (*docPage, error) {
-	rd, err := ref.doc.Items()
-	if err != nil {
-		return nil, err
+	var p *docPage
+	err := s.withItems(ref, page, nil, func(src *itemSource) error {
+		if err := src.skip((page-1)*s.opts.PageItems - src.index); err != nil {
+			return err
+		}
+		var err error
+		p, err = s.renderDocPage(ctx, c, ref, page, ps, src)
+		return err
+	})
+	return p, err
+}
+
+// withItems calls read with a document's messages, read from the start of
+// page `page`, or of the nearest page before it whose start is known and
+// that accept accepts (nil: any), else from the first. A read from a page
+// that fails but for a missing page or message is tried again from the
+// first (a document that changed as it was read).
+func (s *Server) withItems(ref docRef, page int, accept func(pageStart) bool, read func(*itemSource) error) error {
+	path := ref.doc.Path()
+	mod, size, err := ref.doc.Changed()
+	known := err == nil
+	k, at := 0, pageStart{}
+	if known {
+		k, at = s.places.nearest(path, mod, size, page, accept)
 	}
-	defer rd.Close()
-	src := &itemSource{rd: rd}
-	if err := src.skip((page - 1) * s.opts.PageItems); err != nil {
-		return nil, err
+	for {
+		var rd *document.ItemReader
+		var err error
+		if k > 1 {
+			rd, err = ref.doc.ItemsAt(at.at)
+		} else {
+			k, at = 1, pageStart{}
+			rd, err = ref.doc.Items()
+		}
+		if err != nil {
+			return err
+		}
+		src := &itemSource{rd: rd, round: at.round, index: (k - 1) * s.opts.PageItems, perPage: s.opts.PageItems}
+		if known {
+			src.mark = func(page int, at pageStart) { s.places.note(path, mod, size, page, at) }
+		}
+		err = read(src)
+		rd.Close()
+		if k == 1 || err == nil || errors.Is(err, errNoPage) || errors.Is(err, errNoMessage) {
+			return err
+		}
+		s.places.forget(path)
+		k = 1
 	}
-	return s.renderDocPage(ctx, c, ref, page, ps, src)
 }
 
 // itemSource reads a document's messages, with one read ahead: a page
@@ -201,6 +242,11 @@ type itemSource struct {
 	rd     *document.ItemReader
 	peeked *session.Item
 	round  int // the round of the last message returned
+	index  int // how many messages of the document come before the next read (a page's start on)
+	// mark, when set, is told where each page starts that is read,
+	// perPage messages a page.
+	mark    func(page int, at pageStart)
+	perPage int
 }
 
 func (src *itemSource) next() (*session.Item, error) {
@@ -208,10 +254,14 @@ func (src *itemSource) next() (*session.Item, error) {
 	if it != nil {
 		src.peeked = nil
 	} else {
+		if src.mark != nil && src.index%src.perPage == 0 {
+			src.mark(src.index/src.perPage+1, pageStart{at: src.rd.Place(), round: src.round})
+		}
 		var err error
 		if it, err = src.rd.Next(); err != nil {
 			return nil, err
 		}
+		src.index++
 	}
 	if it.Round > 0 {
 		src.round = it.Round
@@ -424,32 +474,51 @@ func (s *Server) neighbour(c chrome, n *index.Session) *navLink {
 }
 
 // redirectTo sends the visitor to the page that holds the first message
-// match accepts, at anchor.
-func (s *Server) redirectTo(w http.ResponseWriter, r *http.Request, ref docRef, match func(*session.Item) bool, anchor string) {
-	rd, err := ref.doc.Items()
-	if err != nil {
-		s.serverError(w, r, err)
-		return
+// match accepts, at anchor; a round's (round > 0) is looked for from the
+// last page known to start before it, a message's from the first.
+func (s *Server) redirectTo(w http.ResponseWriter, r *http.Request, ref docRef, match func(*session.Item) bool, round int, anchor string) {
+	page, accept := 1, (func(pageStart) bool)(nil)
+	if round > 0 {
+		// Rounds follow each other in a document: the page holding
+		// round n starts after a message of an earlier round.
+		page, accept = math.MaxInt, func(p pageStart) bool { return p.round < round }
 	}
-	defer rd.Close()
-	for i := 0; ; i++ {
-		it, err := rd.Next()
-		if err == io.EOF {
-			s.notFound(w, r, "The document has no such message.")
-			return
+	found := 0
+	err := s.withItems(ref, page, accept, func(src *itemSource) error {
+		from := src.index
+		for {
+			it, err := src.next()
+			if err == io.EOF {
+				if from > 0 {
+					// Not after the page it was looked for from: an
+					// edited document, whose rounds go back.
+					return errAgain
+				}
+				return errNoMessage
+			}
+			if err != nil {
+				return err
+			}
+			if match(it) {
+				found = (src.index-1)/s.opts.PageItems + 1
+				return nil
+			}
 		}
-		if err != nil {
-			s.serverError(w, r, err)
-			return
-		}
-		if match(it) {
-			page := i/s.opts.PageItems + 1
-			// From …/<key>/round/<n> back to the document's folder of pages.
-			relRedirect(w, "../"+linker{}.docPage(page)+"#"+fragment(anchor), http.StatusFound)
-			return
-		}
+	})
+	switch {
+	case errors.Is(err, errNoMessage):
+		s.notFound(w, r, "The document has no such message.")
+	case err != nil:
+		s.serverError(w, r, err)
+	default:
+		// From …/<key>/round/<n> back to the document's folder of pages.
+		relRedirect(w, "../"+linker{}.docPage(found)+"#"+fragment(anchor), http.StatusFound)
 	}
 }
+
+// errNoMessage is a message or round that a document does not hold;
+// errAgain a read to be tried again from the document's first message.
+var errNoMessage, errAgain = errors.New("no such message"), errors.New("read again from the first message")
 
 // relRedirect redirects to a location relative to the request's URL, as
 // every link of the archive is (http.Redirect would make it absolute).

@@ -177,3 +177,24 @@ func serve(t testing.TB, ws web.Store, opts web.Options) *httptest.Server {
 	t.Cleanup(srv.Close)
 	return srv
 }
+
+// appendEleventh appends a round to the sample session of ten
+// ("an eleventh question"), as the hook does.
+func appendEleventh(t *testing.T, s *inscribe.Store, projects string) {
+	t.Helper()
+	ts, err := storetest.Claude.Discover(filepath.Join(projects, "-home-dev-src-multiturn"))
+	if err != nil || len(ts) != 1 {
+		t.Fatal(ts, err)
+	}
+	f, err := os.OpenFile(ts[0].Path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user","content":"an eleventh question"},"uuid":"11111111-aaaa-4aaa-8aaa-000000000011","timestamp":"2026-11-22T09:30:00.000Z","userType":"external","cwd":"/home/dev/src/multiturn","sessionId":"` + multiSession + `","version":"2.1.328","gitBranch":"HEAD"}` + "\n")
+	f.Close()
+	for _, r := range s.Update(ts[0], inscribe.Options{}) {
+		if r.Err != nil {
+			t.Fatal(r.Err)
+		}
+	}
+}

@@ -221,9 +221,10 @@ var pages = sync.OnceValue(func() *template.Template {
 
 // Server serves a store.
 type Server struct {
-	store Store
-	opts  Options
-	mux   *http.ServeMux
+	store  Store
+	opts   Options
+	mux    *http.ServeMux
+	places places // where the pages of the documents served lately start
 }
 
 // New returns a server of the store.

@@ -318,21 +318,7 @@ func TestServerReadsLive(t *testing.T) {
 	get(t, u+"/s/"+multiSession+"/").mustNot(t, "an eleventh question")
 
 	// Append a round to a session, as the hook does.
-	ts, err := storetest.Claude.Discover(filepath.Join(projects, "-home-dev-src-multiturn"))
-	if err != nil || len(ts) != 1 {
-		t.Fatal(ts, err)
-	}
-	f, err := os.OpenFile(ts[0].Path, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.WriteString(`{"parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user","content":"an eleventh question"},"uuid":"11111111-aaaa-4aaa-8aaa-000000000011","timestamp":"2026-11-22T09:30:00.000Z","userType":"external","cwd":"/home/dev/src/multiturn","sessionId":"` + multiSession + `","version":"2.1.328","gitBranch":"HEAD"}` + "\n")
-	f.Close()
-	for _, r := range s.Update(ts[0], inscribe.Options{}) {
-		if r.Err != nil {
-			t.Fatal(r.Err)
-		}
-	}
+	appendEleventh(t, s, projects)
 	get(t, u+"/s/"+multiSession+"/").must(t, 200, "an eleventh question")
 	get(t, u+"/search?q=eleventh").must(t, 200, "<mark>eleventh</mark>")
 
