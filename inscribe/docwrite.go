@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -174,13 +175,19 @@ func (u *update) writeDoc(head []byte, keepFrom, keepTo, bodyLen int64) (bool, e
 // may be replaced.
 func (u *update) writeRound(r *session.Round) error {
 	dir := roundsDir(u.folder)
-	if err := u.batch.MkdirAll(dir, DirMode); err != nil {
+	fresh, err := u.freshRounds()
+	if err != nil {
 		return err
 	}
 	rf := roundHeader(r)
 	u.rounds.add(&rf)
 	p := filepath.Join(dir, roundName(r.N))
-	f, err := u.batch.CreateIn(u.folder, p, FileMode) // in its document's folder: see removeTemps
+	var f *atomicfile.Pending
+	if fresh != nil {
+		f, err = fresh.Create(roundName(r.N), FileMode)
+	} else {
+		f, err = u.batch.CreateIn(u.folder, p, FileMode) // in its document's folder: see removeTemps
+	}
 	if err != nil {
 		return err
 	}
@@ -195,7 +202,9 @@ func (u *update) writeRound(r *session.Round) error {
 	if err := u.recordSum(sum, r.Open); err != nil {
 		return err
 	}
-	if _, err := os.Stat(p); err == nil {
+	if fresh != nil {
+		// Nothing can be at p: the rounds folder is new.
+	} else if _, err := os.Stat(p); err == nil {
 		same, err := f.Same()
 		if err != nil {
 			return err
@@ -217,6 +226,41 @@ func (u *update) writeRound(r *session.Round) error {
 		return nil
 	}
 	return u.commitRounds(sum.Size)
+}
+
+// freshRounds returns the rounds folder this update writes whole (a new
+// folder of the batch), when the document has none yet: a first
+// inscription's round files are written at their final names in a
+// temporary folder in the document's (.rounds.tmp-*), which the batch's
+// commit renames to rounds/ once they are durable; a kill before leaves
+// that folder alone, which the next update of the document removes
+// (removeTemps), as it removes the temporary files of the others. It
+// returns nil once the rounds folder is in place (a commit of the first
+// rounds of a long session, commitRounds, put it there), or when it was
+// there already: each file then goes in place alone, beside those there.
+func (u *update) freshRounds() (*atomicfile.NewDir, error) {
+	if d := u.roundsDir; d != nil {
+		if !d.InPlace() {
+			return d, nil
+		}
+		// Put in place by a commit of the first rounds of a long session
+		// (commitRounds): the next rounds' files go there one by one.
+		u.roundsDir, u.roundsThere = nil, true
+	}
+	if u.roundsThere {
+		return nil, nil
+	}
+	dir := roundsDir(u.folder)
+	if _, err := os.Lstat(dir); !errors.Is(err, fs.ErrNotExist) {
+		u.roundsThere = true
+		return nil, u.batch.MkdirAll(dir, DirMode)
+	}
+	d, err := u.batch.NewDir(u.folder, dir, DirMode)
+	if err != nil {
+		return nil, err
+	}
+	u.roundsDir = d
+	return d, nil
 }
 
 // roundsPerCommit and bytesPerCommit bound the closed round files an

@@ -28,6 +28,7 @@ import (
 //	    source-files/...                       files the client kept beside the session, byte for byte
 //	    index.md, tags.tsv                     the table of rounds, engagement tags
 //	    .repair.tmp-*/                         a repair's scratch inscription (repair.go)
+//	    .rounds.tmp-*/                         a first inscription's rounds/, until it is put in place (docwrite.go)
 //
 // The machine's own state, in .scribe/ beside sessions/, which the store's
 // .gitignore leaves out and a clone rebuilds (note.go):

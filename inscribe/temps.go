@@ -11,8 +11,9 @@ import (
 )
 
 // Temporary files. Every file scribe writes goes first to a temporary file
-// (.<name>.tmp-*), which a kill leaves behind (an update's scratch files,
-// scratchFiles, have a name only for a moment). Those of a document (its
+// (.<name>.tmp-*), or, a first inscription's round files, to a temporary
+// folder (.rounds.tmp-*/, freshRounds), which a kill leaves behind (an
+// update's scratch files, scratchFiles, have a name only for a moment). Those of a document (its
 // own, its round files, files, copies, indexes, read note) all lie in its
 // folder, and are written only under its lock: so the next writer of the
 // document, holding the lock, knows that every temporary file there is a
@@ -55,9 +56,14 @@ func removeTemps(folder string, rounds bool) {
 	if err != nil {
 		return
 	}
+	// The document's own, which a sidechain's (agent-<id>.md) shares its
+	// prefix with those an earlier scribe wrote beside the folder's.
+	own := "." + filepath.Base(folder) + ".md.tmp-"
 	for _, e := range ents {
 		name := e.Name()
 		switch {
+		case !e.IsDir() && strings.HasPrefix(name, own):
+			os.Remove(filepath.Join(folder, name))
 		case e.IsDir() && (name == "rounds" && rounds || name == filesDir):
 			removeTempsIn(filepath.Join(folder, name), 0)
 		case e.IsDir() && name == sourceFilesDir:

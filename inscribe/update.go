@@ -432,6 +432,11 @@ type update struct {
 	// pendingBytes is what the round files written since the batch last
 	// committed hold (commitRounds).
 	pendingBytes int64
+	// roundsDir is the rounds folder a first inscription writes whole,
+	// until the batch puts it in place; roundsThere is set once the
+	// rounds folder is known to be in place (freshRounds).
+	roundsDir   *atomicfile.NewDir
+	roundsThere bool
 	// sumBuf is what closeSum reads a round's source bytes through when
 	// the marks do not reach its end.
 	sumBuf []byte

@@ -796,3 +796,57 @@ func TestReindexKillCampaign(t *testing.T) {
 	}
 	t.Logf("%d of %d reindexes were killed mid-run (a reindex takes %v here)", killed, kills, span)
 }
+
+// TestNewRoundsKill kills an inscription of sessions the store does not
+// hold (the bundled samples, sidechains among them) inside the window a
+// first inscription has alone: its round files are written at their final
+// names in a temporary folder, which it puts in place as rounds/ with one
+// rename (docs/FORMAT.md, section 9, Write order). The kill falls before
+// the first such rename, then the second, and so on until a run is not
+// killed; also with the round files committed two at a time, as a long
+// session's are by thousands. After each kill check --store finds no
+// damage but in the derived views a run writes last; an inscribe then
+// brings the store to what an uninterrupted one gives, and no temporary
+// file or folder is left.
+func TestNewRoundsKill(t *testing.T) {
+	_, ref := sampleStore(t, t.TempDir(), []string{"inscribe"})
+	want := storeState(t, ref)
+	for _, perCommit := range []string{"", "2"} {
+		for n := 1; ; n++ {
+			projects, root := sampleStore(t, t.TempDir())
+			cmd := scribeCmd("--root", root, "inscribe", projects)
+			cmd.Env = append(cmd.Env, fmt.Sprintf("SCRIBE_TEST_KILL_AT=rename:%d", n), "SCRIBE_TEST_ROUNDS_PER_COMMIT="+perCommit)
+			if out, err := cmd.CombinedOutput(); err == nil {
+				if n == 1 {
+					t.Fatalf("no new rounds folder was put in place:\n%s", out)
+				}
+				t.Logf("per commit %q: killed before each of %d new rounds folders", perCommit, n-1)
+				break
+			}
+			left := 0
+			filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+				if err == nil && d.IsDir() && strings.HasPrefix(d.Name(), ".rounds.tmp-") {
+					left++
+				}
+				return err
+			})
+			if left == 0 {
+				t.Errorf("kill %d (per commit %q): no temporary rounds folder left, want the one it was putting in place", n, perCommit)
+			}
+			out, _ := scribeCmd("--root", root, "check", "--store").CombinedOutput()
+			for _, line := range strings.Split(string(out), "\n") {
+				if strings.Contains(line, "damaged") && !strings.Contains(line, "index.md: ") {
+					t.Fatalf("check --store after kill %d (per commit %q): %s\n%s", n, perCommit, line, out)
+				}
+			}
+			if code, stdout, stderr := scribeRun(t, root, "inscribe", projects); code != 0 {
+				t.Fatalf("the inscription after kill %d: %d\n%s%s", n, code, stdout, stderr)
+			}
+			if code, stdout, stderr := scribeRun(t, root, "check", "--store"); code != 0 || !strings.Contains(stdout, " 0 with differences") {
+				t.Fatalf("check --store after kill %d and an inscription: %d\n%s%s", n, code, stdout, stderr)
+			}
+			sameStores(t, fmt.Sprintf("after kill %d (per commit %q)", n, perCommit), storeState(t, root), want)
+			noTemps(t, root)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/scribe-archive/scribe/index"
 	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/inscribe/views"
+	"github.com/scribe-archive/scribe/internal/atomicfile"
 	"github.com/scribe-archive/scribe/internal/testkit/testenv"
 	"github.com/scribe-archive/scribe/session/source"
 )
@@ -33,6 +35,22 @@ func TestMain(m *testing.M) {
 		// between two commits.
 		if n, _ := strconv.Atoi(os.Getenv("SCRIBE_TEST_ROUNDS_PER_COMMIT")); n > 0 {
 			inscribe.TestOnlyRoundsPerCommit = n
+		}
+		// It may kill itself (SIGKILL) the nth time it is about to put
+		// a new folder in place (SCRIBE_TEST_KILL_AT=rename:n), for a test
+		// to kill it inside that window.
+		if op, n, ok := strings.Cut(os.Getenv("SCRIBE_TEST_KILL_AT"), ":"); ok {
+			left, _ := strconv.Atoi(n)
+			atomicfile.TestOnlyFault = func(o, name string) error {
+				if o == op {
+					if left--; left == 0 {
+						if p, err := os.FindProcess(os.Getpid()); err == nil {
+							p.Kill() // SIGKILL
+						}
+					}
+				}
+				return nil
+			}
 		}
 		if ms, _ := strconv.Atoi(os.Getenv("SCRIBE_TEST_SLOW_UPDATE")); ms > 0 {
 			update := storeUpdate

@@ -189,6 +189,9 @@ type Pending struct {
 	// held says the descriptor was kept when the file was closed, for its
 	// batch to drop its pages through (Batch.Commit).
 	held bool
+	// in is the new directory the file is written in at its final name
+	// (NewDir.Create): it is put in place with it, not renamed alone.
+	in *NewDir
 }
 
 // Uncache has the file's pages leave the page cache once its batch has

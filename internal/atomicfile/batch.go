@@ -28,9 +28,14 @@ import (
 // A batch may hold thousands of files (a long session's rounds): Close a
 // file once it is written, so that the batch does not hold a descriptor
 // for each.
+//
+// A directory that does not exist yet may be written whole (NewDir): its
+// files at their final names in a temporary directory, which Commit puts
+// in place with one rename, before any of the batch's files.
 type Batch struct {
 	files []*Pending
-	first []string // files written in place, flushed with the batch (SyncFirst)
+	dirs  []*NewDir // new directories, renamed into place first
+	first []string  // files written in place, flushed with the batch (SyncFirst)
 	// made are the parents of the directories the batch created
 	// (MkdirAll), synced when it commits.
 	made []string
@@ -142,11 +147,101 @@ func (b *Batch) MoveLast(target string) {
 // Len is the number of files in the batch.
 func (b *Batch) Len() int { return len(b.files) }
 
+// A NewDir is a directory of a batch that did not exist: it is written
+// under a temporary name beside its target, its files at their final
+// names there, and put in place whole when the batch commits.
+type NewDir struct {
+	tmp, target string
+	batch       *Batch
+	done        bool
+}
+
+// NewDir starts target, a directory that does not exist, as a directory of
+// the batch: it is made in dir (on target's file system) as
+// .<name>.tmp-*, so that a writer that owns dir knows a leftover there is
+// its own (see CreateIn), and filled through NewDir.Create. Commit makes
+// its files durable with the batch's, then renames it into place before
+// any of the batch's files. A kill before leaves the temporary directory
+// alone and nothing at target: its files need no temporary names, no
+// renames one by one, and no look at a target that cannot exist. A
+// journaled batch (forget's) holds no new directory.
+func (b *Batch) NewDir(dir, target string, perm fs.FileMode) (*NewDir, error) {
+	if err := fault("open", target); err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp(dir, "."+filepath.Base(target)+".tmp-")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Chmod(tmp, perm); err != nil {
+		os.Remove(tmp)
+		return nil, err
+	}
+	d := &NewDir{tmp: tmp, target: target, batch: b}
+	b.dirs = append(b.dirs, d)
+	return d, nil
+}
+
+// InPlace reports whether the directory was put in place (its batch
+// committed).
+func (d *NewDir) InPlace() bool { return d.done }
+
+// Create starts a file of the directory, at its final name in it.
+func (d *NewDir) Create(name string, perm fs.FileMode) (*Pending, error) {
+	target := filepath.Join(d.target, name)
+	if err := fault("open", target); err != nil {
+		return nil, err
+	}
+	f, err := osfile.OpenFile(filepath.Join(d.tmp, name), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	p := &Pending{f: f, target: target, perm: perm, batch: d.batch, in: d}
+	d.batch.files = append(d.batch.files, p)
+	return p, nil
+}
+
+// putDirs puts the batch's new directories in place, their files durable
+// already: each file is closed (and dropped from the page cache, if asked)
+// while its name still holds, then each directory is renamed. It returns
+// the directories renamed into place.
+func (b *Batch) putDirs() ([]string, error) {
+	var put []string
+	for _, d := range b.dirs {
+		for _, p := range b.files {
+			if p.in != d {
+				continue
+			}
+			if err := p.Close(); err != nil {
+				return put, err
+			}
+			p.done = true
+			if p.uncache {
+				p.dropPages()
+			}
+			p.release()
+		}
+		if err := fault("rename", d.target); err != nil {
+			return put, err
+		}
+		if err := os.Rename(d.tmp, d.target); err != nil {
+			return put, err
+		}
+		d.done = true
+		put = append(put, d.target)
+	}
+	return put, nil
+}
+
 // Commit makes the batch's files durable and puts them in place, dropping
 // from the page cache those asked to (Pending.Uncache).
 func (b *Batch) Commit() error {
 	defer b.Abort()
-	if err := syncAll(b.files, b.first); err != nil {
+	if err := syncAll(b.files, b.first, b.dirs); err != nil {
+		return err
+	}
+	put, err := b.putDirs()
+	if err != nil {
 		return err
 	}
 	journal := b.journal != "" && len(b.files) > 1
@@ -167,7 +262,16 @@ func (b *Batch) Commit() error {
 	}
 	dirs := map[string]bool{}
 	var order []string
+	for _, d := range put {
+		if p := filepath.Dir(d); !dirs[p] {
+			dirs[p] = true
+			order = append(order, p)
+		}
+	}
 	for i, p := range b.files {
+		if p.in != nil {
+			continue // in a new directory, in place already
+		}
 		if err := p.Close(); err != nil {
 			return err
 		}
@@ -176,7 +280,7 @@ func (b *Batch) Commit() error {
 			p.dropPages() // durable since syncAll
 		}
 		if i > 0 && i == len(b.files)-1 {
-			queryTimes(order, p)
+			queryTimes(append(order[:len(order):len(order)], put...), p)
 		}
 		if err := os.Rename(p.f.Name(), p.target); err != nil {
 			if !journal {
@@ -200,7 +304,7 @@ func (b *Batch) Commit() error {
 			return err
 		}
 	}
-	b.files = nil
+	b.files, b.dirs = nil, nil
 	if journal {
 		return b.endJournal()
 	}
@@ -224,23 +328,32 @@ func queryTimes(dirs []string, last *Pending) {
 	os.Stat(name)
 }
 
-// Abort discards every file not yet committed.
+// Abort discards every file not yet committed, and the new directories
+// not put in place.
 func (b *Batch) Abort() {
 	for _, p := range b.files {
 		p.Abort()
 	}
-	b.files, b.first, b.made = nil, nil, nil
+	for _, d := range b.dirs {
+		if !d.done {
+			os.RemoveAll(d.tmp)
+		}
+	}
+	b.files, b.first, b.made, b.dirs = nil, nil, nil, nil
 }
 
-// syncAll makes the data of files and of the files named first durable:
-// with one syncfs(2) of their file system where the platform has it, else
-// with an fsync of each.
-func syncAll(files []*Pending, first []string) error {
-	if len(files)+len(first) > 1 {
+// syncAll makes the data of files and of the files named first durable,
+// with the entries of the new directories dirs: with one syncfs(2) of
+// their file system where the platform has it, else with an fsync of each.
+func syncAll(files []*Pending, first []string, dirs []*NewDir) error {
+	if len(files)+len(first) > 1 || len(dirs) > 0 {
 		dir := ""
-		if len(files) > 0 {
-			dir = filepath.Dir(files[0].target)
-		} else {
+		switch {
+		case len(dirs) > 0:
+			dir = dirs[0].tmp
+		case len(files) > 0:
+			dir = filepath.Dir(files[0].f.Name()) // a new directory's target is not there yet
+		default:
 			dir = filepath.Dir(first[0])
 		}
 		if d, err := osfile.Open(dir); err == nil {
@@ -258,6 +371,11 @@ func syncAll(files []*Pending, first []string) error {
 	}
 	for _, p := range files {
 		if err := p.sync(); err != nil {
+			return err
+		}
+	}
+	for _, d := range dirs {
+		if err := SyncDir(d.tmp); err != nil {
 			return err
 		}
 	}
