@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -198,8 +199,8 @@ func (s *searcher) phraseSource(q Query, phrases []phrase, parts, filters []stri
 	rarest, fewest := "", commonWord
 	for _, w := range words {
 		var n int
-		if err := s.tx.QueryRowContext(s.ctx, `SELECT count(*) FROM (SELECT 1 FROM text_fts WHERE text_fts MATCH ? AND rowid >= ? AND rowid < ? LIMIT ?)`,
-			s.within(w), s.lo, s.hi, commonWord).Scan(&n); err != nil {
+		if err := s.tx.QueryRowContext(s.ctx, `SELECT count(*) FROM (SELECT 1 FROM text_fts WHERE text_fts MATCH ? AND rowid >= ? AND rowid < ? LIMIT `+strconv.Itoa(commonWord)+`)`,
+			s.within(w), s.lo, s.hi).Scan(&n); err != nil {
 			return "", "", false, err
 		}
 		if n < fewest {

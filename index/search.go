@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -423,10 +424,12 @@ func (s *searcher) overflows(table, match string, k int) bool {
 }
 
 // rowidsIn returns the rowids of the first k rounds in order (ASC or DESC)
-// that match in table, with rowid in [lo, hi).
+// that match in table, with rowid in [lo, hi). The limit is written in the
+// statement: SQLite plans with a LIMIT's value, so a statement whose
+// limit is bound is prepared again when it first runs.
 func (s *searcher) rowidsIn(table, match string, lo, hi int64, k int, order string) ([]int64, error) {
 	rows, err := s.tx.QueryContext(s.ctx, `SELECT rowid FROM `+table+` WHERE `+table+` MATCH ? AND rowid >= ? AND rowid < ?
-		ORDER BY rowid `+order+` LIMIT ?`, match, lo, hi, k)
+		ORDER BY rowid `+order+` LIMIT `+strconv.Itoa(k), match, lo, hi)
 	if err != nil {
 		return nil, err
 	}
