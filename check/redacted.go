@@ -5,11 +5,12 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // marker matches the markers that replace secrets in a redacting store
 // (inscribe/redact): [REDACTED:<rule>:<hash>].
-var marker = regexp.MustCompile(`\[REDACTED:[A-Za-z0-9_.-]+(?::[0-9a-f]+)?\]`)
+var marker = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[REDACTED:[A-Za-z0-9_.-]+(?::[0-9a-f]+)?\]`) })
 
 // redactedOnly reports whether the export's entry b differs from the
 // source's a only where b has markers: every other value equal, and each
@@ -37,7 +38,7 @@ func redactedOnly(a, b any, path string) (fields, markers []string, ok bool) {
 				// that are data, such as a file's path).
 				yk = ""
 				for k2, v2 := range y {
-					if _, inX := x[k2]; !inX && !used[k2] && marker.MatchString(k2) && coveredBy(k, k2) {
+					if _, inX := x[k2]; !inX && !used[k2] && marker().MatchString(k2) && coveredBy(k, k2) {
 						yk, yv = k2, v2
 						break
 					}
@@ -45,7 +46,7 @@ func redactedOnly(a, b any, path string) (fields, markers []string, ok bool) {
 				if yk == "" {
 					return nil, nil, false
 				}
-				fields, markers = append(fields, join(path, yk)), append(markers, marker.FindAllString(yk, -1)...)
+				fields, markers = append(fields, join(path, yk)), append(markers, marker().FindAllString(yk, -1)...)
 			}
 			used[yk] = true
 			f, m, ok := redactedOnly(x[k], yv, join(path, yk))
@@ -76,7 +77,7 @@ func redactedOnly(a, b any, path string) (fields, markers []string, ok bool) {
 		if x == y {
 			return nil, nil, true
 		}
-		ms := marker.FindAllString(y, -1)
+		ms := marker().FindAllString(y, -1)
 		if len(ms) == 0 || !coveredBy(x, y) {
 			return nil, nil, false
 		}
@@ -88,7 +89,7 @@ func redactedOnly(a, b any, path string) (fields, markers []string, ok bool) {
 // coveredBy reports whether redacted is source with some non-empty parts
 // replaced by markers: the text between markers is kept, in order.
 func coveredBy(source, redacted string) bool {
-	locs := marker.FindAllStringIndex(redacted, -1)
+	locs := marker().FindAllStringIndex(redacted, -1)
 	var re strings.Builder
 	re.WriteString(`^(?s)`)
 	prev := 0

@@ -8,6 +8,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/scribe-archive/scribe/adapters/claude"
 	"github.com/scribe-archive/scribe/exportcore"
@@ -353,12 +354,12 @@ func (x *converter) toolID(id string) string {
 	return w
 }
 
-var invalidName = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
+var invalidName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-zA-Z0-9_-]`) })
 
 func (x *converter) toolUse(b *session.Block) claude.Block {
 	name := b.Label
 	if !validToolID(name) {
-		name = invalidName.ReplaceAllString(name, "_")
+		name = invalidName().ReplaceAllString(name, "_")
 		if len(name) > 64 {
 			name = name[:64]
 		}

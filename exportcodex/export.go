@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/scribe-archive/scribe/adapters/codex"
 	"github.com/scribe-archive/scribe/exportcore"
@@ -75,14 +76,16 @@ type ExistsError = exportcore.ExistsError
 
 // datedRollout matches the end of a rollout's path as Codex lays it out:
 // YYYY/MM/DD/rollout-<time>-<thread id>.jsonl.
-var datedRollout = regexp.MustCompile(`(?:^|/)([0-9]{4}/[0-9]{2}/[0-9]{2}/rollout-[^/]+\.jsonl)$`)
+var datedRollout = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:^|/)([0-9]{4}/[0-9]{2}/[0-9]{2}/rollout-[^/]+\.jsonl)$`)
+})
 
 // Rel is where Codex keeps a session's rollout below its sessions folder:
 // the last four elements of the recorded source path when they are laid
 // out as Codex lays them out (YYYY/MM/DD/rollout-<time>-<id>.jsonl), else
 // a path of that shape made from the session's start and id.
 func Rel(m *session.Meta) string {
-	if g := datedRollout.FindStringSubmatch(filepath.ToSlash(m.Source)); g != nil && filepath.IsLocal(filepath.FromSlash(g[1])) {
+	if g := datedRollout().FindStringSubmatch(filepath.ToSlash(m.Source)); g != nil && filepath.IsLocal(filepath.FromSlash(g[1])) {
 		return filepath.FromSlash(g[1])
 	}
 	started := session.Str(m.Started)

@@ -27,6 +27,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/scribe-archive/scribe/adapters/gemini"
 	"github.com/scribe-archive/scribe/exportcore"
@@ -66,13 +67,13 @@ func encodeInput(d *session.Block, edited string) ([]byte, string) {
 func DefaultDir() (string, error) { return gemini.DefaultTmpDir() }
 
 // sessionName matches the name the client gives a session's file.
-var sessionName = regexp.MustCompile(`^session-[A-Za-z0-9T:._-]+\.jsonl$`)
+var sessionName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^session-[A-Za-z0-9T:._-]+\.jsonl$`) })
 
 // Name is the name of a session's file: the one it was inscribed from
 // when that is the client's, else the one the client would give it,
 // session-<YYYY-MM-DDTHH-MM of its start>-<first 8 characters of its id>.
 func Name(m *session.Meta) string {
-	if base := filepath.Base(filepath.FromSlash(m.Source)); sessionName.MatchString(base) {
+	if base := filepath.Base(filepath.FromSlash(m.Source)); sessionName().MatchString(base) {
 		return base
 	}
 	stamp := "1970-01-01T00-00"
@@ -128,11 +129,11 @@ func ProjectFolder(dir, project, recorded string) (name string, created bool) {
 	}
 }
 
-var notAlnum = regexp.MustCompile(`[^a-z0-9]+`)
+var notAlnum = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-z0-9]+`) })
 
 // slugify is the client's name for a project's folder.
 func slugify(s string) string {
-	if s = strings.Trim(notAlnum.ReplaceAllString(strings.ToLower(s), "-"), "-"); s == "" {
+	if s = strings.Trim(notAlnum().ReplaceAllString(strings.ToLower(s), "-"), "-"); s == "" {
 		return "project"
 	}
 	return s

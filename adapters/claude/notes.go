@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Claude Code's bookkeeping that is worth a line where it happened: how
@@ -112,7 +113,7 @@ func contentText(content json.RawMessage) string {
 	if len(c) == 0 || c[0] != '"' || json.Unmarshal(c, &s) != nil {
 		return ""
 	}
-	return oneLine(ansi.ReplaceAllString(s, ""))
+	return oneLine(ansi().ReplaceAllString(s, ""))
 }
 
 // firstNoticeLine is the first line of a notice's content, at most 200
@@ -124,7 +125,7 @@ func firstNoticeLine(content json.RawMessage) string {
 	if len(c) == 0 || c[0] != '"' || json.Unmarshal(c, &s) != nil {
 		return ""
 	}
-	s = strings.TrimSpace(ansi.ReplaceAllString(s, ""))
+	s = strings.TrimSpace(ansi().ReplaceAllString(s, ""))
 	first, rest, _ := strings.Cut(s, "\n")
 	first = oneLine(first)
 	more := strings.TrimSpace(rest) != ""
@@ -137,7 +138,7 @@ func firstNoticeLine(content json.RawMessage) string {
 	return first
 }
 
-var ansi = regexp.MustCompile("\x1b\\[[0-9;?]*[ -/]*[@-~]")
+var ansi = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("\x1b\\[[0-9;?]*[ -/]*[@-~]") })
 
 // oneLine collapses white space (line ends included) to single spaces.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -270,10 +270,12 @@ func mayOpenWithMeta(head []byte, whole bool) bool {
 }
 
 // uuidAtEnd matches the thread id at the end of a rollout's file name.
-var uuidAtEnd = regexp.MustCompile(`([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl$`)
+var uuidAtEnd = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl$`)
+})
 
 // datePath matches the folders Codex files a rollout under: YYYY/MM/DD.
-var datePath = regexp.MustCompile(`^[0-9]{4}$|^[0-9]{2}$`)
+var datePath = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]{4}$|^[0-9]{2}$`) })
 
 // Discover finds the rollouts at path: one rollout file, or every rollout
 // in a directory and its YYYY/MM/DD folders. What a directory holds that is
@@ -326,7 +328,7 @@ func (a *Adapter) Session(p string) (source.Session, error) {
 	}
 	id := m.ID
 	if id == "" {
-		if g := uuidAtEnd.FindStringSubmatch(filepath.Base(p)); g != nil {
+		if g := uuidAtEnd().FindStringSubmatch(filepath.Base(p)); g != nil {
 			id = g[1]
 		}
 	}
@@ -386,7 +388,7 @@ func splitDated(p string) (root, rel string) {
 	month := filepath.Dir(day)
 	year := filepath.Dir(month)
 	d, m, y := filepath.Base(day), filepath.Base(month), filepath.Base(year)
-	if len(d) == 2 && datePath.MatchString(d) && len(m) == 2 && datePath.MatchString(m) && len(y) == 4 && datePath.MatchString(y) {
+	if len(d) == 2 && datePath().MatchString(d) && len(m) == 2 && datePath().MatchString(m) && len(y) == 4 && datePath().MatchString(y) {
 		return filepath.Dir(year), filepath.Join(y, m, d, filepath.Base(p))
 	}
 	return filepath.Dir(p), filepath.Base(p)

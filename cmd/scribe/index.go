@@ -183,8 +183,9 @@ func runSearch(e *env, o searchOptions) error {
 		return err
 	}
 	if o.json {
+		unmark := strings.NewReplacer(index.HighlightStart, "", index.HighlightEnd, "")
 		for i := range hits {
-			hits[i].Snippet = strings.NewReplacer(index.HighlightStart, "", index.HighlightEnd, "").Replace(hits[i].Snippet)
+			hits[i].Snippet = unmark.Replace(hits[i].Snippet)
 		}
 		if hits == nil {
 			hits = []views.Hit{}

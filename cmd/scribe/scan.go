@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -383,13 +384,13 @@ func scanDoc(red *redact.Redactor, d *inscribe.Doc) ([]secretJSON, error) {
 	return out, nil
 }
 
-var roundAnchor = regexp.MustCompile(`<a id="round-([0-9]+)"></a>`)
+var roundAnchor = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<a id="round-([0-9]+)"></a>`) })
 
 // roundAt is the round of the document's text at offset i: the last round
 // anchor before it.
 func roundAt(text string, i int) int {
 	n := 0
-	for _, m := range roundAnchor.FindAllStringSubmatchIndex(text[:i], -1) {
+	for _, m := range roundAnchor().FindAllStringSubmatchIndex(text[:i], -1) {
 		n, _ = strconv.Atoi(text[m[2]:m[3]])
 	}
 	return n

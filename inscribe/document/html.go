@@ -5,6 +5,7 @@ import (
 	"html"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -65,17 +66,20 @@ func TextHTML(w io.Writer, s string, markdown bool) error {
 //   - an image is shown as a link to it (its alt text, or "image"), so a
 //     message cannot make the reader's browser fetch anything.
 func MarkdownHTML(w io.Writer, src string) error {
-	return htmlMarkdown.Convert([]byte(src), w)
+	return htmlMarkdown().Convert([]byte(src), w)
 }
 
 // htmlMarkdown renders markdown for a browser. It is safe for concurrent
 // use. Raw HTML is off (html.WithUnsafe is not set), and the renderer
-// below shows it as text rather than dropping it.
-var htmlMarkdown = goldmark.New(
-	goldmark.WithExtensions(extension.GFM),
-	goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(linkGuard{}, 100))),
-	goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(rawHTMLAsText{}, 100))),
-)
+// below shows it as text rather than dropping it. It is made when first
+// used.
+var htmlMarkdown = sync.OnceValue(func() goldmark.Markdown {
+	return goldmark.New(
+		goldmark.WithExtensions(extension.GFM),
+		goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(linkGuard{}, 100))),
+		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(rawHTMLAsText{}, 100))),
+	)
+})
 
 // rawHTMLAsText renders raw HTML as escaped text.
 type rawHTMLAsText struct{}

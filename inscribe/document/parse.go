@@ -244,7 +244,7 @@ func (p *docParser) lineEnd(off int) int {
 }
 
 func (p *docParser) tokenize() {
-	doc := goldmarkParser.Parse(text.NewReader(p.src))
+	doc := goldmarkParser().Parse(text.NewReader(p.src))
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
 		t := token{node: n, start: lineStart(p.src, n.Pos())}
 		switch n := n.(type) {

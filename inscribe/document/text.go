@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/yuin/goldmark/ast"
@@ -42,10 +43,15 @@ const (
 // link reference definition kept as they are read (lineless): goldmark
 // appends each to a slice, of 32 bytes a line and its growth, 100 MB and
 // more for a message of millions of short lines.
-var goldmarkParser = parser.NewParser(
-	parser.WithBlockParsers(leanBlockParsers()...),
-	parser.WithParagraphTransformers(append(parser.DefaultParagraphTransformers(), util.Prioritized(firstLineOnly{}, 1))...),
-)
+//
+// It is made when first used: every command of scribe links this package,
+// and a search reads no document.
+var goldmarkParser = sync.OnceValue(func() parser.Parser {
+	return parser.NewParser(
+		parser.WithBlockParsers(leanBlockParsers()...),
+		parser.WithParagraphTransformers(append(parser.DefaultParagraphTransformers(), util.Prioritized(firstLineOnly{}, 1))...),
+	)
+})
 
 // leanBlockParsers are goldmark's block parsers, its paragraphs' and
 // fenced blocks' lineless.
@@ -150,7 +156,7 @@ func plainSafe(s string) bool {
 	const probe = "<!-- scribe probe -->"
 	src := []byte(s + "\n\n" + probe + "\n")
 	pc := parser.NewContext()
-	doc := goldmarkParser.Parse(text.NewReader(src), parser.WithContext(pc))
+	doc := goldmarkParser().Parse(text.NewReader(src), parser.WithContext(pc))
 	if len(pc.References()) > 0 {
 		return false
 	}

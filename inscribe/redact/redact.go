@@ -60,8 +60,9 @@ type Replacement struct {
 	Excerpt string
 }
 
-// MarkerPattern matches a marker: [REDACTED:<rule>:<hash>].
-var MarkerPattern = regexp.MustCompile(`\[REDACTED:[A-Za-z0-9_.-]+(?::[0-9a-f]+)?\]`)
+// MarkerPattern returns the expression that matches a marker:
+// [REDACTED:<rule>:<hash>] (compiled when first asked for).
+var MarkerPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[REDACTED:[A-Za-z0-9_.-]+(?::[0-9a-f]+)?\]`) })
 
 // Marker returns the marker that replaces secret, found by rule: the rule
 // and the first 4 hex digits of the secret's HMAC-SHA256 under the store's

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sync"
 
 	"github.com/spf13/viper"
 
@@ -108,7 +109,9 @@ key = "%s"
 # disabledRules = ["generic-api-key"]
 `
 
-var redactLine = regexp.MustCompile(`(?m)^(\s*redact\s*=\s*)(true|false)`)
+// redactLine is compiled when first used: every command links this package,
+// few set redaction.
+var redactLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^(\s*redact\s*=\s*)(true|false)`) })
 
 // SetRedact turns redaction on or off, keeping the rest of the file.
 func (s *Settings) SetRedact(on bool) {
@@ -118,8 +121,8 @@ func (s *Settings) SetRedact(on bool) {
 		rand.Read(key)
 		s.Key = key
 	}
-	if redactLine.Match(s.Src) {
-		s.Src = redactLine.ReplaceAll(s.Src, []byte(fmt.Sprintf("${1}%t", on)))
+	if redactLine().Match(s.Src) {
+		s.Src = redactLine().ReplaceAll(s.Src, []byte(fmt.Sprintf("${1}%t", on)))
 		return
 	}
 	s.Src = append([]byte(fmt.Sprintf("[scribe]\nredact = %t\nkey = %q\n\n", on, hex.EncodeToString(s.Key))), s.Src...)
