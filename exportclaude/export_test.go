@@ -19,9 +19,12 @@ import (
 
 // TestMain writes every text of a conversion through a mark, as a text
 // of a megabyte or more is written (exportcore.LongTexts): the goldens
-// and the real clients judge the conversion written so.
+// and the real clients judge the conversion written so. Every export
+// keeps its graph nodes in a file, as one of a long session does
+// (exportcodex's and exportgemini's tests export as a short one does).
 func TestMain(m *testing.M) {
 	exportcore.SetLongTextForTest(0)
+	exportcore.SetGraphInFileForTest(0)
 	os.Exit(m.Run())
 }
 

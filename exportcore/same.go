@@ -70,7 +70,15 @@ func Transcript(d *inscribe.Doc, src source.Adapter, w io.Writer, input InputEnc
 		return nil, fmt.Errorf("%s: no round files: %w: the backing store is damaged", md, err)
 	}
 	x := &exporter{md: md, doc: d, items: items, bw: bufio.NewWriterSize(w, 1<<16), input: input}
-	b, err := src.NewBuilder(d.BuilderConfig(), nil, nil)
+	// A long session's closed rounds' nodes are kept in a scratch file,
+	// not by the builder (a short one's cost less than making the file).
+	var graph source.Graph
+	if len(rounds) > graphInFile {
+		g, done := inscribe.ScratchGraph("")
+		defer done()
+		graph = g
+	}
+	b, err := src.NewBuilder(d.BuilderConfig(), nil, graph)
 	if err != nil {
 		return nil, err
 	}
@@ -108,6 +116,19 @@ func Transcript(d *inscribe.Doc, src source.Adapter, w io.Writer, input InputEnc
 		x.warn("", what+" no source entries (added by hand?): not exported")
 	}
 	return x.warnings, x.bw.Flush()
+}
+
+// graphInFile is how many rounds a session has past which an export keeps
+// the closed rounds' graph nodes in a file (inscribe.ScratchGraph).
+var graphInFile = 4096
+
+// SetGraphInFileForTest makes an export of more than n rounds keep its
+// graph nodes in a file (0: every export), so that tests export through
+// it; it returns what undoes it.
+func SetGraphInFileForTest(n int) (restore func()) {
+	old := graphInFile
+	graphInFile = n
+	return func() { graphInFile = old }
 }
 
 // round adds round n's entries to the builder, writing each round it

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/scribe-archive/scribe/internal/atomicfile"
@@ -53,6 +54,9 @@ type fileGraph struct {
 	// created says open made the file, which close then removes; cut
 	// that it cut off lines past size.
 	created, cut bool
+	// mk, when set, makes the file's folder and names the file, at the
+	// first open (ScratchGraph).
+	mk func() (string, error)
 }
 
 type oddNode struct {
@@ -79,10 +83,42 @@ func newFileGraph(b *atomicfile.Batch, path string, size int64) *fileGraph {
 	return &fileGraph{path: path, size: size, end: size, batch: b}
 }
 
+// ScratchGraph returns a graph that keeps the nodes a builder records
+// (a source.Recorder) in a file of its own in a new folder under dir (""
+// is the system's temporary folder), as an update keeps graph.tsv, and
+// holds in memory only where each identity's line is: a builder of a whole
+// session (an export reads every round again) holds about 20 bytes an
+// identity, not its nodes (189 MB for a million lines). The folder is
+// made at the first node recorded; done removes it.
+func ScratchGraph(dir string) (g source.Recorder, done func()) {
+	fg := &fileGraph{}
+	var folder string
+	fg.mk = func() (string, error) {
+		f, err := os.MkdirTemp(dir, "scribe-graph-")
+		folder = f
+		return filepath.Join(f, graphFile), err
+	}
+	return fg, func() {
+		fg.close()
+		if folder != "" {
+			os.RemoveAll(folder)
+		}
+	}
+}
+
 // open opens the file for reading and appending, cut at the recorded size.
 func (g *fileGraph) open() error {
 	if g.f != nil || g.err != nil {
 		return g.err
+	}
+	if g.mk != nil {
+		p, err := g.mk()
+		g.mk = nil
+		if err != nil {
+			g.err = err
+			return err
+		}
+		g.path = p
 	}
 	_, err := os.Stat(g.path)
 	g.created = errors.Is(err, os.ErrNotExist)
