@@ -29,6 +29,15 @@ type pagePlaces struct {
 	size  int64
 	used  uint64
 	pages []pageStart // pages[k] is page k+1's
+	// totals are the index's totals of the document's rounds, when read
+	// (the count and the sum read every round's row of the index).
+	totals *roundTotals
+}
+
+// roundTotals are what index.DB.RoundTotals gives.
+type roundTotals struct {
+	count, last int
+	tokens      int64
 }
 
 // pageStart is where a page's first message starts, and the round the
@@ -97,4 +106,25 @@ func (p *places) evict() {
 		}
 	}
 	delete(p.docs, oldest)
+}
+
+// docTotals returns the totals kept for a document, if it has not changed.
+func (p *places) docTotals(path string, mod time.Time, size int64) (roundTotals, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	d := p.docs[path]
+	if d == nil || !d.mod.Equal(mod) || d.size != size || d.totals == nil {
+		return roundTotals{}, false
+	}
+	return *d.totals, true
+}
+
+// setTotals keeps a document's totals, while what is known of it is of
+// this version of it.
+func (p *places) setTotals(path string, mod time.Time, size int64, t roundTotals) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if d := p.docs[path]; d != nil && d.mod.Equal(mod) && d.size == size {
+		d.totals = &t
+	}
 }
