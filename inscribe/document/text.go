@@ -39,29 +39,48 @@ const (
 // its first line (where it starts), so that a text of 100 MB in lines is
 // not made a node a line (three times its size; issue 33).
 //
-// Nor are the lines of a fenced block or of a paragraph that cannot hold a
-// link reference definition kept as they are read (lineless): goldmark
-// appends each to a slice, of 32 bytes a line and its growth, 100 MB and
-// more for a message of millions of short lines.
+// Nor are the lines of a fenced block, an indented code block or a
+// paragraph that cannot hold a link reference definition kept as they are
+// read (lineless): goldmark appends each to a slice, of 32 bytes a line and
+// its growth, 100 MB and more for a message of millions of short lines.
+// And such a block, open alone at the top level, takes the lines that
+// cannot end it or start another block itself (runs), where goldmark's loop
+// keeps a record of 24 bytes of each line it hands a block until a blank
+// line at the top level (its parseBlocks' blankLines: 33 MB for a prompt of
+// 1.2 million lines of words, 81 MB for a fence of 3.4 million lines of
+// JSON; issue 33).
 //
 // It is made when first used: every command of scribe links this package,
 // and a search reads no document.
 var goldmarkParser = sync.OnceValue(func() parser.Parser {
 	return parser.NewParser(
 		parser.WithBlockParsers(leanBlockParsers()...),
-		parser.WithParagraphTransformers(append(parser.DefaultParagraphTransformers(), util.Prioritized(firstLineOnly{}, 1))...),
+		// goldmark runs the lower priorities first: the link reference
+		// definitions (100) are read before the cut, which a priority of 1
+		// made first (a definition whose title or destination is on its
+		// next line was not one, nor were the lines after a definition a
+		// paragraph).
+		parser.WithParagraphTransformers(append(parser.DefaultParagraphTransformers(), util.Prioritized(firstLineOnly{}, 1000))...),
 	)
 })
 
-// leanBlockParsers are goldmark's block parsers, its paragraphs' and
-// fenced blocks' lineless.
+// leanBlockParsers are goldmark's block parsers, its paragraphs', fenced
+// blocks' and indented code blocks' lineless.
 func leanBlockParsers() []util.PrioritizedValue {
 	paragraph := reflect.TypeOf(parser.NewParagraphParser())
 	fence := reflect.TypeOf(parser.NewFencedCodeBlockParser())
+	code := reflect.TypeOf(parser.NewCodeBlockParser())
 	ps := parser.DefaultBlockParsers()
+	interrupts := interrupters(ps)
 	for i, p := range ps {
-		if t := reflect.TypeOf(p.Value); t == paragraph || t == fence {
-			ps[i].Value = lineless{p.Value.(parser.BlockParser), t == paragraph}
+		bp := p.Value.(parser.BlockParser)
+		switch reflect.TypeOf(p.Value) {
+		case paragraph:
+			ps[i].Value = lineless{bp, true, func(line []byte) bool { return !interrupts(line) }}
+		case fence:
+			ps[i].Value = lineless{bp, false, fenceContent}
+		case code:
+			ps[i].Value = lineless{bp, false, indentedCode}
 		}
 	}
 	return ps
@@ -71,18 +90,118 @@ func leanBlockParsers() []util.PrioritizedValue {
 // paragraph, only when that line cannot start a link reference
 // definition, which the paragraph's transformer reads from all its
 // lines): where the block starts, all the document's parser reads of
-// them.
+// them. A block open alone at the top level takes, at each line goldmark
+// hands it, the lines after it that runs accepts as well.
 type lineless struct {
 	parser.BlockParser
 	paragraph bool
+	// runs reports whether a line that follows one the block took goes to
+	// the block's Continue, and to nothing else, in goldmark's loop (it
+	// ends neither the block nor may start another), a line of the source
+	// with its line end (the last line may have none). It may say no to
+	// any line: goldmark's loop then reads it.
+	runs func(line []byte) bool
 }
 
 func (p lineless) Continue(node ast.Node, reader text.Reader, pc parser.Context) parser.State {
-	st := p.BlockParser.Continue(node, reader, pc)
-	if l := node.Lines(); l.Len() > 1 && !(p.paragraph && mayDefine(l.Sliced(0, 1)[0].Value(reader.Source()))) {
-		l.SetSliced(0, 1)
+	for {
+		st := p.BlockParser.Continue(node, reader, pc)
+		if l := node.Lines(); l.Len() > 1 && !(p.paragraph && mayDefine(l.Sliced(0, 1)[0].Value(reader.Source()))) {
+			l.SetSliced(0, 1)
+		}
+		if st&parser.Continue == 0 {
+			return st
+		}
+		// Where goldmark's loop would hand the next line to this block's
+		// Continue alone (it is the only block open, and the line cannot
+		// end it or start another), the block takes it now: the same
+		// calls, without the loop's record of the line.
+		if open := pc.OpenedBlocks(); len(open) != 1 || open[0].Node != node {
+			return st
+		}
+		next := nextLine(reader)
+		if next == nil || !p.runs(next) {
+			return st
+		}
+		reader.AdvanceLine()
 	}
-	return st
+}
+
+// nextLine returns the line after the reader's, or nil at the end of the
+// source.
+func nextLine(reader text.Reader) []byte {
+	_, seg := reader.Position()
+	src := reader.Source()
+	if seg.Stop <= 0 || seg.Stop >= len(src) || src[seg.Stop-1] != '\n' {
+		return nil
+	}
+	rest := src[seg.Stop:]
+	if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+		return rest[:i+1]
+	}
+	return rest
+}
+
+// interrupters returns what tells whether a line may be anything but a
+// paragraph's continuation once a paragraph is open: it is blank, or its
+// first character after indentation triggers a block parser that can
+// interrupt a paragraph (goldmark tries those, by that character, before
+// the paragraph's Continue; a setext heading's underline is one of them).
+// A digit triggers only the lists' parsers, which read an item's number
+// as digits and a '.' or a ')': a line of digits and anything else is a
+// paragraph's (a numbered line of a log, say).
+func interrupters(ps []util.PrioritizedValue) func(line []byte) bool {
+	list := reflect.TypeOf(parser.NewListParser())
+	item := reflect.TypeOf(parser.NewListItemParser())
+	var by [256]bool
+	free := false   // a parser without triggers is tried on every line
+	numbers := true // the digits trigger only the lists' parsers
+	for _, p := range ps {
+		bp := p.Value.(parser.BlockParser)
+		if !bp.CanInterruptParagraph() {
+			continue
+		}
+		if len(bp.Trigger()) == 0 {
+			free = true
+		}
+		for _, c := range bp.Trigger() {
+			by[c] = true
+			if t := reflect.TypeOf(bp); c >= '0' && c <= '9' && t != list && t != item {
+				numbers = false
+			}
+		}
+	}
+	return func(line []byte) bool {
+		if free || util.IsBlank(line) {
+			return true
+		}
+		_, pos := util.IndentWidth(line, 0)
+		if c := line[pos]; numbers && c >= '0' && c <= '9' {
+			for pos < len(line) && line[pos] >= '0' && line[pos] <= '9' {
+				pos++
+			}
+			return pos < len(line) && (line[pos] == '.' || line[pos] == ')')
+		}
+		return by[line[pos]]
+	}
+}
+
+// fenceContent reports whether a line is content of an open fenced block
+// for certain: it does not start, after indentation, with a backtick or a
+// tilde, so it cannot close the block.
+func fenceContent(line []byte) bool {
+	_, pos := util.IndentWidth(line, 0)
+	return pos == len(line) || line[pos] != '`' && line[pos] != '~'
+}
+
+// indentedCode reports whether a line is content of an open indented code
+// block for certain: it is indented by four columns or more and not blank.
+func indentedCode(line []byte) bool {
+	if util.IsBlank(line) {
+		return false
+	}
+	w, _ := util.IndentWidth(line, 0)
+	return w >= 4
 }
 
 // mayDefine reports whether a paragraph's first line may start a link
