@@ -540,3 +540,47 @@ func TestSearchShortPrefix(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchOneWordWindow: a search of one word (or prefix) reads its
+// newest rounds first; with exactly as many rounds as are ranked, and one
+// more, it finds what a search with --until after them all does, which
+// reads the oldest first.
+func TestSearchOneWordWindow(t *testing.T) {
+	ctx := context.Background()
+	for _, n := range []int{rankWindow, rankWindow + 1} {
+		c := newCorpus(t)
+		var rows []Row
+		for i := 1; i <= n; i++ {
+			body := "word " + strings.Repeat("other ", 1+i%7)
+			if i == 1 { // the oldest ranks first where it is ranked
+				body = "word word word"
+			}
+			rows = append(rows, Row{SessionID: "s", Round: i, Started: stamp(i), Reply: body, RoundFile: "r"})
+		}
+		c.put(t, Session{SessionID: "s", AgentID: "claude", Doc: "x/s.md"}, rows)
+		for _, text := range []string{"word", "wor*", "w*"} {
+			for _, limit := range []int{5, n} {
+				q := Query{Text: text, Limit: limit}
+				got, err := c.db.Search(ctx, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				q.Until = time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC)
+				want, err := c.db.Search(ctx, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("%d rounds, %q, limit %d: %v, want %v", n, text, limit, found(got), found(want))
+				}
+				if len(got) != min(limit, n) {
+					t.Errorf("%d rounds, %q, limit %d: %d hits", n, text, limit, len(got))
+				}
+				if first := len(got) > 0 && got[0].Round == 1; first != (n == rankWindow || limit == n) {
+					t.Errorf("%d rounds, %q, limit %d: %v: the oldest round ranked first %v, want it only when within the newest %d",
+						n, text, limit, found(got), first, max(rankWindow, limit))
+				}
+			}
+		}
+	}
+}
