@@ -151,13 +151,18 @@ func readSums(path string, size int64) ([]roundSum, error) {
 		return nil, errRecord
 	}
 	defer f.Close()
-	data := make([]byte, size)
-	if _, err := io.ReadFull(f, data); err != nil {
+	var b strings.Builder
+	b.Grow(int(size))
+	if n, err := io.CopyN(&b, f, size); err != nil || n != size {
 		return nil, errRecord
 	}
-	var out []roundSum
+	// One string, the sums its substrings, and the slice made at its
+	// length: a line's string, its fields and the slice's doublings were
+	// 66 MB for the 500,000 rounds of a million lines (issue 33).
+	data := b.String()
+	out := make([]roundSum, 0, strings.Count(data, "\n"))
 	for len(data) > 0 {
-		line, rest, ok := bytes.Cut(data, []byte("\n"))
+		line, rest, ok := strings.Cut(data, "\n")
 		if !ok {
 			return nil, errRecord
 		}
@@ -171,18 +176,20 @@ func readSums(path string, size int64) ([]roundSum, error) {
 	return out, nil
 }
 
-// parseSumLine reads a line of a record, without its line end.
-func parseSumLine(line []byte) (roundSum, bool) {
-	f := strings.Split(string(line), "\t")
-	if len(f) != 3 || !validSum(f[2]) {
+// parseSumLine reads a line of a record, without its line end; the sum is
+// a substring of line.
+func parseSumLine(line string) (roundSum, bool) {
+	f0, rest, ok1 := strings.Cut(line, "\t")
+	f1, f2, ok2 := strings.Cut(rest, "\t")
+	if !ok1 || !ok2 || strings.Contains(f2, "\t") || !validSum(f2) {
 		return roundSum{}, false
 	}
-	n, err1 := strconv.Atoi(f[0])
-	sz, err2 := strconv.ParseInt(f[1], 10, 64)
+	n, err1 := strconv.Atoi(f0)
+	sz, err2 := strconv.ParseInt(f1, 10, 64)
 	if err1 != nil || err2 != nil || n < 1 || sz < 0 {
 		return roundSum{}, false
 	}
-	return roundSum{Round: n, Size: sz, Sum: f[2]}, true
+	return roundSum{Round: n, Size: sz, Sum: f2}, true
 }
 
 // lastSum reads the last line of a record's first size bytes (size > 0),
@@ -206,7 +213,7 @@ func lastSum(path string, size int64) (roundSum, error) {
 	if i < 0 && int64(len(buf)) < size {
 		return roundSum{}, errRecord // longer than a line scribe writes
 	}
-	s, ok := parseSumLine(line[i+1:])
+	s, ok := parseSumLine(string(line[i+1:]))
 	if !ok {
 		return roundSum{}, errRecord
 	}
