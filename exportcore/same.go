@@ -73,10 +73,14 @@ func Transcript(d *inscribe.Doc, src source.Adapter, w io.Writer, input InputEnc
 	// A long session's closed rounds' nodes are kept in a scratch file,
 	// not by the builder (a short one's cost less than making the file).
 	var graph source.Graph
+	graphDone := func() error { return nil }
 	if len(rounds) > graphInFile {
-		g, done := inscribe.ScratchGraph("")
+		g, done, err := inscribe.ScratchGraph("")
+		if err != nil {
+			return nil, fmt.Errorf("%s: a scratch folder for the session's graph: %w", md, err)
+		}
 		defer done()
-		graph = g
+		graph, graphDone = g, done
 	}
 	b, err := src.NewBuilder(d.BuilderConfig(), nil, graph)
 	if err != nil {
@@ -90,7 +94,11 @@ func Transcript(d *inscribe.Doc, src source.Adapter, w io.Writer, input InputEnc
 			return x.warnings, err
 		}
 	}
-	if fin := b.Finish(); fin.Open != nil {
+	fin := b.Finish()
+	if err := graphDone(); err != nil {
+		return x.warnings, fmt.Errorf("%s: the session's graph, kept in a scratch file: %w", md, err)
+	}
+	if fin.Open != nil {
 		if err := x.flush(fin.Open); err != nil {
 			return x.warnings, err
 		}

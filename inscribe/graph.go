@@ -54,9 +54,6 @@ type fileGraph struct {
 	// created says open made the file, which close then removes; cut
 	// that it cut off lines past size.
 	created, cut bool
-	// mk, when set, makes the file's folder and names the file, at the
-	// first open (ScratchGraph).
-	mk func() (string, error)
 }
 
 type oddNode struct {
@@ -88,37 +85,26 @@ func newFileGraph(b *atomicfile.Batch, path string, size int64) *fileGraph {
 // is the system's temporary folder), as an update keeps graph.tsv, and
 // holds in memory only where each identity's line is: a builder of a whole
 // session (an export reads every round again) holds about 20 bytes an
-// identity, not its nodes (189 MB for a million lines). The folder is
-// made at the first node recorded; done removes it.
-func ScratchGraph(dir string) (g source.Recorder, done func()) {
-	fg := &fileGraph{}
-	var folder string
-	fg.mk = func() (string, error) {
-		f, err := os.MkdirTemp(dir, "scribe-graph-")
-		folder = f
-		return filepath.Join(f, graphFile), err
+// identity, not its nodes (189 MB for a million lines). done removes the
+// folder and returns the first error the graph met writing or reading
+// its file (it then answers for fewer nodes than it was given).
+func ScratchGraph(dir string) (g source.Recorder, done func() error, err error) {
+	folder, err := os.MkdirTemp(dir, "scribe-graph-")
+	if err != nil {
+		return nil, nil, err
 	}
-	return fg, func() {
+	fg := &fileGraph{path: filepath.Join(folder, graphFile)}
+	return fg, func() error {
 		fg.close()
-		if folder != "" {
-			os.RemoveAll(folder)
-		}
-	}
+		os.RemoveAll(folder)
+		return fg.err
+	}, nil
 }
 
 // open opens the file for reading and appending, cut at the recorded size.
 func (g *fileGraph) open() error {
 	if g.f != nil || g.err != nil {
 		return g.err
-	}
-	if g.mk != nil {
-		p, err := g.mk()
-		g.mk = nil
-		if err != nil {
-			g.err = err
-			return err
-		}
-		g.path = p
 	}
 	_, err := os.Stat(g.path)
 	g.created = errors.Is(err, os.ErrNotExist)
