@@ -86,6 +86,12 @@ func writeGitFiles(root string) error {
 			return err
 		}
 		if _, err := atomicfile.WriteIfChanged(p, []byte(f.text), FileMode); err != nil {
+			if _, lerr := os.Lstat(p); lerr == nil {
+				// Another run of a new store put it in place first (and
+				// may have removed this one's temporary file as its
+				// leftover: removeRootTemps).
+				continue
+			}
 			return err
 		}
 	}

@@ -120,6 +120,7 @@ func removeOld(p string, e fs.DirEntry, age time.Duration) {
 // document an earlier scribe was writing beside its folder, a new index)
 // are once they are a minute old.
 func (s *Store) RemoveStaleTemps(agents ...string) {
+	s.removeRootTemps()
 	dirs := []string{s.SessionsDir(), s.localRoot()}
 	for _, a := range agents {
 		dirs = append(dirs, filepath.Join(s.SessionsDir(), a))
@@ -140,5 +141,35 @@ func (s *Store) RemoveStaleTemps(agents ...string) {
 			}
 			removeOld(filepath.Join(dir, name), e, age)
 		}
+	}
+}
+
+// removeRootTemps removes the leftover temporary files in the store's
+// root: those of .gitignore and .gitattributes, which a kill while a new
+// store's first run wrote them leaves (writeGitFiles). Nothing holds a
+// lock of them: one is a leftover once the file it would become is there
+// (its writer, or another, put it in place: a writer still between its
+// temporary file and its rename, two first runs of one new store at once,
+// then finds the file there and goes on, writeGitFiles), or once it is a
+// minute old.
+func (s *Store) removeRootTemps() {
+	ents, err := osfile.ReadDir(s.Root)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		name := e.Name()
+		if !isTemp(name) || e.IsDir() {
+			continue
+		}
+		target, _, _ := strings.Cut(strings.TrimPrefix(name, "."), ".tmp-")
+		if target != gitignoreFile && target != gitattributesFile {
+			continue
+		}
+		age := tempAge
+		if _, err := os.Lstat(filepath.Join(s.Root, target)); err == nil {
+			age = 0
+		}
+		removeOld(filepath.Join(s.Root, name), e, age)
 	}
 }

@@ -66,6 +66,24 @@ func TestLeftoverTempsRemoved(t *testing.T) {
 			t.Errorf("%s: there %v, want %v", rel, err == nil, want)
 		}
 	}
+	// The root's: .gitignore's and .gitattributes', which a kill while a
+	// new store's first run wrote them leaves, once the file is there or
+	// they are old; a temporary file of a missing file is young: its
+	// writer may be about to rename it.
+	os.Remove(filepath.Join(s.Root, gitattributesFile))
+	put(t, filepath.Join(s.Root, "..gitignore.tmp-1"), "x")
+	put(t, filepath.Join(s.Root, "..gitattributes.tmp-2"), "x")
+	put(t, filepath.Join(s.Root, "..gitattributes.tmp-3"), "x")
+	os.Chtimes(filepath.Join(s.Root, "..gitattributes.tmp-3"), old, old)
+	put(t, filepath.Join(s.Root, ".notes.txt.tmp-4"), "a person's, not scribe's")
+	s.RemoveStaleTemps()
+	for rel, want := range map[string]bool{
+		"..gitignore.tmp-1": false, "..gitattributes.tmp-2": true, "..gitattributes.tmp-3": false, ".notes.txt.tmp-4": true,
+	} {
+		if _, err := os.Stat(filepath.Join(s.Root, rel)); (err == nil) != want {
+			t.Errorf("%s: there %v, want %v", rel, err == nil, want)
+		}
+	}
 }
 
 func put(t *testing.T, p, data string) {
