@@ -923,11 +923,15 @@ func compareStoredDoc(rep *Report, d *inscribe.Doc, exp string, m *session.Meta,
 
 // DamageFinding is a finding of damage to the store (an
 // *inscribe.DamageError, an *inscribe.MissingNoteError), saying what
-// mends it.
+// mends it, or of a document an inscription was stopped before it wrote
+// (an *inscribe.UnfinishedError: pending, nothing to mend).
 func DamageFinding(err error) Finding {
 	var de *inscribe.DamageError
 	var mn *inscribe.MissingNoteError
+	var un *inscribe.UnfinishedError
 	switch {
+	case errors.As(err, &un):
+		return Finding{Kind: Pending, File: un.Folder, Msg: un.Why()}
 	case errors.As(err, &de):
 		return Finding{Kind: Damaged, File: de.File, Msg: de.Why + "; " + RepairAdvice(de.Session)}
 	case errors.As(err, &mn):

@@ -2,6 +2,7 @@ package inscribe
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -152,10 +153,10 @@ func (s *Store) gone(name string, stopped bool) []*Doc {
 		if d.Exists() || d.agent == "" {
 			continue
 		}
-		if unfinished(dir) != stopped {
+		if !exists(filepath.Join(dir, stateFile)) && !exists(statePath(dir)) && !exists(roundsDir(dir)) {
 			continue
 		}
-		if exists(filepath.Join(dir, stateFile)) || exists(statePath(dir)) || exists(roundsDir(dir)) {
+		if unfinished(dir) == stopped {
 			out = append(out, d)
 		}
 	}
@@ -173,6 +174,22 @@ func (s *Store) gone(name string, stopped bool) []*Doc {
 // instead (Orphans), as are folders of round files with nothing of this
 // machine's beside them (a clone's, whose document was deleted).
 func (s *Store) Unfinished(name string) []*Doc { return s.gone(name, true) }
+
+// UnfinishedError is what a command says of a document Unfinished lists.
+type UnfinishedError struct {
+	Session string
+	Folder  string // the document's folder, which holds the round files
+}
+
+// Why says what the folder holds and what finishes it.
+func (e *UnfinishedError) Why() string {
+	return fmt.Sprintf("an inscription of session %s was stopped (killed?) before it wrote the document: nothing is damaged; the round files it wrote wait in this folder, and the next scribe inscribe or scribe append of the session's source finishes it", e.Session)
+}
+
+func (e *UnfinishedError) Error() string { return e.Folder + ": " + e.Why() }
+
+// Stopped is the UnfinishedError of a document Unfinished lists.
+func (d *Doc) Stopped() *UnfinishedError { return &UnfinishedError{Session: d.id, Folder: d.folder()} }
 
 // unfinished reports whether dir, the folder of a document that does not
 // exist, holds what a first inscription on this machine leaves when it is

@@ -168,7 +168,7 @@ func runCheck(e *env, o checkOptions) (err error) {
 			}
 		}
 		for _, d := range store.Unfinished("") {
-			if err := p.add(unfinishedReport(d)); err != nil {
+			if err := p.add(&check.Report{Doc: d.Path(), Findings: []check.Finding{check.DamageFinding(d.Stopped())}}); err != nil {
 				return err
 			}
 		}
@@ -215,15 +215,6 @@ func runCheck(e *env, o checkOptions) (err error) {
 		}
 		return nil
 	})
-}
-
-// unfinishedReport reports a document a first inscription was stopped
-// before it wrote (inscribe.Store.Unfinished): nothing lost, nothing to
-// repair, what waits for the next inscription.
-func unfinishedReport(d *inscribe.Doc) *check.Report {
-	folder := strings.TrimSuffix(d.Path(), ".md")
-	return &check.Report{Doc: d.Path(), Findings: []check.Finding{{Kind: check.Pending, File: folder,
-		Msg: fmt.Sprintf("an inscription of session %s was stopped (killed?) before it wrote the document: the round files it wrote wait in this folder, and the next scribe inscribe or scribe append of the session's source finishes it", d.SessionID())}}}
 }
 
 // sessionsToCheck resolves the SESSIONs given to check --store to their

@@ -170,7 +170,7 @@ func repairTarget(store *views.Views, ref string) (*inscribe.Doc, error) {
 		return o[0], nil
 	}
 	if u := store.Unfinished(ref); len(u) == 1 {
-		return nil, fmt.Errorf("%s: an inscription of session %s was stopped before it wrote the document; nothing is damaged, and the next scribe inscribe or scribe append of the session's source finishes it", strings.TrimSuffix(u[0].Path(), ".md"), ref)
+		return nil, u[0].Stopped()
 	}
 	return nil, resolveError(err)
 }
