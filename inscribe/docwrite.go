@@ -202,9 +202,8 @@ func (u *update) writeRound(r *session.Round) error {
 	if err := u.recordSum(sum, r.Open); err != nil {
 		return err
 	}
-	if fresh != nil {
-		// Nothing can be at p: the rounds folder is new.
-	} else if _, err := os.Stat(p); err == nil {
+	// In a new rounds folder (fresh) nothing can be at p yet.
+	if _, err := os.Stat(p); fresh == nil && err == nil {
 		same, err := f.Same()
 		if err != nil {
 			return err

@@ -71,7 +71,7 @@ func (u *update) recordSum(s roundSum, open bool) error {
 		u.openSum = &s
 		return nil
 	}
-	u.sumLines = fmt.Appendf(u.sumLines, "%d\t%d\t%s\n", s.Round, s.Size, s.Sum)
+	u.sumLines = appendSumLine(u.sumLines, s)
 	if len(u.sumLines) < 32<<10 {
 		return nil
 	}
@@ -97,7 +97,8 @@ func (u *update) flushSums() error {
 // size and the open round's sum in the next note.
 func (u *update) recordRounds(next *docState) error {
 	err := u.flushSums()
-	next.RoundsSize = &u.sumsSize
+	size := u.sumsSize
+	next.RoundsSize = &size
 	next.OpenRound = u.openSum
 	return err
 }
@@ -105,11 +106,17 @@ func (u *update) recordRounds(next *docState) error {
 // appendSums appends sums to a record, after its first size bytes, durable
 // once b commits (appendAt). It returns the record's new size.
 func appendSums(b *atomicfile.Batch, path string, size int64, sums []roundSum) (int64, error) {
-	var sb strings.Builder
+	var lines []byte
 	for _, s := range sums {
-		fmt.Fprintf(&sb, "%d\t%d\t%s\n", s.Round, s.Size, s.Sum)
+		lines = appendSumLine(lines, s)
 	}
-	return appendAt(b, path, size, sb.String())
+	return appendAt(b, path, size, string(lines))
+}
+
+// appendSumLine appends a round's line of the record (parseSumLine reads
+// it).
+func appendSumLine(b []byte, s roundSum) []byte {
+	return fmt.Appendf(b, "%d\t%d\t%s\n", s.Round, s.Size, s.Sum)
 }
 
 // appendAt cuts a file back to size bytes (what the last finished update

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -222,21 +223,13 @@ func (s *Views) VerifyDoc(d *inscribe.Doc) []error {
 		return errs // the document's own check reports it
 	}
 	// The tags the index holds came from tags.tsv: a tag it has that the
-	// file lacks was lost from the file. (The rows are read a chunk at a
-	// time: a session of a million tiny lines has 500,000.)
+	// file lacks was lost from the file (the first such round is named).
 	ctx := context.Background()
-	if last, err := db.MaxRound(ctx, document.Key(m)); err == nil && tagsErr == nil {
-	chunks:
-		for from := 1; from <= last; from += rowsChunk {
-			rows, err := db.RoundsBetween(ctx, document.Key(m), from, from+rowsChunk-1)
-			if err != nil {
+	if idx, err := db.RoundTags(ctx, document.Key(m)); err == nil && tagsErr == nil {
+		for _, r := range slices.Sorted(maps.Keys(idx)) {
+			if tags[r] == "" {
+				errs = append(errs, damage(tagsFile, fmt.Sprintf("round %d is tagged %s in the index, not in the file (lost, or cut short?)", r, idx[r])))
 				break
-			}
-			for _, r := range rows {
-				if r.EngagementID != nil && tags[r.Round] == "" {
-					errs = append(errs, damage(tagsFile, fmt.Sprintf("round %d is tagged %s in the index, not in the file (lost, or cut short?)", r.Round, *r.EngagementID)))
-					break chunks
-				}
 			}
 		}
 	}

@@ -52,8 +52,8 @@ type pageStart struct {
 func (p *places) nearest(path string, mod time.Time, size int64, page int, accept func(pageStart) bool) (int, pageStart) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	d := p.docs[path]
-	if d == nil || !d.mod.Equal(mod) || d.size != size {
+	d := p.current(path, mod, size)
+	if d == nil {
 		return 0, pageStart{}
 	}
 	p.used++
@@ -74,9 +74,9 @@ func (p *places) note(path string, mod time.Time, size int64, page int, at pageS
 	if p.docs == nil {
 		p.docs = map[string]*pagePlaces{}
 	}
-	d := p.docs[path]
-	if d == nil || !d.mod.Equal(mod) || d.size != size {
-		if d == nil && len(p.docs) >= maxPlacedDocs {
+	d := p.current(path, mod, size)
+	if d == nil {
+		if p.docs[path] == nil && len(p.docs) >= maxPlacedDocs {
 			p.evict()
 		}
 		d = &pagePlaces{mod: mod, size: size}
@@ -112,8 +112,8 @@ func (p *places) evict() {
 func (p *places) docTotals(path string, mod time.Time, size int64) (roundTotals, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	d := p.docs[path]
-	if d == nil || !d.mod.Equal(mod) || d.size != size || d.totals == nil {
+	d := p.current(path, mod, size)
+	if d == nil || d.totals == nil {
 		return roundTotals{}, false
 	}
 	return *d.totals, true
@@ -124,7 +124,16 @@ func (p *places) docTotals(path string, mod time.Time, size int64) (roundTotals,
 func (p *places) setTotals(path string, mod time.Time, size int64, t roundTotals) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if d := p.docs[path]; d != nil && d.mod.Equal(mod) && d.size == size {
+	if d := p.current(path, mod, size); d != nil {
 		d.totals = &t
 	}
+}
+
+// current returns what is known of a document, if it is of this version
+// of it (its modification time and size); the caller holds p.mu.
+func (p *places) current(path string, mod time.Time, size int64) *pagePlaces {
+	if d := p.docs[path]; d != nil && d.mod.Equal(mod) && d.size == size {
+		return d
+	}
+	return nil
 }
