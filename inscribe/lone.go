@@ -183,7 +183,7 @@ type UnfinishedError struct {
 
 // Why says what the folder holds and what finishes it.
 func (e *UnfinishedError) Why() string {
-	return fmt.Sprintf("an inscription of session %s was stopped (killed?) before it wrote the document: nothing is damaged; the round files it wrote wait in this folder, and the next scribe inscribe or scribe append of the session's source finishes it", e.Session)
+	return fmt.Sprintf("an inscription of session %s was stopped (killed?) before it wrote the document: nothing is lost; the round files it wrote wait in this folder, and the next scribe inscribe or scribe append of the session's source finishes it", e.Session)
 }
 
 func (e *UnfinishedError) Error() string { return e.Folder + ": " + e.Why() }
