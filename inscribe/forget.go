@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/scribe-archive/scribe/inscribe/document"
@@ -267,21 +266,21 @@ func resum(folder string, st, next *docState, sums map[int]forgotRound, write fu
 		return nil
 	}
 	path := filepath.Join(folder, roundsFile)
-	old, err := readSums(path, *st.RoundsSize)
-	if err != nil {
-		return err
-	}
-	var sb strings.Builder
-	for _, s := range old {
+	var sb []byte
+	err := eachSum(path, *st.RoundsSize, func(s roundSum) error {
 		if f, ok := sums[s.Round]; ok && !f.open {
 			s = f.sum
 		}
-		fmt.Fprintf(&sb, "%d\t%d\t%s\n", s.Round, s.Size, s.Sum)
-	}
-	if err := write(path, []byte(sb.String())); err != nil {
+		sb = appendSumLine(sb, s)
+		return nil
+	})
+	if err != nil {
 		return err
 	}
-	size := int64(sb.Len())
+	if err := write(path, sb); err != nil {
+		return err
+	}
+	size := int64(len(sb))
 	next.RoundsSize = &size
 	for _, f := range sums {
 		if f.open {

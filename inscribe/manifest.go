@@ -1,6 +1,7 @@
 package inscribe
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -148,39 +149,83 @@ func appendAt(b *atomicfile.Batch, path string, size int64, text string) (int64,
 // says (deleted, cut short or overwritten).
 var errRecord = errors.New("the record of the round files is damaged")
 
-// readSums reads the first size bytes of a record.
-func readSums(path string, size int64) ([]roundSum, error) {
+// sumReader reads the first size bytes of a record a line at a time, so
+// that what checks a long session's round files against it holds a line
+// of it, not the record: read whole, the record of the 500,000 rounds of a
+// million tiny lines was 26 MB in memory (issue 33).
+type sumReader struct {
+	f    *os.File
+	br   *bufio.Reader
+	left int64 // of the size bytes, those not read yet
+	n    int   // the rounds read
+}
+
+// openSums opens the first size bytes of a record. A record that is not
+// there is errRecord, unless size is 0 (nothing recorded yet).
+func openSums(path string, size int64) (*sumReader, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) && size == 0 {
-		return nil, nil
+		return &sumReader{}, nil
 	}
 	if err != nil {
 		return nil, errRecord
 	}
-	defer f.Close()
-	var b strings.Builder
-	b.Grow(int(size))
-	if n, err := io.CopyN(&b, f, size); err != nil || n != size {
-		return nil, errRecord
+	return &sumReader{f: f, br: bufio.NewReaderSize(f, 4<<10), left: size}, nil
+}
+
+// next returns the next round's sum, or io.EOF after the last. The size
+// bytes must be whole lines that read (parseSumLine), numbered from 1:
+// anything else is errRecord.
+func (r *sumReader) next() (roundSum, error) {
+	if r.left <= 0 {
+		return roundSum{}, io.EOF
 	}
-	// One string, the sums its substrings, and the slice made at its
-	// length: a line's string, its fields and the slice's doublings were
-	// 66 MB for the 500,000 rounds of a million lines (issue 33).
-	data := b.String()
-	out := make([]roundSum, 0, strings.Count(data, "\n"))
-	for len(data) > 0 {
-		line, rest, ok := strings.Cut(data, "\n")
-		if !ok {
-			return nil, errRecord
-		}
-		data = rest
-		s, ok := parseSumLine(line)
-		if !ok || s.Round != len(out)+1 {
-			return nil, errRecord
-		}
-		out = append(out, s)
+	// A line is well under the buffer's size (lastSum): a longer one
+	// does not read.
+	line, err := r.br.ReadSlice('\n')
+	if err != nil || int64(len(line)) > r.left {
+		return roundSum{}, errRecord
 	}
-	return out, nil
+	r.left -= int64(len(line))
+	s, ok := parseSumLine(string(line[:len(line)-1]))
+	if !ok || s.Round != r.n+1 {
+		return roundSum{}, errRecord
+	}
+	r.n++
+	return s, nil
+}
+
+func (r *sumReader) close() {
+	if r.f != nil {
+		r.f.Close()
+	}
+}
+
+// eachSum calls fn (when not nil) with each round's sum in the first size
+// bytes of a record, in order, and returns errRecord when they do not all
+// read (sumReader), else fn's first error. The rounds before a damaged
+// line have been given to fn: where nothing may be done with a damaged
+// record, it is read once with a nil fn first.
+func eachSum(path string, size int64, fn func(roundSum) error) error {
+	r, err := openSums(path, size)
+	if err != nil {
+		return err
+	}
+	defer r.close()
+	for {
+		s, err := r.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if fn != nil {
+			if err := fn(s); err != nil {
+				return err
+			}
+		}
+	}
 }
 
 // parseSumLine reads a line of a record, without its line end; the sum is
@@ -246,10 +291,6 @@ const (
 // source's lines from where the open round starts (src, when given; else
 // it must read as that round's file, from its first line).
 func checkSums(folder, session string, st *docState, how sumCheck, src io.ReaderAt) error {
-	sums, err := recordOf(folder, st)
-	if err != nil {
-		return err
-	}
 	var noted time.Time // hash the files that changed after it
 	if how == changedOnes {
 		fi, err := os.Stat(statePath(folder))
@@ -259,28 +300,35 @@ func checkSums(folder, session string, st *docState, how sumCheck, src io.Reader
 			noted = checkedSince(folder, changeTime(fi))
 		}
 	}
-	if st.OpenRound != nil {
-		sums = append(sums, *st.OpenRound)
-	}
 	var errs []error
 	dir := roundsDir(folder) + string(filepath.Separator)
-	for i, s := range sums {
+	last := 0
+	check := func(s roundSum, open bool) {
 		p := dir + roundName(s.Round)
 		err := checkSumSince(p, s, how == allBytes, noted)
-		if err != nil && st.OpenRound != nil && i == len(sums)-1 && newerOpen(p, st, src) {
+		if err != nil && open && newerOpen(p, st, src) {
 			err = nil
 		}
 		if err != nil {
 			errs = append(errs, &DamageError{Session: session, File: p, Why: err.Error()})
 		}
+		last = s.Round
+	}
+	// The record is read as the files are checked: a line that does not
+	// read makes it errRecord, and what was found before it is dropped.
+	err := eachRecorded(folder, st, func(s roundSum) error {
+		check(s, false)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if st.OpenRound != nil {
+		check(*st.OpenRound, true)
 	}
 	// A file put in the folder since the note (the folder changed after
 	// it) may be one scribe did not write.
 	if how != changedOnes || !folderSettled(roundsDir(folder), noted) {
-		last := 0
-		if len(sums) > 0 {
-			last = sums[len(sums)-1].Round
-		}
 		errs = append(errs, strayRounds(folder, session, last)...)
 	}
 	return errors.Join(errs...)

@@ -54,8 +54,8 @@ func (u *update) rebuildNote() (*docState, error) {
 	if rec == nil {
 		return nil, nil
 	}
-	sums, err := readSums(filepath.Join(folder, roundsFile), *rec.RoundsSize)
-	if err != nil {
+	record := filepath.Join(folder, roundsFile)
+	if eachSum(record, *rec.RoundsSize, nil) != nil {
 		return nil, nil
 	}
 	scratch, err := os.MkdirTemp(folder, ".repair.tmp-")
@@ -76,16 +76,28 @@ func (u *update) rebuildNote() (*docState, error) {
 		return nil, err
 	}
 	defer out.Close()
-	for _, s := range sums {
+	closed, oldSums := 0, false
+	err = eachSum(record, *rec.RoundsSize, func(s roundSum) error {
+		if s.Round == 1 {
+			oldSums = isSHA(s.Sum)
+		}
 		p := roundPath(folder, s.Round)
 		if err := checkSum(p, s, true); err != nil {
-			return nil, &DamageError{Session: u.spec.id, File: p, Why: err.Error()}
+			return &DamageError{Session: u.spec.id, File: p, Why: err.Error()}
 		}
 		if err := copyEntries(out, p); err != nil {
-			return nil, &DamageError{Session: u.spec.id, File: p, Why: err.Error()}
+			return &DamageError{Session: u.spec.id, File: p, Why: err.Error()}
 		}
+		closed = s.Round
+		return nil
+	})
+	if errors.Is(err, errRecord) {
+		return nil, nil // changed since it was read
 	}
-	openPath := roundPath(folder, len(sums)+1)
+	if err != nil {
+		return nil, err
+	}
+	openPath := roundPath(folder, closed+1)
 	if _, err := os.Stat(openPath); err == nil {
 		if err := copyEntries(out, openPath); err != nil {
 			return nil, &DamageError{Session: u.spec.id, File: openPath, Why: err.Error()}
@@ -119,7 +131,7 @@ func (u *update) rebuildNote() (*docState, error) {
 
 	// The fresh inscription wrote the same round files, or the record does
 	// not describe these ones.
-	n := len(sums)
+	n := closed
 	if note.OpenRound != nil {
 		n = note.OpenRound.Round
 	}
@@ -168,10 +180,11 @@ func (u *update) rebuildNote() (*docState, error) {
 	// record of SHA-256s an earlier store wrote, which the fresh note's
 	// rounds_size does not describe (its sums are brought forward so, the
 	// round files being the fresh ones byte for byte; sums.go).
-	record, err := os.ReadFile(filepath.Join(f.folder, roundsFile))
-	if err == nil && len(sums) > 0 && isSHA(sums[0].Sum) {
-		if _, err := u.batch.WriteIfChanged(filepath.Join(folder, roundsFile), record, FileMode); err != nil {
-			return nil, err
+	if oldSums {
+		if fresh, err := os.ReadFile(filepath.Join(f.folder, roundsFile)); err == nil {
+			if _, err := u.batch.WriteIfChanged(record, fresh, FileMode); err != nil {
+				return nil, err
+			}
 		}
 	}
 

@@ -3,6 +3,7 @@ package inscribe
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -342,5 +343,90 @@ func TestAppendKeepsCheckTime(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(note); !bytes.Equal(before, after) {
 		t.Errorf("inscribe changed the note")
+	}
+}
+
+// TestRecordReadAsChecked: the record of round files is read a line at a
+// time as the files are checked (issue 33), and what it finds is what
+// reading it whole first found: a record that does not read, wherever its
+// damage, is the one finding, even after a round file found damaged
+// before the damaged line; lines past the note's rounds_size (an update
+// stopped before its note) are not read.
+func TestRecordReadAsChecked(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		damage func(record []byte) []byte
+		sound  bool
+	}{
+		{"last line's sum", func(b []byte) []byte {
+			i := bytes.LastIndexByte(b[:len(b)-1], '\t')
+			return append(b[:i+1:i+1], "zzzzzzzz\n"...)
+		}, false},
+		{"cut in its last line", func(b []byte) []byte { return b[:len(b)-3] }, false},
+		{"lines out of order", func(b []byte) []byte {
+			lines := bytes.SplitAfter(b, []byte("\n"))
+			lines[0], lines[1] = lines[1], lines[0]
+			return bytes.Join(lines, nil)
+		}, false},
+		{"a line too long", func(b []byte) []byte {
+			return append(b, append(bytes.Repeat([]byte("9"), 8<<10), "\t1\tabcdef01\n"...)...)
+		}, false},
+		{"lines past the note's size", func(b []byte) []byte { return append(b, "5\t99\tabcdef01\n"...) }, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, src, md := recordStore(t)
+			folder := folderOf(md)
+			record := filepath.Join(folder, roundsFile)
+			b, err := os.ReadFile(record)
+			if err != nil || bytes.Count(b, []byte("\n")) != 4 {
+				t.Fatalf("%q %v, want the four closed rounds' lines", b, err)
+			}
+			if c.name == "a line too long" {
+				// Within the note's size: the note says so.
+				st, err := readState(folder)
+				if err != nil || st == nil {
+					t.Fatal(err)
+				}
+				size := int64(len(c.damage(b)))
+				st.RoundsSize = &size
+				var wb atomicfile.Batch
+				if err := writeState(&wb, folder, st); err != nil {
+					t.Fatal(err)
+				}
+				if err := wb.Commit(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.WriteFile(record, c.damage(b), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			// A round file cut short before the damaged line.
+			if err := os.Truncate(roundPath(folder, 2), 100); err != nil {
+				t.Fatal(err)
+			}
+			var cheap []error
+			walkJoined(checkDoc(md), func(e error) {
+				if e != nil {
+					cheap = append(cheap, e)
+				}
+			})
+			for what, errs := range map[string][]error{"CheckDoc": cheap, "VerifyDoc": verifyDoc(md, claudeSrc, src)} {
+				var files []string
+				for _, err := range errs {
+					de := (*DamageError)(nil)
+					if !errors.As(err, &de) {
+						t.Fatalf("%s: %v, want damage", what, err)
+					}
+					files = append(files, filepath.Base(de.File))
+				}
+				want := "[rounds.tsv]"
+				if c.sound {
+					want = "[002.json]"
+				}
+				if fmt.Sprint(files) != want {
+					t.Errorf("%s found %v, want %s", what, files, want)
+				}
+			}
+		})
 	}
 }

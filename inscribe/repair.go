@@ -233,31 +233,32 @@ func (u *update) inscribedFromRounds(st *docState, dst, why string) error {
 	lost := func(p, what string) error {
 		return &DamageError{Session: u.spec.id, File: p, Why: what + ", and it cannot be recovered: " + why}
 	}
-	var sums []roundSum
-	if st != nil && st.RoundsSize != nil {
-		var err error
-		if sums, err = recordOf(folder, st); err != nil {
-			sums = nil // the files are checked against the note's hash instead
-		} else if st.OpenRound != nil {
-			sums = append(sums, *st.OpenRound)
-		}
-	}
+	// With a record that reads (else the files are checked against the
+	// note's hash instead), read again as the files are copied.
+	recorded := st != nil && st.RoundsSize != nil && eachRecorded(folder, st, nil) == nil
 	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, FileMode)
 	if err != nil {
 		return err
 	}
 	defer out.Close()
-	var errs []error
-	if sums != nil {
-		for _, s := range sums {
+	if recorded {
+		var errs []error
+		copyRound := func(s roundSum) error {
 			p := roundPath(folder, s.Round)
 			if err := checkSum(p, s, true); err != nil {
 				errs = append(errs, lost(p, err.Error()))
-				continue
+				return nil
 			}
 			if err := copyEntries(out, p); err != nil {
 				errs = append(errs, lost(p, err.Error()))
 			}
+			return nil
+		}
+		if err := eachRecorded(folder, st, copyRound); err != nil {
+			return lost(filepath.Join(folder, roundsFile), "changed while it was read")
+		}
+		if st.OpenRound != nil {
+			copyRound(*st.OpenRound)
 		}
 		return errors.Join(errs...)
 	}
@@ -341,16 +342,11 @@ func (m *mend) rounds() error {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	record := map[int]roundSum{}
-	if m.st != nil && m.st.RoundsSize != nil {
-		sums, _ := readSums(filepath.Join(u.folder, roundsFile), *m.st.RoundsSize)
-		for _, s := range sums {
-			record[s.Round] = s
-		}
-		if o := m.st.OpenRound; o != nil {
-			record[o.Round] = *o
-		}
+	record, err := m.record()
+	if err != nil {
+		return err
 	}
+	defer record.close()
 	var errs []error
 	for _, n := range ns {
 		have, fresh := roundPath(u.folder, n), roundPath(m.fresh, n)
@@ -361,7 +357,7 @@ func (m *mend) rounds() error {
 		if same {
 			continue
 		}
-		rec, known := record[n]
+		rec, known := record.sum(n)
 		if known && checkSum(have, rec, true) == nil {
 			m.sourceDiffers = true
 			errs = append(errs, &DamageError{Session: u.spec.id, File: have, Why: "the source now gives other bytes for this round than the store holds, and the store's are as scribe wrote them: nothing was changed"})
@@ -388,6 +384,59 @@ func (m *mend) rounds() error {
 		m.say("%s %s", have, why)
 	}
 	return errors.Join(errs...)
+}
+
+// recordCursor looks up what the record (rounds.tsv, the note's
+// open_round) says scribe wrote in a round file, for rounds asked in
+// increasing order: the record is read on as far as the round asked, a
+// line at a time, not held (issue 33).
+type recordCursor struct {
+	r    *sumReader // nil without a record that reads
+	at   roundSum   // the last line read
+	open *roundSum
+}
+
+// record opens the record of the document's round files for mend.rounds.
+// A record that does not read says nothing of the closed rounds.
+func (m *mend) record() (*recordCursor, error) {
+	c := &recordCursor{}
+	if m.st == nil || m.st.RoundsSize == nil {
+		return c, nil
+	}
+	c.open = m.st.OpenRound
+	path := filepath.Join(m.u.folder, roundsFile)
+	if eachSum(path, *m.st.RoundsSize, nil) != nil {
+		return c, nil
+	}
+	r, err := openSums(path, *m.st.RoundsSize)
+	if err != nil {
+		return nil, err
+	}
+	c.r = r
+	return c, nil
+}
+
+// sum returns what the record says of round n, and whether it has it.
+func (c *recordCursor) sum(n int) (roundSum, bool) {
+	if o := c.open; o != nil && o.Round == n {
+		return *o, true
+	}
+	for c.r != nil && c.at.Round < n {
+		s, err := c.r.next()
+		if err != nil {
+			c.close()
+			break
+		}
+		c.at = s
+	}
+	return c.at, c.at.Round == n
+}
+
+func (c *recordCursor) close() {
+	if c.r != nil {
+		c.r.close()
+		c.r = nil
+	}
 }
 
 // setStraysAside sets aside the round files beyond the fresh

@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 )
@@ -225,26 +224,35 @@ func (st *docState) oldSums() bool {
 	return !ok || st.OpenRound != nil && isSHA(st.OpenRound.Sum)
 }
 
-// recordOf reads the record of a document's closed round files as far as
-// its note says (rounds_size). A note from before issue 33 beside a record
-// of CRC32Cs is an upgrade a kill cut short (upgradeSums puts the record
-// in place before the note): that record holds the rounds the note
-// closed, no more, and is read whole.
-func recordOf(folder string, st *docState) ([]roundSum, error) {
+// eachRecorded calls fn with each round of the record of a document's
+// closed round files, as far as its note says (rounds_size), in order
+// (eachSum: errRecord when it does not read). A note from before issue 33
+// beside a shorter record of CRC32Cs is an upgrade a kill cut short
+// (upgradeSums puts the record in place before the note): that record
+// holds the rounds the note closed, no more, and is read whole.
+func eachRecorded(folder string, st *docState, fn func(roundSum) error) error {
 	path := filepath.Join(folder, roundsFile)
-	sums, err := readSums(path, *st.RoundsSize)
-	if err == nil || !st.oldSums() {
-		return sums, err
+	size, cut := *st.RoundsSize, false
+	if st.oldSums() {
+		if fi, err := os.Stat(path); err == nil && fi.Size() < size {
+			size, cut = fi.Size(), true
+		}
 	}
-	fi, serr := os.Stat(path)
-	if serr != nil || fi.Size() >= *st.RoundsSize {
-		return nil, err
+	read := false
+	err := eachSum(path, size, func(s roundSum) error {
+		if cut && !read && isSHA(s.Sum) {
+			return errRecord
+		}
+		read = true
+		if fn == nil {
+			return nil
+		}
+		return fn(s)
+	})
+	if err == nil && cut && !read {
+		err = errRecord
 	}
-	whole, werr := readSums(path, fi.Size())
-	if werr != nil || len(whole) == 0 || isSHA(whole[0].Sum) {
-		return nil, err
-	}
-	return whole, nil
+	return err
 }
 
 // upgradeSums brings the sums of a document an earlier store wrote
@@ -280,26 +288,27 @@ func (u *update) upgradeSums() error {
 		next.ClosedHash = sum.String()
 	}
 	if st.RoundsSize != nil {
-		sums, err := recordOf(u.folder, st)
-		if err != nil {
-			return &DamageError{Session: u.spec.id, File: filepath.Join(u.folder, roundsFile), Why: "missing or damaged: it does not hold what the read note says"}
-		}
 		var errs []error
-		var sb strings.Builder
-		for _, s := range sums {
+		var sb []byte
+		err := eachRecorded(u.folder, st, func(s roundSum) error {
 			if isSHA(s.Sum) {
 				p := roundPath(u.folder, s.Round)
+				var err error
 				if s.Sum, err = sumAgain(p, s); err != nil {
 					errs = append(errs, &DamageError{Session: u.spec.id, File: p, Why: err.Error()})
 				}
 			}
-			fmt.Fprintf(&sb, "%d\t%d\t%s\n", s.Round, s.Size, s.Sum)
+			sb = appendSumLine(sb, s)
+			return nil
+		})
+		if err != nil {
+			return &DamageError{Session: u.spec.id, File: filepath.Join(u.folder, roundsFile), Why: "missing or damaged: it does not hold what the read note says"}
 		}
 		if len(errs) > 0 {
 			return errors.Join(errs...)
 		}
-		if size := int64(sb.Len()); size != *st.RoundsSize {
-			if _, err := u.batch.WriteIfChanged(filepath.Join(u.folder, roundsFile), []byte(sb.String()), FileMode); err != nil {
+		if size := int64(len(sb)); size != *st.RoundsSize {
+			if _, err := u.batch.WriteIfChanged(filepath.Join(u.folder, roundsFile), sb, FileMode); err != nil {
 				return err
 			}
 			next.RoundsSize = &size
