@@ -62,13 +62,14 @@ type oddNode struct {
 }
 
 // lineIndex maps an identity to its line's offset in the graph file, or
-// for an odd node to -(its index in odd)-1, in about 14 bytes an identity
-// (a 315 MB session has 174,000 of them): byHash keys a 32-bit hash of the
-// identity, checked against the line it points to. An identity whose hash
-// another already holds, or whose value does not fit in 32 bits, is kept
-// by name in over.
+// for an odd node to -(its index in odd)-1, in about 10 bytes an identity
+// (a 315 MB session has 174,000 of them, a session of a million tiny lines
+// a million): byHash keys a 32-bit hash of the identity (a hashTable),
+// checked against the line it points to. An identity whose hash another
+// already holds, or whose value does not fit in 32 bits, is kept by name
+// in over.
 type lineIndex struct {
-	byHash map[uint32]uint32
+	byHash hashTable
 	over   map[string]int64
 }
 
@@ -84,7 +85,7 @@ func newFileGraph(b *atomicfile.Batch, path string, size int64) *fileGraph {
 // (a source.Recorder) in a file of its own in a new folder under dir (""
 // is the system's temporary folder), as an update keeps graph.tsv, and
 // holds in memory only where each identity's line is: a builder of a whole
-// session (an export reads every round again) holds about 20 bytes an
+// session (an export reads every round again) holds about 10 bytes an
 // identity, not its nodes (189 MB for a million lines). done removes the
 // folder and returns the first error the graph met writing or reading
 // its file (it then answers for fewer nodes than it was given).
@@ -198,9 +199,6 @@ func (g *fileGraph) nodeAt(v int64) (source.Node, bool) {
 }
 
 func (x *lineIndex) add(g *fileGraph, uuid string, v int64, replace bool) {
-	if x.byHash == nil {
-		x.byHash = make(map[uint32]uint32)
-	}
 	if _, ok := x.over[uuid]; ok {
 		if replace {
 			x.over[uuid] = v
@@ -208,21 +206,20 @@ func (x *lineIndex) add(g *fileGraph, uuid string, v int64, replace bool) {
 		return
 	}
 	h := graphHash(uuid)
-	old, ok := x.byHash[h]
+	fits := v >= 0 && v <= math.MaxUint32 // and Put takes it
+	old, ok := x.byHash.Get(h)
 	switch {
-	case !ok && v >= 0 && v <= math.MaxUint32:
-		x.byHash[h] = uint32(v)
+	case !ok && fits && x.byHash.Put(h, uint32(v)):
 		return
 	case ok:
 		if n, _ := g.nodeAt(int64(old)); n.UUID == uuid {
 			if !replace {
 				return
 			}
-			if v >= 0 && v <= math.MaxUint32 {
-				x.byHash[h] = uint32(v)
+			if fits && x.byHash.Put(h, uint32(v)) {
 				return
 			}
-			delete(x.byHash, h)
+			x.byHash.Delete(h)
 		}
 	}
 	if x.over == nil {
@@ -235,7 +232,7 @@ func (x *lineIndex) find(g *fileGraph, uuid string) (source.Node, bool) {
 	if v, ok := x.over[uuid]; ok {
 		return g.nodeAt(v)
 	}
-	v, ok := x.byHash[graphHash(uuid)]
+	v, ok := x.byHash.Get(graphHash(uuid))
 	if !ok {
 		return source.Node{}, false
 	}
