@@ -29,8 +29,12 @@ func TestWritten(t *testing.T) {
 		{Round: 5, EngagementID: ptr("eng-1"), Started: "t5", Lines: [2]int{9, 9}},
 		{Round: 4, User: &RoundBlock{Type: "text", Text: "before"}, Open: true},
 	}
-	for i := range rfs {
+	// Rounds 3, 2 and 1 written first: each placed before the first.
+	for _, i := range []int{2, 1, 0, 3, 4} {
 		w.add(&rfs[i])
+	}
+	if _, ok := w.Peek(6); ok {
+		t.Fatal("round 6 found, never written")
 	}
 	// Taken out of order: round 4 (written last) first, then 1, 2 and 3
 	// (each read on from where the one before ended), then 5.
