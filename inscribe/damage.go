@@ -245,19 +245,12 @@ func walkJoined(err error, f func(error)) {
 
 // verifyGraph checks a document's graph.tsv against the graph its closed
 // round files give.
-func verifyGraph(md string, st *docState, a source.Adapter) error {
+func verifyGraph(md string, st *docState, a source.Adapter) (rerr error) {
 	folder := folderOf(md)
 	base := strings.TrimSuffix(filepath.Base(md), ".md")
 	cfg := builderConfig(md, base)
 	old, err := a.NewBuilder(cfg, st.Builder, nil)
 	if err != nil {
-		return err
-	}
-	b, err := a.NewBuilder(cfg, nil, nil)
-	if err != nil {
-		return err
-	}
-	if err := addRounds(b, folder, old.Rounds()); err != nil {
 		return err
 	}
 	// The file is compared with the graph a line at a time (a session of
@@ -271,38 +264,95 @@ func verifyGraph(md string, st *docState, a source.Adapter) error {
 			size = fi.Size()
 		}
 	}
+	var fileErr error // said once the round files are read, as before
 	if errors.Is(err, fs.ErrNotExist) && st.GraphSize == 0 {
 		f, size = nil, 0
 	} else if err != nil {
-		return errors.New("missing (deleted?)")
+		fileErr = errors.New("missing (deleted?)")
+	} else if size < st.GraphSize {
+		fileErr = fmt.Errorf("%d bytes, but scribe wrote %d (cut short)", size, st.GraphSize)
 	}
-	if size < st.GraphSize {
-		return fmt.Errorf("%d bytes, but scribe wrote %d (cut short)", size, st.GraphSize)
+	c := &graphCheck{same: true}
+	if f != nil && fileErr == nil {
+		c.got = bufio.NewReaderSize(io.LimitReader(f, st.GraphSize), 64<<10)
 	}
-	var got *bufio.Reader
-	if f != nil {
-		got = bufio.NewReaderSize(io.LimitReader(f, st.GraphSize), 64<<10)
+	// A long session's nodes are compared as each round closes, and kept
+	// in a scratch file for the builder's lookups (ScratchGraph), not by
+	// the builder, which held them all (check --store of a million tiny
+	// lines peaked at 186 MB; issue 33). The update writes graph.tsv so
+	// too, a round's nodes as it closes.
+	var g source.Graph
+	if old.Rounds() > graphCheckInFile {
+		sg, done, err := ScratchGraph("")
+		if err != nil {
+			return fmt.Errorf("not checked: a scratch folder for the graph the round files give: %v", err)
+		}
+		c.Recorder, g = sg, c
+		defer func() {
+			if err := done(); err != nil {
+				rerr = fmt.Errorf("not checked: the scratch file of the graph the round files give: %v", err)
+			}
+		}()
 	}
-	var line []byte
-	same := true
-	for _, n := range b.Nodes() {
-		if !same {
-			break
+	b, err := a.NewBuilder(cfg, nil, g)
+	if err != nil {
+		return err
+	}
+	if err := addRounds(b, folder, old.Rounds()); err != nil {
+		return err
+	}
+	if fileErr != nil {
+		return fileErr
+	}
+	c.compare(b.Nodes()) // those of a builder given no recorder
+	if c.same && c.got != nil {
+		_, err := c.got.ReadByte()
+		c.same = err == io.EOF // nothing past the graph's last line
+	}
+	if !c.same {
+		return errors.New("not the graph the round files give (overwritten or damaged)")
+	}
+	return nil
+}
+
+// graphCheckInFile is how many rounds a session has past which
+// verifyGraph keeps the graph it builds in a scratch file (as an export
+// does, exportcore's graphInFile): a short session's nodes cost less than
+// making the file. The package's tests check every document so
+// (TestMain), but TestVerifyGraph, which checks both.
+var graphCheckInFile = defaultGraphCheckInFile
+
+const defaultGraphCheckInFile = 4096
+
+// graphCheck compares the nodes a builder gives with graph.tsv's lines,
+// in order, as the update wrote them: those it records as each round
+// closes (when it has a Recorder, which also answers the builder's
+// lookups), then those it kept.
+type graphCheck struct {
+	source.Recorder
+	got  *bufio.Reader // nil when there is no file
+	line []byte
+	same bool
+}
+
+func (c *graphCheck) Record(nodes []source.Node) {
+	c.compare(nodes)
+	c.Recorder.Record(nodes)
+}
+
+// compare reads the lines of nodes from the file, as long as they are the
+// same. A node a line cannot hold (a tab or a newline in a field) has none.
+func (c *graphCheck) compare(nodes []source.Node) {
+	for _, n := range nodes {
+		if !c.same {
+			return
 		}
 		if strings.ContainsAny(n.UUID+n.Anchor+n.Parent, "\t\n") {
 			continue
 		}
-		line = fmt.Appendf(line[:0], "%s\t%s\t%s\n", n.UUID, n.Anchor, n.Parent)
-		same = got != nil && readsAs(got, line)
+		c.line = fmt.Appendf(c.line[:0], "%s\t%s\t%s\n", n.UUID, n.Anchor, n.Parent)
+		c.same = c.got != nil && readsAs(c.got, c.line)
 	}
-	if same && got != nil {
-		_, err := got.ReadByte()
-		same = err == io.EOF // nothing past the graph's last line
-	}
-	if !same {
-		return errors.New("not the graph the round files give (overwritten or damaged)")
-	}
-	return nil
 }
 
 // readsAs reports whether r holds want next, and reads it.

@@ -258,7 +258,20 @@ func TestRoundRecordMadeFromFiles(t *testing.T) {
 // round files give, a line at a time: a sound graph passes, with lines an
 // update appended past the note's size or not; one changed or cut short
 // is damage, and so is one deleted (issue 33).
+//
+// A long session's graph is built in a scratch file and compared as each
+// round closes (graphCheckInFile): the sample is checked so too.
 func TestVerifyGraph(t *testing.T) {
+	for _, inFile := range []int{defaultGraphCheckInFile, 0} {
+		t.Run(fmt.Sprintf("in a file past %d rounds", inFile), func(t *testing.T) {
+			defer func(n int) { graphCheckInFile = n }(graphCheckInFile)
+			graphCheckInFile = inFile
+			testVerifyGraph(t)
+		})
+	}
+}
+
+func testVerifyGraph(t *testing.T) {
 	_, src, md := recordStore(t)
 	g := graphPath(folderOf(md))
 	sound, err := os.ReadFile(g)
