@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -278,6 +277,69 @@ func (s *Views) docRows(d *inscribe.Doc, key string, from int, written *inscribe
 	return roundRows(d, key, ns, tags, written.Take)
 }
 
+// roundRuns are a document's round numbers, in order, as runs of
+// consecutive numbers: the rounds of a sound document are one run, where
+// an []int of the 500,000 rounds of a session of a million tiny lines held
+// 4 MB for as long as the document was indexed (issue 33).
+type roundRuns []roundRun
+
+type roundRun struct{ first, n int }
+
+// roundsFrom lists d's rounds from round from on (Doc.RoundsFrom).
+func roundsFrom(d *inscribe.Doc, from int) (roundRuns, error) {
+	ns, err := d.RoundsFrom(from)
+	return runsOf(ns), err
+}
+
+// runsOf returns the runs of ns, round numbers in order.
+func runsOf(ns []int) roundRuns {
+	var rs roundRuns
+	for _, n := range ns {
+		if k := len(rs) - 1; k >= 0 && rs[k].first+rs[k].n == n {
+			rs[k].n++
+		} else {
+			rs = append(rs, roundRun{n, 1})
+		}
+	}
+	return rs
+}
+
+// len returns the number of rounds.
+func (rs roundRuns) len() int {
+	n := 0
+	for _, r := range rs {
+		n += r.n
+	}
+	return n
+}
+
+// slice returns the numbers of the rounds i to j-1 (j past the end: to
+// the end).
+func (rs roundRuns) slice(i, j int) []int {
+	var ns []int
+	for _, r := range rs {
+		for k := max(i, 0); k < min(j, r.n); k++ {
+			ns = append(ns, r.first+k)
+		}
+		i, j = i-r.n, j-r.n
+	}
+	return ns
+}
+
+// from returns the rounds numbered n and after.
+func (rs roundRuns) from(n int) roundRuns {
+	var out roundRuns
+	for _, r := range rs {
+		switch {
+		case r.first >= n:
+			out = append(out, r)
+		case r.first+r.n > n:
+			out = append(out, roundRun{n, r.first + r.n - n})
+		}
+	}
+	return out
+}
+
 // roundRows derives the index rows of a document's rounds ns, tagged as
 // tags says.
 //
@@ -398,7 +460,7 @@ func (s *Views) indexDocInto(batch *index.Batch, d *inscribe.Doc, key string, se
 	}
 	// The document's own index. A new one of a document of few rounds is
 	// built in memory, from every round (index.CreateScratch).
-	var ns []int // the rounds to index
+	var ns roundRuns // the rounds to index
 	var ldb *index.DB
 	// ns holds every round: of a document without an index, or of one
 	// a rebuild (a batch) replaces whole. A rebuild's new index takes the
@@ -406,11 +468,11 @@ func (s *Views) indexDocInto(batch *index.Batch, d *inscribe.Doc, key string, se
 	// the old index as it was, never an empty one.
 	whole := errors.Is(localErr, fs.ErrNotExist) || batch != nil
 	if whole {
-		if ns, err = d.RoundsFrom(1); err != nil {
+		if ns, err = roundsFrom(d, 1); err != nil {
 			return warnings, err
 		}
 		switch {
-		case len(ns) <= inMemoryRounds:
+		case ns.len() <= inMemoryRounds:
 			ldb, err = index.CreateScratch(local)
 		case batch != nil:
 			ldb, err = index.ReplaceScratch(local, s.wait())
@@ -449,7 +511,7 @@ func (s *Views) indexDocInto(batch *index.Batch, d *inscribe.Doc, key string, se
 		if n, err := ldb.MaxRound(ctx, key); err == nil && n < localFrom {
 			localFrom = max(n, 1)
 		}
-		if ns, err = d.RoundsFrom(min(from, localFrom)); err != nil {
+		if ns, err = roundsFrom(d, min(from, localFrom)); err != nil {
 			return warnings, err
 		}
 	}
@@ -470,14 +532,14 @@ func (s *Views) indexDocInto(batch *index.Batch, d *inscribe.Doc, key string, se
 		return warnings, err
 	}
 	defer lb.Rollback()
-	single := len(ns) <= rowsChunk
+	single := ns.len() <= rowsChunk
 	var storeRows []index.Row // when single
-	for i := 0; i == 0 || i < len(ns); i += rowsChunk {
+	for i := 0; i == 0 || i < ns.len(); i += rowsChunk {
 		get := written.Peek
 		if single {
 			get = written.Take
 		}
-		rows, err := roundRows(d, key, ns[i:min(len(ns), i+rowsChunk)], tags, get)
+		rows, err := roundRows(d, key, ns.slice(i, i+rowsChunk), tags, get)
 		if err != nil {
 			return warnings, err
 		}
@@ -530,9 +592,9 @@ func (s *Views) indexDocInto(batch *index.Batch, d *inscribe.Doc, key string, se
 		}
 		defer store.Rollback()
 	}
-	ns = ns[sort.SearchInts(ns, from):]
-	for i := 0; i == 0 || i < len(ns); i += rowsChunk {
-		rows, err := roundRows(d, key, ns[i:min(len(ns), i+rowsChunk)], tags, written.Take)
+	ns = ns.from(from)
+	for i := 0; i == 0 || i < ns.len(); i += rowsChunk {
+		rows, err := roundRows(d, key, ns.slice(i, i+rowsChunk), tags, written.Take)
 		if err != nil {
 			return warnings, err
 		}
