@@ -1,6 +1,7 @@
 package check_test
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -86,6 +87,7 @@ func TestDamagedStore(t *testing.T) {
 	}
 
 	got := map[string][]check.Finding{}
+	var torn []string // the crashed session's torn last line, its 42nd
 	docs, _ := filepath.Glob(filepath.Join(sess, "*.md"))
 	for _, md := range docs {
 		if filepath.Base(md) == "index.md" {
@@ -96,10 +98,16 @@ func TestDamagedStore(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, f := range rep.Findings {
+			if f.Kind == check.Torn {
+				torn = append(torn, fmt.Sprintf("%s:%d", filepath.Base(f.File), f.Line))
+			}
 			if f.Kind != check.Torn {
 				got[filepath.Base(md)] = append(got[filepath.Base(md)], f)
 			}
 		}
+	}
+	if fmt.Sprint(torn) != "[aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa.jsonl:42]" {
+		t.Errorf("torn lines found: %v, want the crashed session's 42nd", torn)
 	}
 	want := map[string]struct {
 		kind    check.Kind
