@@ -23,9 +23,9 @@ import (
 // everything else plus two such lines, raised as longer lines come. A
 // limit below the live heap would have the collector run without pause,
 // so after each collection the limit is also kept above what survived it,
-// by half as much again up to 32 MiB, plus the runtime's own memory beside
-// the heap's objects (which the limit counts). GOMEMLIMIT, when set,
-// decides instead.
+// by half as much again up to 32 MiB (of what may hold pointers: what the
+// collector marks), plus the runtime's own memory beside the heap's
+// objects (which the limit counts). GOMEMLIMIT, when set, decides instead.
 func setMemory() (stop func()) {
 	if _, ok := os.LookupEnv("GOGC"); !ok {
 		debug.SetGCPercent(300)
@@ -60,8 +60,8 @@ const memoryBase = 34 << 20
 
 // memoryLimit keeps the soft memory limit at memoryBase plus twice the
 // longest line, or the heap live after the last collection and half as
-// much again (at most 32 MiB more) plus the runtime's overhead, whichever
-// is more.
+// much again of its part that may hold pointers (at most 32 MiB more) plus
+// the runtime's overhead, whichever is more.
 type memoryLimit struct {
 	on       atomic.Bool
 	longest  atomic.Int64
@@ -76,10 +76,11 @@ func (l *memoryLimit) set() {
 	}
 	live, longest := int64(l.live.Load()), l.longest.Load()
 	// The headroom pays for the collections, whose work is the live
-	// heap's pointers: the bytes of up to two long lines (a line, its
-	// text) hold none and take no headroom.
-	bare := min(live-min(int64(l.scan.Load()), live), 2*longest)
-	floor := live + min((live-bare)/2, 32<<20) + int64(l.overhead.Load())
+	// heap's pointers: the bytes that hold none (a long line and its
+	// text, the tables of offsets of a long session's graph and round
+	// headers) take no headroom.
+	scan := min(int64(l.scan.Load()), live)
+	floor := live + min(scan/2, 32<<20) + int64(l.overhead.Load())
 	debug.SetMemoryLimit(max(memoryBase+2*longest, floor))
 }
 
