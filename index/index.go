@@ -372,8 +372,9 @@ func makeTemplate(shared bool) ([]byte, error) {
 
 // createFromTemplate creates the index at path as a copy of an empty one,
 // put in place with link(2): of two processes creating it at once, one
-// creates it and the other gets an error that is fs.ErrExist. A file system
-// that cannot link gives an *os.LinkError.
+// creates it and the other gets an error that is fs.ErrExist (also when its
+// temporary file was removed as a leftover once the index was there). A
+// file system that cannot link gives an *os.LinkError.
 func createFromTemplate(path string, shared bool) error {
 	template := scratchTemplate
 	if shared {
@@ -388,7 +389,16 @@ func createFromTemplate(path string, shared bool) error {
 		return err
 	}
 	defer os.Remove(tmp)
-	return os.Link(tmp, path)
+	err = os.Link(tmp, path)
+	if err != nil && !errors.Is(err, fs.ErrExist) {
+		// The temporary file was taken for a leftover by a scribe that
+		// found the index already in place (inscribe's
+		// RemoveStaleTemps): another process created it first.
+		if _, serr := os.Lstat(path); serr == nil {
+			return &fs.PathError{Op: "link", Path: path, Err: fs.ErrExist}
+		}
+	}
+	return err
 }
 
 func (x *DB) create() error {

@@ -116,9 +116,10 @@ func removeOld(p string, e fs.DirEntry, age time.Duration) {
 // RemoveStaleTemps removes the leftover temporary files of the catalog,
 // in the sessions folder and the folders of the agents named: the caller
 // holds the catalog's lock, so the catalog's own (index.md, the stamps,
-// the kept rows) are leftovers whatever their age; others there (a
-// document an earlier scribe was writing beside its folder, a new index)
-// are once they are a minute old.
+// the kept rows) are leftovers whatever their age, and so is a new
+// store index's once the index is there; others there (a document an
+// earlier scribe was writing beside its folder, a new index not yet in
+// place) are once they are a minute old.
 func (s *Store) RemoveStaleTemps(agents ...string) {
 	s.removeRootTemps()
 	dirs := []string{s.SessionsDir(), s.localRoot()}
@@ -138,6 +139,15 @@ func (s *Store) RemoveStaleTemps(agents ...string) {
 			age := tempAge
 			if strings.HasPrefix(name, "."+catalogFile+".tmp-") || strings.HasPrefix(name, "."+stampFile+".tmp-") || strings.HasPrefix(name, "."+catalogRowsPrefix) || strings.HasPrefix(name, "."+legacyStamp+".tmp-") {
 				age = 0
+			}
+			// A new index is its temporary file linked into place: once
+			// the index is there, the file is a leftover (a writer that
+			// loses it still finds the index there: index's
+			// createFromTemplate).
+			if dir == s.localRoot() && strings.HasPrefix(name, "."+storeDB+".tmp-") {
+				if _, err := os.Lstat(filepath.Join(dir, storeDB)); err == nil {
+					age = 0
+				}
 			}
 			removeOld(filepath.Join(dir, name), e, age)
 		}

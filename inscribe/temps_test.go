@@ -66,6 +66,24 @@ func TestLeftoverTempsRemoved(t *testing.T) {
 			t.Errorf("%s: there %v, want %v", rel, err == nil, want)
 		}
 	}
+	// A new store index's, in the machine's folder, once the index is
+	// there (the temporary file is linked into place); before, only once
+	// it is old.
+	local := s.localRoot()
+	db := filepath.Join(local, storeDB)
+	put(t, filepath.Join(local, "."+storeDB+".tmp-1"), "x")
+	os.Rename(db, db+".away")
+	s.RemoveStaleTemps()
+	if _, err := os.Stat(filepath.Join(local, "."+storeDB+".tmp-1")); err != nil {
+		t.Errorf("a young temporary file of a missing index was removed: %v", err)
+	}
+	put(t, db, "the index")
+	s.RemoveStaleTemps()
+	if _, err := os.Stat(filepath.Join(local, "."+storeDB+".tmp-1")); err == nil {
+		t.Errorf("the temporary file of an index in place was left behind")
+	}
+	os.Remove(db)
+	os.Rename(db+".away", db)
 	// The root's: .gitignore's and .gitattributes', which a kill while a
 	// new store's first run wrote them leaves, once the file is there or
 	// they are old; a temporary file of a missing file is young: its
