@@ -49,10 +49,13 @@ func setMemory() (stop func()) {
 
 // memoryBase is the soft memory limit of the Go heap before any long line.
 // An inscription of ordinary lines then peaks near 60 MB of RSS (the
-// executable's pages, 19 MB, and SQLite's memory, 10 to 20 MB while a
-// document is indexed, come on top of the Go heap), under issue 18's 64 MB.
-// A lower base costs CPU: collections grow more frequent, and each marks
-// what is live, 6 MB of which are the gitleaks rules of redaction. Several
+// executable's pages, 20 to 24 MB, and SQLite's memory, 10 to 20 MB while
+// a document is indexed, come on top of the Go heap); a session of a
+// million tiny lines near 70 MB (issue 33's bound is 64). A lower base
+// costs CPU: collections grow more frequent, and each marks what is live,
+// 6 to 9 MB of which are the gitleaks rules of redaction (a base of 26
+// MiB: a300's inscription with redaction took 35 to 40% more user time,
+// bench/README.md, issue 33's section "where it stands"). Several
 // documents updated at once (a bulk inscription's workers) share it: a
 // raise of 5 MiB for each beyond the first saved 1% of a300's CPU and
 // cost it 5 to 9 MB of RSS, over 64 MB (bench/README.md, stop 11).
