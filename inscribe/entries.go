@@ -52,9 +52,7 @@ func openEntries(open opener, p string, n int) (*EntryReader, error) {
 	if err != nil {
 		return nil, err
 	}
-	br := entryReaders.Get().(*bufio.Reader)
-	br.Reset(f)
-	r := &EntryReader{f: f, br: br, round: n, name: p}
+	r := &EntryReader{f: f, br: roundReader(f), round: n, name: p}
 	ok, err := r.skipHeader()
 	if err != nil {
 		r.Close()
@@ -116,18 +114,31 @@ func addRounds(b source.Builder, folder string, n int) error {
 	return nil
 }
 
-// entryReaders are the buffers EntryReaders read through, kept for the
-// next round file once one is closed: an export reads every round file's
-// entries, and 64 KiB allocated for each (32 GB for the 500,000 rounds of
-// a million tiny lines) kept the heap at the collector's goal. Next
-// returns copies, never the buffer's bytes.
-var entryReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
+// roundReaders are the buffered readers of round files (an EntryReader's,
+// readHeaderLines'), kept for the next round file once one is done with:
+// an export reads every round file's entries and the indexing every
+// round's header, and 64 KiB allocated for each (32 GB for the 500,000
+// rounds of a million tiny lines) kept the heap at the collector's goal.
+// What is read is copied out, never kept in the buffer.
+var roundReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
+
+// roundReader returns a reader of f from roundReaders; putRoundReader
+// gives it back.
+func roundReader(f io.Reader) *bufio.Reader {
+	br := roundReaders.Get().(*bufio.Reader)
+	br.Reset(f)
+	return br
+}
+
+func putRoundReader(br *bufio.Reader) {
+	br.Reset(nil)
+	roundReaders.Put(br)
+}
 
 // Close closes the round file.
 func (r *EntryReader) Close() error {
 	if r.br != nil {
-		r.br.Reset(nil)
-		entryReaders.Put(r.br)
+		putRoundReader(r.br)
 		r.br = nil
 	}
 	return r.f.Close()

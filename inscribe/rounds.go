@@ -426,23 +426,12 @@ func readRoundUpTo(open opener, p, stop string) (*RoundFile, error) {
 // place, with the text's number.
 const headerMark = "\x00scribe long text %d\x00"
 
-// headerReaders are the buffers readHeaderLines reads through, kept for the
-// next round file: the indexing of a document reads every round's header,
-// and 64 KiB allocated for each (3 GB for the 50,000 rounds of 100,000 tiny
-// lines) kept the heap at the collector's goal. Nothing read is kept in
-// them once it returns.
-var headerReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
-
 // readHeaderLines reads a round file's fields up to the top-level field
 // stop, a line at a time (readRoundUpTo); ok is false when the file is
 // not laid out so.
 func readHeaderLines(f *os.File, stop string) (rf *RoundFile, ok bool, err error) {
-	br := headerReaders.Get().(*bufio.Reader)
-	br.Reset(f)
-	defer func() {
-		br.Reset(nil)
-		headerReaders.Put(br)
-	}()
+	br := roundReader(f) // (roundReaders)
+	defer putRoundReader(br)
 	var pos int64 // of what br gives next
 	var head []byte
 	var texts []string

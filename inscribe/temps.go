@@ -140,28 +140,38 @@ func (s *Store) RemoveStaleTemps(agents ...string) {
 			if strings.HasPrefix(name, "."+catalogFile+".tmp-") || strings.HasPrefix(name, "."+stampFile+".tmp-") || strings.HasPrefix(name, "."+catalogRowsPrefix) || strings.HasPrefix(name, "."+legacyStamp+".tmp-") {
 				age = 0
 			}
-			// A new index is its temporary file linked into place: once
-			// the index is there, the file is a leftover (a writer that
-			// loses it still finds the index there: index's
-			// createFromTemplate).
-			if dir == s.localRoot() && strings.HasPrefix(name, "."+storeDB+".tmp-") {
-				if _, err := os.Lstat(filepath.Join(dir, storeDB)); err == nil {
-					age = 0
-				}
+			if dir == s.localRoot() && tempTarget(name) == storeDB {
+				age = onceAge(dir, storeDB) // linked into place: index's createFromTemplate
 			}
 			removeOld(filepath.Join(dir, name), e, age)
 		}
 	}
 }
 
+// tempTarget returns the name of the file a temporary file
+// (.<target>.tmp-*) would become.
+func tempTarget(name string) string {
+	target, _, _ := strings.Cut(strings.TrimPrefix(name, "."), ".tmp-")
+	return target
+}
+
+// onceAge is how old a temporary file of target, a file written only
+// while it is absent (a new store's .gitignore and .gitattributes, a new
+// store index), must be to be a leftover. Nothing holds a lock of them:
+// one is a leftover once target is there (its writer, or another, put it
+// in place: a writer still between its temporary file and putting it in
+// place, two first runs of one new store at once, then finds it there and
+// goes on), or once it is tempAge old.
+func onceAge(dir, target string) time.Duration {
+	if _, err := os.Lstat(filepath.Join(dir, target)); err == nil {
+		return 0
+	}
+	return tempAge
+}
+
 // removeRootTemps removes the leftover temporary files in the store's
 // root: those of .gitignore and .gitattributes, which a kill while a new
-// store's first run wrote them leaves (writeGitFiles). Nothing holds a
-// lock of them: one is a leftover once the file it would become is there
-// (its writer, or another, put it in place: a writer still between its
-// temporary file and its rename, two first runs of one new store at once,
-// then finds the file there and goes on, writeGitFiles), or once it is a
-// minute old.
+// store's first run wrote them leaves (writeGitFiles), as onceAge says.
 func (s *Store) removeRootTemps() {
 	ents, err := osfile.ReadDir(s.Root)
 	if err != nil {
@@ -172,14 +182,10 @@ func (s *Store) removeRootTemps() {
 		if !isTemp(name) || e.IsDir() {
 			continue
 		}
-		target, _, _ := strings.Cut(strings.TrimPrefix(name, "."), ".tmp-")
+		target := tempTarget(name)
 		if target != gitignoreFile && target != gitattributesFile {
 			continue
 		}
-		age := tempAge
-		if _, err := os.Lstat(filepath.Join(s.Root, target)); err == nil {
-			age = 0
-		}
-		removeOld(filepath.Join(s.Root, name), e, age)
+		removeOld(filepath.Join(s.Root, name), e, onceAge(s.Root, target))
 	}
 }
