@@ -24,7 +24,7 @@ import (
 // (exportcodex's and exportgemini's tests export as a short one does).
 func TestMain(m *testing.M) {
 	exportcore.SetLongTextForTest(0)
-	exportcore.SetGraphInFileForTest(0)
+	inscribe.SetGraphInFileForTest(0)
 	os.Exit(m.Run())
 }
 

@@ -71,17 +71,12 @@ func Transcript(d *inscribe.Doc, src source.Adapter, w io.Writer, input InputEnc
 	}
 	x := &exporter{md: md, doc: d, items: items, bw: bufio.NewWriterSize(w, 1<<16), input: input}
 	// A long session's closed rounds' nodes are kept in a scratch file,
-	// not by the builder (a short one's cost less than making the file).
-	var graph source.Graph
-	graphDone := func() error { return nil }
-	if len(rounds) > graphInFile {
-		g, done, err := inscribe.ScratchGraph("")
-		if err != nil {
-			return nil, fmt.Errorf("%s: a scratch folder for the session's graph: %w", md, err)
-		}
-		defer done()
-		graph, graphDone = g, done
+	// not by the builder.
+	graph, graphDone, err := inscribe.BuilderGraph(len(rounds))
+	if err != nil {
+		return nil, fmt.Errorf("%s: a scratch folder for the session's graph: %w", md, err)
 	}
+	defer graphDone()
 	b, err := src.NewBuilder(d.BuilderConfig(), nil, graph)
 	if err != nil {
 		return nil, err
@@ -124,19 +119,6 @@ func Transcript(d *inscribe.Doc, src source.Adapter, w io.Writer, input InputEnc
 		x.warn("", what+" no source entries (added by hand?): not exported")
 	}
 	return x.warnings, x.bw.Flush()
-}
-
-// graphInFile is how many rounds a session has past which an export keeps
-// the closed rounds' graph nodes in a file (inscribe.ScratchGraph).
-var graphInFile = 4096
-
-// SetGraphInFileForTest makes an export of more than n rounds keep its
-// graph nodes in a file (0: every export), so that tests export through
-// it; it returns what undoes it.
-func SetGraphInFileForTest(n int) (restore func()) {
-	old := graphInFile
-	graphInFile = n
-	return func() { graphInFile = old }
 }
 
 // round adds round n's entries to the builder, writing each round it

@@ -282,17 +282,17 @@ func verifyGraph(md string, st *docState, a source.Adapter) (rerr error) {
 	// lines peaked at 186 MB; issue 33). The update writes graph.tsv so
 	// too, a round's nodes as it closes.
 	var g source.Graph
-	if old.Rounds() > graphCheckInFile {
-		sg, done, err := ScratchGraph("")
-		if err != nil {
-			return fmt.Errorf("not checked: a scratch folder for the graph the round files give: %v", err)
+	sg, done, err := BuilderGraph(old.Rounds())
+	if err != nil {
+		return fmt.Errorf("not checked: a scratch folder for the graph the round files give: %v", err)
+	}
+	defer func() {
+		if err := done(); err != nil && rerr == nil {
+			rerr = fmt.Errorf("not checked: the scratch file of the graph the round files give: %v", err)
 		}
+	}()
+	if sg != nil {
 		c.Recorder, g = sg, c
-		defer func() {
-			if err := done(); err != nil {
-				rerr = fmt.Errorf("not checked: the scratch file of the graph the round files give: %v", err)
-			}
-		}()
 	}
 	b, err := a.NewBuilder(cfg, nil, g)
 	if err != nil {
@@ -314,15 +314,6 @@ func verifyGraph(md string, st *docState, a source.Adapter) (rerr error) {
 	}
 	return nil
 }
-
-// graphCheckInFile is how many rounds a session has past which
-// verifyGraph keeps the graph it builds in a scratch file (as an export
-// does, exportcore's graphInFile): a short session's nodes cost less than
-// making the file. The package's tests check every document so
-// (TestMain), but TestVerifyGraph, which checks both.
-var graphCheckInFile = defaultGraphCheckInFile
-
-const defaultGraphCheckInFile = 4096
 
 // graphCheck compares the nodes a builder gives with graph.tsv's lines,
 // in order, as the update wrote them: those it records as each round

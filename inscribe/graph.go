@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/scribe-archive/scribe/internal/atomicfile"
 	"github.com/scribe-archive/scribe/session/source"
@@ -88,18 +89,47 @@ func newFileGraph(b *atomicfile.Batch, path string, size int64) *fileGraph {
 // session (an export reads every round again) holds about 10 bytes an
 // identity, not its nodes (189 MB for a million lines). done removes the
 // folder and returns the first error the graph met writing or reading
-// its file (it then answers for fewer nodes than it was given).
+// its file (it then answers for fewer nodes than it was given); it may be
+// called again.
 func ScratchGraph(dir string) (g source.Recorder, done func() error, err error) {
 	folder, err := os.MkdirTemp(dir, "scribe-graph-")
 	if err != nil {
 		return nil, nil, err
 	}
 	fg := &fileGraph{path: filepath.Join(folder, graphFile)}
-	return fg, func() error {
+	return fg, sync.OnceValue(func() error {
 		fg.close()
 		os.RemoveAll(folder)
 		return fg.err
-	}, nil
+	}), nil
+}
+
+// graphInFile is how many rounds a session has past which a builder of
+// the whole session (an export, check --store's graph check) keeps the
+// closed rounds' nodes in a scratch file (BuilderGraph): a short
+// session's nodes cost less than making the file.
+var graphInFile = defaultGraphInFile
+
+const defaultGraphInFile = 4096
+
+// BuilderGraph returns what keeps the closed rounds' nodes for a builder
+// of a whole session of n rounds: nil (the builder itself) for a short
+// session, else a ScratchGraph. done (which may be called again) removes
+// its file and returns its first error.
+func BuilderGraph(n int) (g source.Recorder, done func() error, err error) {
+	if n <= graphInFile {
+		return nil, func() error { return nil }, nil
+	}
+	return ScratchGraph("")
+}
+
+// SetGraphInFileForTest makes a builder of more than n rounds keep its
+// graph nodes in a file (0: every one), so that tests build through it;
+// it returns what undoes it.
+func SetGraphInFileForTest(n int) (restore func()) {
+	old := graphInFile
+	graphInFile = n
+	return func() { graphInFile = old }
 }
 
 // open opens the file for reading and appending, cut at the recorded size.

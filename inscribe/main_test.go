@@ -9,6 +9,6 @@ import (
 // a scratch file, as it does a long session's, so that the package's
 // tests check documents of every source format so.
 func TestMain(m *testing.M) {
-	graphCheckInFile = 0
+	SetGraphInFileForTest(0)
 	os.Exit(m.Run())
 }

@@ -260,12 +260,11 @@ func TestRoundRecordMadeFromFiles(t *testing.T) {
 // is damage, and so is one deleted (issue 33).
 //
 // A long session's graph is built in a scratch file and compared as each
-// round closes (graphCheckInFile): the sample is checked so too.
+// round closes (BuilderGraph): the sample is checked so too.
 func TestVerifyGraph(t *testing.T) {
-	for _, inFile := range []int{defaultGraphCheckInFile, 0} {
+	for _, inFile := range []int{defaultGraphInFile, 0} {
 		t.Run(fmt.Sprintf("in a file past %d rounds", inFile), func(t *testing.T) {
-			defer func(n int) { graphCheckInFile = n }(graphCheckInFile)
-			graphCheckInFile = inFile
+			defer SetGraphInFileForTest(inFile)()
 			testVerifyGraph(t)
 		})
 	}
