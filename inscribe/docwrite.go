@@ -203,7 +203,7 @@ func (u *update) writeRound(r *session.Round) error {
 		return err
 	}
 	// In a new rounds folder (fresh) nothing can be at p yet.
-	if _, err := os.Stat(p); fresh == nil && err == nil {
+	if fresh == nil && exists(p) {
 		same, err := f.Same()
 		if err != nil {
 			return err

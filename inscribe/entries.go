@@ -65,6 +65,8 @@ func openEntries(open opener, p string, n int) (*EntryReader, error) {
 			return nil, err
 		}
 		r.whole, r.done = rf.Entries, true
+		putRoundReader(r.br) // read whole: the reader is done with
+		r.br = nil
 		if r.whole == nil {
 			r.whole = []RoundEntry{}
 		}

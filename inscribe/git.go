@@ -86,7 +86,7 @@ func writeGitFiles(root string) error {
 			return err
 		}
 		if _, err := atomicfile.WriteIfChanged(p, []byte(f.text), FileMode); err != nil {
-			if _, lerr := os.Lstat(p); lerr == nil {
+			if _, lerr := os.Lstat(p); lerr == nil && errors.Is(err, fs.ErrNotExist) {
 				// Another run of a new store put it in place first (and
 				// may have removed this one's temporary file as its
 				// leftover: removeRootTemps).

@@ -204,8 +204,10 @@ func (r *sumReader) close() {
 // eachSum calls fn (when not nil) with each round's sum in the first size
 // bytes of a record, in order, and returns errRecord when they do not all
 // read (sumReader), else fn's first error. The rounds before a damaged
-// line have been given to fn: where nothing may be done with a damaged
-// record, it is read once with a nil fn first.
+// line have been given to fn: a caller that may not act on a damaged
+// record's rounds acts once it returns nil (rebuildNote,
+// inscribedFromRounds), or reads it once with a nil fn first (mend.record,
+// which looks rounds up as it goes).
 func eachSum(path string, size int64, fn func(roundSum) error) error {
 	r, err := openSums(path, size)
 	if err != nil {

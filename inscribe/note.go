@@ -55,9 +55,6 @@ func (u *update) rebuildNote() (*docState, error) {
 		return nil, nil
 	}
 	record := filepath.Join(folder, roundsFile)
-	if eachSum(record, *rec.RoundsSize, nil) != nil {
-		return nil, nil
-	}
 	scratch, err := os.MkdirTemp(folder, ".repair.tmp-")
 	if err != nil {
 		return nil, err
@@ -76,23 +73,31 @@ func (u *update) rebuildNote() (*docState, error) {
 		return nil, err
 	}
 	defer out.Close()
+	// A round file that does not hold what the record says is damage,
+	// unless the record itself does not read to its end: it is read on.
 	closed, oldSums := 0, false
+	var damaged error
 	err = eachSum(record, *rec.RoundsSize, func(s roundSum) error {
 		if s.Round == 1 {
 			oldSums = isSHA(s.Sum)
 		}
+		if damaged != nil {
+			return nil
+		}
 		p := roundPath(folder, s.Round)
 		if err := checkSum(p, s, true); err != nil {
-			return &DamageError{Session: u.spec.id, File: p, Why: err.Error()}
-		}
-		if err := copyEntries(out, p); err != nil {
-			return &DamageError{Session: u.spec.id, File: p, Why: err.Error()}
+			damaged = &DamageError{Session: u.spec.id, File: p, Why: err.Error()}
+		} else if err := copyEntries(out, p); err != nil {
+			damaged = &DamageError{Session: u.spec.id, File: p, Why: err.Error()}
 		}
 		closed = s.Round
 		return nil
 	})
 	if errors.Is(err, errRecord) {
-		return nil, nil // changed since it was read
+		return nil, nil
+	}
+	if err == nil {
+		err = damaged
 	}
 	if err != nil {
 		return nil, err

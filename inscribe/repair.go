@@ -233,15 +233,15 @@ func (u *update) inscribedFromRounds(st *docState, dst, why string) error {
 	lost := func(p, what string) error {
 		return &DamageError{Session: u.spec.id, File: p, Why: what + ", and it cannot be recovered: " + why}
 	}
-	// With a record that reads (else the files are checked against the
-	// note's hash instead), read again as the files are copied.
-	recorded := st != nil && st.RoundsSize != nil && eachRecorded(folder, st, nil) == nil
 	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, FileMode)
 	if err != nil {
 		return err
 	}
 	defer out.Close()
-	if recorded {
+	// Checked against the record as it is read; a record that does not
+	// read to its end vouches for nothing: what was copied is dropped, and
+	// the files are checked against the note's hash instead.
+	if st != nil && st.RoundsSize != nil {
 		var errs []error
 		copyRound := func(s roundSum) error {
 			p := roundPath(folder, s.Round)
@@ -254,13 +254,19 @@ func (u *update) inscribedFromRounds(st *docState, dst, why string) error {
 			}
 			return nil
 		}
-		if err := eachRecorded(folder, st, copyRound); err != nil {
-			return lost(filepath.Join(folder, roundsFile), "changed while it was read")
+		err := eachRecorded(folder, st, copyRound)
+		if err == nil {
+			if st.OpenRound != nil {
+				copyRound(*st.OpenRound)
+			}
+			return errors.Join(errs...)
 		}
-		if st.OpenRound != nil {
-			copyRound(*st.OpenRound)
+		if err := out.Truncate(0); err != nil {
+			return err
 		}
-		return errors.Join(errs...)
+		if _, err := out.Seek(0, io.SeekStart); err != nil {
+			return err
+		}
 	}
 	// No record: every round file there, in order, checked against the
 	// note's hash of the closed rounds when there is one.
@@ -397,7 +403,9 @@ type recordCursor struct {
 }
 
 // record opens the record of the document's round files for mend.rounds.
-// A record that does not read says nothing of the closed rounds.
+// A record that does not read says nothing of the closed rounds, so it is
+// read through once before the cursor is opened: the cursor gives rounds
+// as they are asked, before the line that would show the damage.
 func (m *mend) record() (*recordCursor, error) {
 	c := &recordCursor{}
 	if m.st == nil || m.st.RoundsSize == nil {
