@@ -844,16 +844,23 @@ func plural(n int, one, many string) string {
 }
 
 // tornTail reports whether a file ends in an unterminated line that is not
-// JSON (a torn write), and that line's number.
-// It reads the lines one at a time and keeps where the last one is, no
-// digest of each: scanLines' digests of a session of a million lines
-// (over 50 MB live) were check --store's peak (issue 33).
+// JSON (a torn write), and that line's number. A file that ends in a line
+// end is not read; one that does not is read a line at a time, keeping
+// where the last one is, no digest of each (scanLines' digests of a
+// session of a million lines, over 50 MB live, were check --store's peak:
+// issue 33).
 func tornTail(p string) (int, bool) {
 	f, err := os.Open(p)
 	if err != nil {
 		return 0, false
 	}
 	defer f.Close()
+	var end [1]byte
+	if fi, err := f.Stat(); err != nil || fi.Size() == 0 {
+		return 0, false
+	} else if _, err := f.ReadAt(end[:], fi.Size()-1); err != nil || end[0] == '\n' {
+		return 0, false
+	}
 	lr := source.NewLineReader(f, 1, 0)
 	n, terminated := 0, true
 	var last lineInfo
