@@ -532,9 +532,10 @@ func (s *Views) indexDocInto(batch *index.Batch, d *inscribe.Doc, key string, se
 		return warnings, err
 	}
 	defer lb.Rollback()
-	single := ns.len() <= rowsChunk
+	total := ns.len()
+	single := total <= rowsChunk
 	var storeRows []index.Row // when single
-	for i := 0; i == 0 || i < ns.len(); i += rowsChunk {
+	for i := 0; i == 0 || i < total; i += rowsChunk {
 		get := written.Peek
 		if single {
 			get = written.Take
@@ -593,7 +594,7 @@ func (s *Views) indexDocInto(batch *index.Batch, d *inscribe.Doc, key string, se
 		defer store.Rollback()
 	}
 	ns = ns.from(from)
-	for i := 0; i == 0 || i < ns.len(); i += rowsChunk {
+	for i, total := 0, ns.len(); i == 0 || i < total; i += rowsChunk {
 		rows, err := roundRows(d, key, ns.slice(i, i+rowsChunk), tags, written.Take)
 		if err != nil {
 			return warnings, err

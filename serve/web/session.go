@@ -226,9 +226,7 @@ func (s *Server) withItems(ref docRef, page int, accept func(pageStart) bool, re
 		src := &itemSource{rd: rd, round: at.round, index: (k - 1) * s.opts.PageItems, perPage: s.opts.PageItems}
 		if known {
 			src.mark = func(page int, at pageStart) { s.places.note(path, mod, size, page, at) }
-			src.totals = func(ctx context.Context, read func() (roundTotals, error)) (roundTotals, error) {
-				return s.keptTotals(ctx, ref, path, mod, size, read)
-			}
+			src.ver = &docVersion{path: path, mod: mod, size: size}
 		}
 		err = read(src)
 		rd.Close()
@@ -251,24 +249,35 @@ type itemSource struct {
 	// perPage messages a page.
 	mark    func(page int, at pageStart)
 	perPage int
-	// totals, when set, gives the document's round totals, from read or
-	// as kept for it (keptTotals).
-	totals func(ctx context.Context, read func() (roundTotals, error)) (roundTotals, error)
+	// ver is the version of the document read, when known: its totals
+	// are kept for it (roundTotals).
+	ver *docVersion
 }
 
-// keptTotals returns a document's round totals as kept for this version
-// of it while the index's last round is still theirs (a cheap lookup of
-// its key), else from read, kept then: reading them reads every round's
-// row (0.1 s a page at 150,000 rounds).
-func (s *Server) keptTotals(ctx context.Context, ref docRef, path string, mod time.Time, size int64, read func() (roundTotals, error)) (roundTotals, error) {
-	if t, ok := s.places.docTotals(path, mod, size); ok {
-		if last, err := s.store.Index.MaxRound(ctx, ref.key); err == nil && last == t.last {
-			return t, nil
+// docVersion is a document as it was read: what places keys what it keeps
+// of it by.
+type docVersion struct {
+	path string
+	mod  time.Time
+	size int64
+}
+
+// roundTotals returns the index's totals of a document's rounds: for a
+// version of it whose totals are kept (v not nil), those, while the
+// index's last round is still theirs (a cheap lookup of its key); else
+// read, and kept: reading them reads every round's row (0.1 s a page at
+// 150,000 rounds).
+func (s *Server) roundTotals(ctx context.Context, key string, v *docVersion) (t roundTotals, err error) {
+	if v != nil {
+		if t, ok := s.places.docTotals(v.path, v.mod, v.size); ok {
+			if last, err := s.store.Index.MaxRound(ctx, key); err == nil && last == t.last {
+				return t, nil
+			}
 		}
 	}
-	t, err := read()
-	if err == nil {
-		s.places.setTotals(path, mod, size, t)
+	t.count, t.last, t.tokens, err = s.store.Index.RoundTotals(ctx, key)
+	if err == nil && v != nil {
+		s.places.setTotals(v.path, v.mod, v.size, t)
 	}
 	return t, err
 }
@@ -411,16 +420,7 @@ func (s *Server) renderDocPage(ctx context.Context, c chrome, ref docRef, page i
 	// was 80 MB).
 	var rows []index.Row
 	var from, to int
-	read := func() (t roundTotals, err error) {
-		t.count, t.last, t.tokens, err = s.store.Index.RoundTotals(ctx, ref.key)
-		return t, err
-	}
-	var t roundTotals
-	if src.totals != nil {
-		t, err = src.totals(ctx, read)
-	} else {
-		t, err = read()
-	}
+	t, err := s.roundTotals(ctx, ref.key, src.ver)
 	count, last, tokens := t.count, t.last, t.tokens
 	if err == nil && count > 0 {
 		// (And the rounds on either side, which the headings link.)
