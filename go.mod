@@ -5,13 +5,11 @@ go 1.26.0
 // Each dependency is imported by exactly one package (deps_test.go).
 require (
 	github.com/modelcontextprotocol/go-sdk v1.8.0 // serve/mcp: the Model Context Protocol server (stdio, streamable HTTP)
-	github.com/rs/zerolog v1.33.0 // inscribe/redact: silencing gitleaks' logger
+	github.com/pelletier/go-toml/v2 v2.2.3 // inscribe/redact: reading redact.toml (gitleaks' configuration form)
 	github.com/sergi/go-diff v1.4.0 // check: line diffs (v1.4.0 fixes line-mode mismatches)
 	github.com/spf13/cobra v1.10.2 // cmd/scribe (and cobra/doc in its tests, for the man pages)
-	github.com/spf13/viper v1.19.0 // inscribe/redact: reading redact.toml, as gitleaks reads its configuration
 	github.com/vbauerster/mpb/v8 v8.16.2 // cmd/scribe: the progress bar
 	github.com/yuin/goldmark v1.8.7 // inscribe/document: reading documents
-	github.com/zricethezav/gitleaks/v8 v8.30.1 // inscribe/redact: secret detection (gitleaks' default rules)
 	golang.org/x/sys v0.49.0 // inscribe: file locks on Windows
 	golang.org/x/term v0.47.0 // cmd/scribe: is stderr a terminal, and how wide
 	gopkg.in/yaml.v3 v3.0.1 // inscribe/document: frontmatter, and the store's roles registry through document.DecodeYAML
@@ -19,7 +17,14 @@ require (
 )
 
 // Test dependencies.
-require github.com/rogpeppe/go-internal v1.14.1 // testscript, for cmd/scribe's end-to-end scripts
+require (
+	github.com/rogpeppe/go-internal v1.14.1 // testscript, for cmd/scribe's end-to-end scripts
+	// inscribe/redact's tests: gitleaks judges scribe's port of its detection
+	// and its default rules (gitleaks_test.go); viper reads its configuration
+	// for it, as gitleaks does. No package links either (deps_test.go).
+	github.com/spf13/viper v1.19.0
+	github.com/zricethezav/gitleaks/v8 v8.30.1
+)
 
 require (
 	dario.cat/mergo v1.0.1 // indirect
@@ -69,9 +74,9 @@ require (
 	github.com/muesli/termenv v0.15.1 // indirect
 	github.com/ncruces/go-strftime v1.1.0 // indirect
 	github.com/nwaples/rardecode/v2 v2.1.0 // indirect
-	github.com/pelletier/go-toml/v2 v2.2.3 // indirect
 	github.com/pierrec/lz4/v4 v4.1.21 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
+	github.com/rs/zerolog v1.33.0 // indirect
 	github.com/russross/blackfriday/v2 v2.1.0 // indirect
 	github.com/sagikazarmark/locafero v0.7.0 // indirect
 	github.com/sagikazarmark/slog-shim v0.1.0 // indirect

@@ -1,13 +1,14 @@
 // Package redact finds secrets in the text of sessions and replaces them
 // with markers, for the store (docs/FORMAT.md §15).
 //
-// Detection is gitleaks' (github.com/zricethezav/gitleaks/v8), used as a
-// library: its default rule set (some 220 rules for the credentials of
-// named services, private key blocks, JWTs, URLs with passwords, and a
-// generic rule for key = value assignments whose value has high entropy),
-// extended by a store's own rules and allowlists, in gitleaks' own
-// .gitleaks.toml form, in the store's redact.toml. This is the one package
-// of scribe that imports gitleaks.
+// Detection is gitleaks' (github.com/zricethezav/gitleaks/v8): its default
+// rule set (some 220 rules for the credentials of named services, private
+// key blocks, JWTs, URLs with passwords, and a generic rule for key = value
+// assignments whose value has high entropy; gitleaks.toml, its
+// configuration file as gitleaks publishes it), extended by a store's own
+// rules and allowlists, in gitleaks' own .gitleaks.toml form, in the
+// store's redact.toml. Its detection is ported (engine.go, rules.go), not
+// linked: gitleaks' tests judge the port, rule by rule (gitleaks_test.go).
 //
 // A secret found is replaced, everywhere it occurs in the text scanned, by a
 // marker that names the rule and a short keyed hash of the secret,
@@ -18,26 +19,12 @@ package redact
 import (
 	"bytes"
 	"cmp"
-	"errors"
 	"fmt"
 	"hash/maphash"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
-
-	"github.com/rs/zerolog"
-	"github.com/spf13/viper"
-	"github.com/zricethezav/gitleaks/v8/config"
-	"github.com/zricethezav/gitleaks/v8/detect"
-	"github.com/zricethezav/gitleaks/v8/logging"
-	"github.com/zricethezav/gitleaks/v8/report"
 )
-
-func init() {
-	// gitleaks logs to stderr; a library of scribe's never prints.
-	logging.Logger = zerolog.Nop()
-}
 
 // A Finding is one secret found in a text.
 type Finding struct {
@@ -51,14 +38,10 @@ type Finding struct {
 // A Detector finds secrets in texts. It may be used by several goroutines
 // at once.
 type Detector struct {
-	gl *detect.Detector
-	// pre passes the texts where a keyword of gl's rules occurs: gitleaks
-	// runs on those only.
+	rules *ruleSet
+	// pre finds which of the rules' keywords a text holds: a rule runs
+	// only where one of its own does, as in gitleaks.
 	pre *prefilter
-	// hot are rules that gitleaks runs on almost every text (their
-	// keywords are common words) but that can match only where a cheap
-	// test finds their shape; each runs alone, after its test.
-	hot []hotRule
 
 	// cache holds the findings of chunks scanned, by their hash, in shards
 	// so that workers seldom wait for one another.
@@ -68,63 +51,21 @@ type Detector struct {
 
 const cacheShards = 32
 
-var (
-	defaultOnce sync.Once
-	defaultCfg  config.Config
-	defaultErr  error
-)
-
-// defaultConfig is gitleaks' default configuration, translated once: it
-// goes through viper's global instance, which is not safe for concurrent
-// use.
-func defaultConfig() (config.Config, error) {
-	defaultOnce.Do(func() {
-		d, err := detect.NewDetectorDefaultConfig()
-		if err != nil {
-			defaultErr = fmt.Errorf("gitleaks' default rules: %w", err)
-			return
-		}
-		defaultCfg = d.Config
-		defaultCfg.Allowlists = withoutTries(defaultCfg.Allowlists)
-		for id, r := range defaultCfg.Rules {
-			r.Allowlists = withoutTries(r.Allowlists)
-			if r.Regex != nil && id != "generic-api-key" {
-				if w := widened(r.Regex.String()); w != r.Regex.String() {
-					r.Regex = regexp.MustCompile(w)
-				}
-			}
-			defaultCfg.Rules[id] = r
-		}
-	})
-	return defaultCfg, defaultErr
-}
-
-// withoutTries returns allowlists with the same checks, but whose stop
-// words are looked for one by one rather than with the Aho-Corasick trie
-// gitleaks builds for them: the trie of the generic rule's 1,450 stop words
-// is 8.6 MB of heap, most of what the detector holds, and a heap that
-// large costs four times as much resident memory under scribe's GC setting
-// (GOGC=300); the stop words are looked for only in what a rule found, a
-// few short strings.
-func withoutTries(als []*config.Allowlist) []*config.Allowlist {
-	out := make([]*config.Allowlist, len(als))
-	for i, a := range als {
-		out[i] = a
-		if len(a.StopWords) == 0 {
-			continue
-		}
-		b := &config.Allowlist{Description: a.Description, MatchCondition: a.MatchCondition, Commits: a.Commits,
-			Paths: a.Paths, RegexTarget: a.RegexTarget, Regexes: a.Regexes}
-		if len(b.Commits)+len(b.Paths)+len(b.Regexes) > 0 {
-			if err := b.Validate(); err != nil {
-				continue // keep gitleaks' own
-			}
-		}
-		b.StopWords = a.StopWords // lower case already (Validate)
-		out[i] = b
+// defaultRules are gitleaks' default rules and allowlists (read once; the
+// rules' expressions are compiled when first needed, and then kept for
+// every detector).
+var defaultRules = sync.OnceValues(func() (*ruleConfig, error) {
+	c, err := parseConfig(gitleaksDefault)
+	if err != nil {
+		return nil, fmt.Errorf("gitleaks' default rules: %w", err)
 	}
-	return out
-}
+	for _, r := range c.rules {
+		if r.id != "generic-api-key" {
+			r.src = widened(r.src)
+		}
+	}
+	return c, nil
+})
 
 // glDelimiter is how some 150 of gitleaks' rules end: the secret must be
 // followed by white space, a quote, a backtick, a semicolon, an escaped
@@ -153,119 +94,82 @@ func widened(re string) string {
 // extra: the text of a file in gitleaks' .gitleaks.toml form (its [[rules]]
 // and [[allowlists]], and [extend] disabledRules), or nil.
 func NewDetector(extra []byte) (*Detector, error) {
-	cfg, err := mergedConfig(extra)
+	if err := validate(extra); err != nil {
+		return nil, err
+	}
+	rs, err := mergedRules(extra)
 	if err != nil {
 		return nil, err
 	}
-	d := &Detector{seed: maphash.MakeSeed()}
 	for _, h := range hotRules {
-		r, ok := cfg.Rules[h.id]
-		if !ok || !sameRegex(r, h.regex) {
-			continue // disabled, or changed by the store: run it as any rule
-		}
-		one := cfg
-		one.Rules = map[string]config.Rule{h.id: r}
-		one.Keywords = keywords(one.Rules)
-		one.OrderedRules = []string{h.id}
-		h.det = detect.NewDetector(one)
-		d.hot = append(d.hot, h)
-		delete(cfg.Rules, h.id)
-	}
-	cfg.Keywords = keywords(cfg.Rules)
-	d.gl = detect.NewDetector(cfg)
-	var kws []string
-	for k := range cfg.Keywords {
-		kws = append(kws, k)
-	}
-	d.pre = newPrefilter(kws)
-	for _, r := range cfg.Rules {
-		if r.Regex != nil && len(r.Keywords) == 0 {
-			d.pre.always = true // a rule without keywords runs on every text
+		if i, ok := rs.byID[h.id]; ok && rs.rules[i].src == h.regex {
+			rs.rules[i].may = h.may
 		}
 	}
-	return d, nil
+	return &Detector{rules: rs, pre: newPrefilter(rs.keywords), seed: maphash.MakeSeed()}, nil
 }
 
-// mergedConfig is gitleaks' default configuration with scribe's own rules
-// and extra's.
-func mergedConfig(extra []byte) (config.Config, error) {
-	base, err := defaultConfig()
+// mergedRules are gitleaks' default rules with scribe's own (builtin) and
+// extra's: a rule of the same id replaces one before it; disabledRules
+// removes gitleaks' and scribe's. An allowlist aimed at rules
+// (targetRules) may name any of them.
+func mergedRules(extra []byte) (*ruleSet, error) {
+	base, err := defaultRules()
 	if err != nil {
-		return config.Config{}, err
+		return nil, err
 	}
-	cfg := config.Config{
-		Title:    base.Title,
-		Rules:    make(map[string]config.Rule, len(base.Rules)),
-		Keywords: make(map[string]struct{}, len(base.Keywords)),
+	rules := slices.Clone(base.rules)
+	global := slices.Clone(base.global)
+	targeted := map[string][]*allowlist{}
+	add := func(c *ruleConfig) {
+		for id, as := range c.targeted {
+			targeted[id] = append(targeted[id], as...)
+		}
 	}
-	for id, r := range base.Rules {
-		cfg.Rules[id] = r
-	}
-	cfg.OrderedRules = append(cfg.OrderedRules, base.OrderedRules...)
-	cfg.Allowlists = append(cfg.Allowlists, base.Allowlists...)
-	for _, src := range [][]byte{[]byte(builtin), extra} {
-		if len(bytes.TrimSpace(src)) == 0 {
+	add(base)
+	for i, src := range []string{builtin, string(extra)} {
+		if strings.TrimSpace(src) == "" {
 			continue
 		}
-		own, disabled, err := parseRules(src)
+		c, err := parseConfig(src)
 		if err != nil {
-			return config.Config{}, err
-		}
-		for _, id := range disabled {
-			delete(cfg.Rules, id)
-		}
-		for id, r := range own.Rules {
-			if _, ok := cfg.Rules[id]; !ok {
-				cfg.OrderedRules = append(cfg.OrderedRules, id)
+			if i == 0 {
+				panic(fmt.Sprintf("scribe's own rules: %v", err))
 			}
-			cfg.Rules[id] = r
+			return nil, err
 		}
-		cfg.Allowlists = append(cfg.Allowlists, own.Allowlists...)
+		rules = slices.DeleteFunc(rules, func(r *rule) bool { return slices.Contains(c.disabled, r.id) })
+		for _, r := range c.rules {
+			if j := slices.IndexFunc(rules, func(q *rule) bool { return q.id == r.id }); j >= 0 {
+				rules[j] = r
+			} else {
+				rules = append(rules, r)
+			}
+		}
+		global = append(global, c.global...)
+		add(c)
 	}
-	cfg.Keywords = keywords(cfg.Rules)
-	return cfg, nil
+	rs := newRuleSet(rules, global, targeted)
+	return rs, nil
 }
 
-func keywords(rules map[string]config.Rule) map[string]struct{} {
-	kw := make(map[string]struct{})
-	for _, r := range rules {
-		for _, k := range r.Keywords {
-			kw[strings.ToLower(k)] = struct{}{}
-		}
+// validate reads src, a store's rules, as NewDetector will, and compiles
+// them: an error in them is reported when the store is opened, not when a
+// text first meets the rule.
+func validate(src []byte) error {
+	if len(bytes.TrimSpace(src)) == 0 {
+		return nil
 	}
-	return kw
+	c, err := parseConfig(string(src))
+	if err != nil {
+		return err
+	}
+	rs, err := mergedRules(src)
+	if err != nil {
+		return err
+	}
+	return c.check(func(id string) bool { _, ok := rs.byID[id]; return ok })
 }
-
-// parseRules reads rules and allowlists in gitleaks' configuration form.
-func parseRules(src []byte) (cfg config.Config, disabled []string, err error) {
-	defer func() {
-		// gitleaks compiles the regular expressions of a rule with
-		// MustCompile.
-		if r := recover(); r != nil {
-			err = fmt.Errorf("%v", r)
-		}
-	}()
-	v := viper.New()
-	v.SetConfigType("toml")
-	if err := v.ReadConfig(bytes.NewReader(src)); err != nil {
-		return cfg, nil, err
-	}
-	var vc config.ViperConfig
-	if err := v.Unmarshal(&vc); err != nil {
-		return cfg, nil, err
-	}
-	disabled = vc.Extend.DisabledRules
-	// The default rules are always there: extending a path or a URL is not
-	// followed, and useDefault is what scribe does anyway.
-	vc.Extend = config.Extend{}
-	cfg, err = vc.Translate()
-	if err == nil && len(cfg.Rules) == 0 && len(cfg.Allowlists) == 0 && len(disabled) == 0 && hasRulesKey(v) {
-		err = errors.New("no rule could be read")
-	}
-	return cfg, disabled, err
-}
-
-func hasRulesKey(v *viper.Viper) bool { return v.IsSet("rules") || v.IsSet("allowlists") }
 
 // Find returns the secrets in text, each once, in the order they first
 // occur. A marker is never a secret.
@@ -355,29 +259,21 @@ func (c *chunkCache) put(h uint64, fs []Finding) {
 	c.found[h] = fs
 }
 
-// scan runs gitleaks where the cheap tests pass: the rules but the hot
-// ones where a keyword of theirs occurs, a hot rule where the shape of its
-// secret does.
+// scan runs the rules where the cheap tests pass: a rule where a keyword
+// of its occurs, a hot rule where the shape of its secret does too.
 func (d *Detector) scan(c string) []Finding { return d.scanDepth(c, 0) }
 
 // scanDepth is scan of a text decoded depth times (encoded).
 func (d *Detector) scanDepth(c string, depth int) []Finding {
-	var found []report.Finding
-	if d.pre.any(c) {
-		found = d.gl.DetectString(c)
-	}
-	for i := range d.hot {
-		if h := &d.hot[i]; h.may(c) {
-			found = append(found, h.det.DetectString(c)...)
-		}
-	}
 	var out []Finding
-	for _, f := range found {
-		s := strings.TrimRight(f.Secret, `\`)
-		if len(s) < minSecret || strings.Contains(s, "[REDACTED:") || isMarkerPart(c, s) {
-			continue
+	if hits := d.pre.hits(c); hits != nil || len(d.rules.noKW) > 0 {
+		for _, f := range d.rules.detect(c, hits) {
+			s := strings.TrimRight(f.secret, `\`)
+			if len(s) < minSecret || strings.Contains(s, "[REDACTED:") || isMarkerPart(c, s) {
+				continue
+			}
+			out = append(out, Finding{Rule: f.rule, Secret: strings.Clone(s)})
 		}
-		out = append(out, Finding{Rule: f.RuleID, Secret: strings.Clone(s)})
 	}
 	if depth < maxDecode {
 		for _, f := range d.encoded(c, depth) {

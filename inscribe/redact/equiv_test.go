@@ -1,16 +1,11 @@
 package redact
 
 import (
-	"bytes"
 	"math/rand"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/zricethezav/gitleaks/v8/detect"
-
-	"github.com/scribe-archive/scribe/internal/jsonpatch"
 )
 
 // TestSameAsGitleaks checks that the detector (its prefilter, its cheap
@@ -28,18 +23,7 @@ func TestSameAsGitleaks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var texts []string
-	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "claude", "projects", "*", "*.jsonl"))
-	for _, f := range files {
-		data, _ := os.ReadFile(f)
-		for _, l := range bytes.Split(data, []byte("\n")) {
-			jsonpatch.Strings(l, nil, func(v jsonpatch.StringValue) {
-				if s := jsonpatch.DecodeString(l[v.Start:v.End]); len(s) > 20 {
-					texts = append(texts, s)
-				}
-			})
-		}
-	}
+	texts := transcriptStrings(t)
 	planted := []string{
 		"aws_access_key_id = AKIAQ4Z7VB2XKM5NPT3W",
 		"export GITHUB_TOKEN=ghp_K8r2Xq7mLv4Tz9Wc1Np5Hs3Jd6Fb0Ga2YeQ4",

@@ -1,11 +1,6 @@
 package redact
 
-import (
-	"strings"
-
-	"github.com/zricethezav/gitleaks/v8/config"
-	"github.com/zricethezav/gitleaks/v8/detect"
-)
+import "strings"
 
 // A hotRule is a gitleaks rule whose keywords are so common ("key",
 // "token", "ey", "s.") that gitleaks runs its regular expression over
@@ -14,12 +9,11 @@ import (
 // (it may be true where it does not): where it is false, gitleaks would
 // find nothing with the rule, so the rule is not run. The test is written
 // against the expression in regex (gitleaks', its delimiter widened); a store or a gitleaks version that
-// changes the rule runs it as any other (sameRegex).
+// changes the rule runs it as any other (NewDetector).
 type hotRule struct {
 	id    string
 	regex string
 	may   func(string) bool
-	det   *detect.Detector
 }
 
 var hotRules = []hotRule{
@@ -48,10 +42,6 @@ var hotRules = []hotRule{
 		regex: widened(`\b(ey[a-zA-Z0-9]{17,}\.ey[a-zA-Z0-9\/\\_-]{17,}\.(?:[a-zA-Z0-9\/\\_-]{10,}={0,2})?)(?:[\x60'"\s;]|\\[nr]|$)`),
 		may:   mayJWT,
 	},
-}
-
-func sameRegex(r config.Rule, want string) bool {
-	return r.Regex != nil && r.Regex.String() == want
 }
 
 // folds reports whether s holds a character that case-insensitive

@@ -35,8 +35,9 @@ func TestKWRates(t *testing.T) {
 					chunksN++
 					lc := strings.ToLower(c)
 					any := false
-					for id, r := range d.gl.Config.Rules {
-						for _, k := range r.Keywords {
+					for _, r := range d.rules.rules {
+						id := r.id
+						for _, k := range r.keywords {
 							if strings.Contains(lc, k) {
 								ruleHits[id]++
 								any = true
@@ -62,7 +63,7 @@ func TestKWRates(t *testing.T) {
 	sort.Slice(s, func(i, j int) bool { return s[i].v > s[j].v })
 	var b strings.Builder
 	for _, x := range s[:min(20, len(s))] {
-		b.WriteString(x.k + ":" + itoa(x.v) + " " + strings.Join(d.gl.Config.Rules[x.k].Keywords, ",") + "\n")
+		b.WriteString(x.k + ":" + itoa(x.v) + " " + strings.Join(d.rules.rules[d.rules.byID[x.k]].keywords, ",") + "\n")
 	}
 	t.Logf("%d chunks, %d without any keyword\n%s", chunksN, none, b.String())
 }

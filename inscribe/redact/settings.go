@@ -12,7 +12,7 @@ import (
 	"regexp"
 	"sync"
 
-	"github.com/spf13/viper"
+	"github.com/pelletier/go-toml/v2"
 
 	"github.com/scribe-archive/scribe/internal/atomicfile"
 )
@@ -51,13 +51,25 @@ func Load(root string) (*Settings, error) {
 		line := bytes.Count(src[:i+1], []byte("\n")) + 1
 		return nil, fmt.Errorf("%s:%d: a git merge left conflict markers in it (<<<<<<<, =======, >>>>>>>): two stores were started, each with its own key; keep one side's [scribe] key (the store's first, whose markers the documents hold most), remove the markers, commit it, and run scribe check --store, which names the documents whose markers were made with the other key", p, line)
 	}
-	v := viper.New()
-	v.SetConfigType("toml")
-	if err := v.ReadConfig(bytes.NewReader(src)); err != nil {
+	var top map[string]any
+	if err := toml.Unmarshal(src, &top); err != nil {
+		var de *toml.DecodeError
+		if errors.As(err, &de) {
+			row, _ := de.Position()
+			p = fmt.Sprintf("%s:%d", p, row)
+		}
 		return nil, fmt.Errorf("%s: %w: fix its TOML (%s says how it reads), or restore it from git or a backup; scribe writes nothing to the store until it reads, so that no secret is kept in the clear", p, err, readmeSecrets)
 	}
-	s := &Settings{Redact: v.GetBool("scribe.redact"), Src: src}
-	if k := v.GetString("scribe.key"); k != "" {
+	sc, _ := lowerKeys(top)["scribe"].(map[string]any)
+	s := &Settings{Src: src}
+	if s.Redact, err = asBool(sc["redact"]); err != nil {
+		return nil, fmt.Errorf("%s: [scribe] redact: %w: set it to true or false", p, err)
+	}
+	k, err := asString(sc["key"])
+	if err != nil {
+		return nil, fmt.Errorf("%s: [scribe] key: %w: restore the key from git or a backup (the markers in the store were made with it)", p, err)
+	}
+	if k != "" {
 		s.Key, err = hex.DecodeString(k)
 		if err != nil || len(s.Key) < 16 {
 			return nil, fmt.Errorf("%s: scribe.key must be at least 32 hexadecimal digits: restore the key from git or a backup (the markers in the store were made with it)", p)
@@ -142,7 +154,7 @@ func (s *Settings) Write(root string) error {
 // them is reported at once; gitleaks' rules are loaded when a text is first
 // scanned.
 func (s *Settings) Redactor() (*Redactor, error) {
-	if _, _, err := parseRules(s.Src); err != nil {
+	if err := validate(s.Src); err != nil {
 		return nil, fmt.Errorf("%s: %w: fix the rule it names, in gitleaks' .gitleaks.toml form (%s)", File, err, readmeSecrets)
 	}
 	src := s.Src
