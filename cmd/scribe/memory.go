@@ -48,18 +48,18 @@ func setMemory() (stop func()) {
 }
 
 // memoryBase is the soft memory limit of the Go heap before any long line.
-// An inscription of ordinary lines then peaks near 60 MB of RSS (the
-// executable's pages, 20 to 24 MB, and SQLite's memory, 10 to 20 MB while
-// a document is indexed, come on top of the Go heap); a session of a
-// million tiny lines near 70 MB (issue 33's bound is 64). A lower base
-// costs CPU: collections grow more frequent, and each marks what is live,
-// 6 to 9 MB of which are the gitleaks rules of redaction (a base of 26
-// MiB: a300's inscription with redaction took 35 to 40% more user time,
-// bench/README.md, issue 33's section "where it stands"). Several
-// documents updated at once (a bulk inscription's workers) share it: a
-// raise of 5 MiB for each beyond the first saved 1% of a300's CPU and
-// cost it 5 to 9 MB of RSS, over 64 MB (bench/README.md, stop 11).
-const memoryBase = 34 << 20
+// An inscription of ordinary lines then peaks near 53 MB of RSS (the
+// executable's pages and SQLite's memory, 10 to 20 MB while a document is
+// indexed, come on top of the Go heap); a session of a million tiny lines
+// below 64 MB (issue 33's bound). A lower base costs CPU: collections grow
+// more frequent, and each marks what is live. The base was 34 MiB while
+// redaction linked gitleaks, whose rules were 6 to 9 MB of the live heap;
+// without them, 28 MiB costs a300's inscription no CPU that its noise
+// shows (26 MiB: 5 to 8% more user time; bench/README.md, stop 42).
+// Several documents updated at once (a bulk inscription's workers) share
+// it: a raise of 5 MiB for each beyond the first saved 1% of a300's CPU
+// and cost it 5 to 9 MB of RSS (bench/README.md, stop 11).
+const memoryBase = 28 << 20
 
 // memoryLimit keeps the soft memory limit at memoryBase plus twice the
 // longest line, or the heap live after the last collection and half as

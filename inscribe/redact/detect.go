@@ -8,7 +8,8 @@
 // configuration file as gitleaks publishes it), extended by a store's own
 // rules and allowlists, in gitleaks' own .gitleaks.toml form, in the
 // store's redact.toml. Its detection is ported (engine.go, rules.go), not
-// linked: gitleaks' tests judge the port, rule by rule (gitleaks_test.go).
+// linked: the tests hold the port to gitleaks itself, rule by rule
+// (gitleaks_test.go).
 //
 // A secret found is replaced, everywhere it occurs in the text scanned, by a
 // marker that names the rule and a short keyed hash of the secret,

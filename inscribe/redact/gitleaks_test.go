@@ -324,7 +324,7 @@ func sample(rng *rand.Rand, re *syntax.Regexp, b *strings.Builder) {
 
 // transcriptStrings are the strings of the bundled transcripts longer
 // than 20 bytes.
-func transcriptStrings(t *testing.T) []string {
+func transcriptStrings(t testing.TB) []string {
 	var texts []string
 	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "claude", "projects", "*", "*.jsonl"))
 	for _, f := range files {

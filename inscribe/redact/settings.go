@@ -150,9 +150,9 @@ func (s *Settings) Write(root string) error {
 }
 
 // Redactor returns the redactor of these settings: gitleaks' default rules
-// and the file's own. The file's rules are read now, so that an error in
-// them is reported at once; gitleaks' rules are loaded when a text is first
-// scanned.
+// and the file's own. The file's rules are read and compiled now, so that
+// an error in them is reported at once; gitleaks' rules are read when a
+// text is first scanned, and each compiled when a text first needs it.
 func (s *Settings) Redactor() (*Redactor, error) {
 	if err := validate(s.Src); err != nil {
 		return nil, fmt.Errorf("%s: %w: fix the rule it names, in gitleaks' .gitleaks.toml form (%s)", File, err, readmeSecrets)
@@ -161,8 +161,9 @@ func (s *Settings) Redactor() (*Redactor, error) {
 	return &Redactor{Key: s.Key, build: func() *Detector {
 		d, err := NewDetector(src)
 		if err != nil {
-			// parseRules read src above, and gitleaks' own rules are
-			// built in: NewDetector has nothing left that can fail.
+			// validate read and compiled src above, and gitleaks' own
+			// rules are built in: NewDetector has nothing left that can
+			// fail.
 			panic(fmt.Sprintf("%s: %v", File, err))
 		}
 		return d
