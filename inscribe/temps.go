@@ -85,16 +85,18 @@ func removeTemps(folder string, rounds bool) {
 }
 
 // removeTempsIn removes the temporary files in dir that are at least age
-// old (every one, for 0).
+// old (every one, for 0). The folder is read a few hundred entries at a
+// time (a rounds folder holds one per round, few of them temporary), and
+// what is to go goes once it is read through.
 func removeTempsIn(dir string, age time.Duration) {
-	ents, err := osfile.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	for _, e := range ents {
+	var temps []fs.DirEntry
+	osfile.EachEntry(dir, func(e fs.DirEntry) {
 		if isTemp(e.Name()) {
-			removeOld(filepath.Join(dir, e.Name()), e, age)
+			temps = append(temps, e)
 		}
+	})
+	for _, e := range temps {
+		removeOld(filepath.Join(dir, e.Name()), e, age)
 	}
 }
 
