@@ -109,8 +109,10 @@ func (rs *ruleSet) detectRule(text string, e *ruleEntry, inherited bool, nl *[]i
 		return nil // a store's rules are compiled when it is read (validate)
 	}
 	if r.pathNone || r.re == nil {
-		// A rule limited to paths finds in a text without one either
-		// nothing, or, with no expression, the file (an empty secret).
+		// A rule limited to paths finds nothing in a text without one;
+		// one of a path alone whose expression matches the empty path
+		// reports the file, with an empty secret, which scribe would
+		// drop (minSecret): nothing either.
 		return nil
 	}
 	matches := r.re.FindAllStringIndex(text, -1)

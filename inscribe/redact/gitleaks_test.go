@@ -175,6 +175,8 @@ var configCases = []string{
 	"[[rules]]\nid = \"a\"\nregex = '''a_[0-9]{8}'''\n[[rules.allowlists]]\ncondition = \"AND\"\nregexTarget = \"line\"\nregexes = ['''x''', '''(?i)y''']\nstopwords = [\"q\"]\n[[rules.allowlists]]\ncondition = \"||\"\npaths = ['''\\.md$''']\n",
 	"[[rules]]\nid = \"a\"\nregex = '''a_[0-9]{8}'''\n[[allowlists]]\ntargetRules = [\"a\"]\nregexes = ['''1''']\n[[allowlists]]\ndescription = \"all\"\nregexTarget = \"match\"\nregexes = ['''2''']\n",
 	"[allowlist]\nregexes = ['''2''']\ncommits = [\"abc\"]\n",
+	// an empty stop word, which matches nothing
+	"[[rules]]\nid = \"a\"\nregex = '''a_[0-9]{8}'''\n[[rules.allowlists]]\nstopwords = \"zzz,\"\n[[rules.allowlists]]\ncondition = \"AND\"\nregexes = ['''5''']\nstopwords = [\"\"]\n[[allowlists]]\nstopwords = [\"yyy\", \"\"]\n",
 	"[[rules]]\nid = \"a\"\nregex = '''a_[0-9]{8}'''\n[[rules.allowlists]]\ncondition = \"&&\"\nregexes = ['''1''']\nstopwords = [\"2\"]\n[[rules.allowlists]]\ncondition = \"and\"\nregexes = ['''3''']\n",
 	"[[rules]]\nid = \"a\"\nregex = '''a_[0-9]{8}'''\n[[rules.required]]\nid = \"b\"\nwithinLines = 2\n[[rules]]\nid = \"b\"\nregex = '''b_[0-9]{8}'''\nskipReport = true\n",
 	"[[rules]]\nid = \"p\"\npath = '''\\.pem$'''\n",

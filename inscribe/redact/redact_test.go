@@ -168,6 +168,19 @@ func TestOwnRules(t *testing.T) {
 	if _, err := NewDetector([]byte("[[rules]]\nid = \"bad\"\nregex = '''([a-'''\n")); err == nil {
 		t.Error("a bad rule was accepted")
 	}
+	// An empty stop word ("a," split at its comma) lets nothing be.
+	d, err = NewDetector([]byte("[[allowlists]]\nstopwords = \"example,\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs := d.Find("use AKIAZ7QX3M5N2PLKWJ4R"); len(fs) != 1 {
+		t.Errorf("with an empty stop word: found %+v", fs)
+	}
+	// A rule's error names its place in the file.
+	_, err = NewDetector([]byte("[[rules]]\nid = \"a\"\nregex = \"x\"\n[[rules]]\nid = \"a\"\nregex = \"y\"\n[[rules]]\nid = \"c\"\n"))
+	if err == nil || !strings.Contains(err.Error(), "rule 3 (c)") {
+		t.Errorf("a rule without regex, third in its file: %v", err)
+	}
 }
 
 func TestSiblings(t *testing.T) {

@@ -129,7 +129,10 @@ func (a *allowlist) allows(secret, match, line string) bool {
 	if secret != "" && len(a.stopWords) > 0 {
 		l := strings.ToLower(secret)
 		for _, w := range a.stopWords {
-			if strings.Contains(l, w) {
+			// An empty stop word matches nothing, as in gitleaks' trie
+			// (stopwords = "a," reads as "a" and ""); it still counts
+			// as a check under AND.
+			if w != "" && strings.Contains(l, w) {
 				stop = true
 				break
 			}
@@ -184,11 +187,13 @@ func parseConfig(src string) (*ruleConfig, error) {
 		return nil, fmt.Errorf("[[rules]]: %w", err)
 	}
 	at := map[string]int{}
+	pos := map[*rule]int{} // each rule's place in the file
 	for i, t := range rules {
 		r, err := parseRule(t)
 		if err != nil {
 			return nil, fmt.Errorf("[[rules]] %s: %w", ruleName(i, r), err)
 		}
+		pos[r] = i
 		// A rule of the same id replaces one before it, as in gitleaks'
 		// map of rules; only the last is checked whole (its expression is
 		// compiled all the same: check).
@@ -200,12 +205,12 @@ func parseConfig(src string) (*ruleConfig, error) {
 		at[r.id] = len(c.rules)
 		c.rules = append(c.rules, r)
 	}
-	for i, r := range c.rules {
+	for _, r := range c.rules {
 		if strings.TrimSpace(r.id) == "" {
-			return nil, fmt.Errorf("[[rules]] %s: its id is missing or empty", ruleName(i, r))
+			return nil, fmt.Errorf("[[rules]] %s: its id is missing or empty", ruleName(pos[r], r))
 		}
 		if r.src == "" && r.path == "" {
-			return nil, fmt.Errorf("[[rules]] %s: both its regex and its path are empty: it would find nothing", ruleName(i, r))
+			return nil, fmt.Errorf("[[rules]] %s: both its regex and its path are empty: it would find nothing", ruleName(pos[r], r))
 		}
 	}
 	lists, err := allowlistTables(top, "[allowlist]", "[[allowlists]]")
