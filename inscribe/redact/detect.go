@@ -95,10 +95,10 @@ func widened(re string) string {
 // extra: the text of a file in gitleaks' .gitleaks.toml form (its [[rules]]
 // and [[allowlists]], and [extend] disabledRules), or nil.
 func NewDetector(extra []byte) (*Detector, error) {
-	if err := validate(extra); err != nil {
-		return nil, err
+	own, rs, err := checkedRules(extra)
+	if err == nil && rs == nil {
+		rs, err = storeRules(own)
 	}
-	rs, err := mergedRules(extra)
 	if err != nil {
 		return nil, err
 	}
@@ -110,35 +110,68 @@ func NewDetector(extra []byte) (*Detector, error) {
 	return &Detector{rules: rs, pre: newPrefilter(rs.keywords), seed: maphash.MakeSeed()}, nil
 }
 
-// mergedRules are gitleaks' default rules with scribe's own (builtin) and
-// extra's: a rule of the same id replaces one before it; disabledRules
-// removes gitleaks' and scribe's. An allowlist aimed at rules
-// (targetRules) may name any of them.
-func mergedRules(extra []byte) (*ruleSet, error) {
+// validate reads src, a store's rules, and compiles them, as NewDetector
+// will: an error in them is reported when the store is opened, not when a
+// text first meets the rule.
+func validate(src []byte) error {
+	_, _, err := checkedRules(src)
+	return err
+}
+
+// checkedRules reads a store's rules, src (nil when it holds none), and
+// compiles them (ruleConfig.check). The whole set of rules (storeRules) is
+// made only when src names a rule (targetRules, a composite rule's
+// required ones), and returned then: gitleaks' rules take 3 ms to read,
+// which a command with nothing to scan (a hook's append) does not pay.
+func checkedRules(src []byte) (own *ruleConfig, rs *ruleSet, err error) {
+	if len(bytes.TrimSpace(src)) == 0 {
+		return nil, nil, nil
+	}
+	if own, err = parseConfig(string(src)); err != nil {
+		return nil, nil, err
+	}
+	var setErr error
+	err = own.check(func(id string) bool {
+		if rs == nil && setErr == nil {
+			rs, setErr = storeRules(own)
+		}
+		if setErr != nil {
+			return false
+		}
+		_, ok := rs.byID[id]
+		return ok
+	})
+	return own, rs, cmp.Or(setErr, err)
+}
+
+// builtinRules are scribe's own rules (builtin), read once.
+var builtinRules = sync.OnceValue(func() *ruleConfig {
+	c, err := parseConfig(builtin)
+	if err != nil {
+		panic(fmt.Sprintf("scribe's own rules: %v", err))
+	}
+	return c
+})
+
+// storeRules are gitleaks' default rules with scribe's own (builtin) and
+// a store's (own, or nil): a rule of the same id replaces one before it;
+// disabledRules removes gitleaks' and scribe's.
+func storeRules(own *ruleConfig) (*ruleSet, error) {
 	base, err := defaultRules()
 	if err != nil {
 		return nil, err
 	}
+	configs := []*ruleConfig{builtinRules()}
+	if own != nil {
+		configs = append(configs, own)
+	}
 	rules := slices.Clone(base.rules)
 	global := slices.Clone(base.global)
 	targeted := map[string][]*allowlist{}
-	add := func(c *ruleConfig) {
-		for id, as := range c.targeted {
-			targeted[id] = append(targeted[id], as...)
-		}
+	for id, as := range base.targeted {
+		targeted[id] = slices.Clone(as)
 	}
-	add(base)
-	for i, src := range []string{builtin, string(extra)} {
-		if strings.TrimSpace(src) == "" {
-			continue
-		}
-		c, err := parseConfig(src)
-		if err != nil {
-			if i == 0 {
-				panic(fmt.Sprintf("scribe's own rules: %v", err))
-			}
-			return nil, err
-		}
+	for _, c := range configs {
 		rules = slices.DeleteFunc(rules, func(r *rule) bool { return slices.Contains(c.disabled, r.id) })
 		for _, r := range c.rules {
 			if j := slices.IndexFunc(rules, func(q *rule) bool { return q.id == r.id }); j >= 0 {
@@ -148,28 +181,11 @@ func mergedRules(extra []byte) (*ruleSet, error) {
 			}
 		}
 		global = append(global, c.global...)
-		add(c)
+		for id, as := range c.targeted {
+			targeted[id] = append(targeted[id], as...)
+		}
 	}
-	rs := newRuleSet(rules, global, targeted)
-	return rs, nil
-}
-
-// validate reads src, a store's rules, as NewDetector will, and compiles
-// them: an error in them is reported when the store is opened, not when a
-// text first meets the rule.
-func validate(src []byte) error {
-	if len(bytes.TrimSpace(src)) == 0 {
-		return nil
-	}
-	c, err := parseConfig(string(src))
-	if err != nil {
-		return err
-	}
-	rs, err := mergedRules(src)
-	if err != nil {
-		return err
-	}
-	return c.check(func(id string) bool { _, ok := rs.byID[id]; return ok })
+	return newRuleSet(rules, global, targeted), nil
 }
 
 // Find returns the secrets in text, each once, in the order they first

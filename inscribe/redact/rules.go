@@ -164,16 +164,10 @@ type ruleConfig struct {
 // as strings. [extend] path, url and useDefault are not followed: the
 // default rules are always there.
 func parseConfig(src string) (*ruleConfig, error) {
-	var top map[string]any
-	if err := toml.Unmarshal([]byte(src), &top); err != nil {
-		var de *toml.DecodeError
-		if errors.As(err, &de) {
-			row, col := de.Position()
-			return nil, fmt.Errorf("line %d, column %d: %v", row, col, de)
-		}
+	top, err := readTOML([]byte(src))
+	if err != nil {
 		return nil, err
 	}
-	top = lowerKeys(top)
 	c := &ruleConfig{targeted: map[string][]*allowlist{}}
 	if ext, ok := top["extend"].(map[string]any); ok {
 		d, err := asStrings(ext["disabledrules"])
@@ -278,6 +272,21 @@ func (c *ruleConfig) check(known func(id string) bool) error {
 		}
 	}
 	return nil
+}
+
+// readTOML reads src's tables as viper reads them (lowerKeys); an error
+// names the line and column.
+func readTOML(src []byte) (map[string]any, error) {
+	var top map[string]any
+	if err := toml.Unmarshal(src, &top); err != nil {
+		var de *toml.DecodeError
+		if errors.As(err, &de) {
+			row, col := de.Position()
+			return nil, fmt.Errorf("line %d, column %d: %v", row, col, de)
+		}
+		return nil, err
+	}
+	return lowerKeys(top), nil
 }
 
 // allowlistTables returns the tables of the allowlist keys of t: the old

@@ -12,8 +12,6 @@ import (
 	"regexp"
 	"sync"
 
-	"github.com/pelletier/go-toml/v2"
-
 	"github.com/scribe-archive/scribe/internal/atomicfile"
 )
 
@@ -51,16 +49,11 @@ func Load(root string) (*Settings, error) {
 		line := bytes.Count(src[:i+1], []byte("\n")) + 1
 		return nil, fmt.Errorf("%s:%d: a git merge left conflict markers in it (<<<<<<<, =======, >>>>>>>): two stores were started, each with its own key; keep one side's [scribe] key (the store's first, whose markers the documents hold most), remove the markers, commit it, and run scribe check --store, which names the documents whose markers were made with the other key", p, line)
 	}
-	var top map[string]any
-	if err := toml.Unmarshal(src, &top); err != nil {
-		var de *toml.DecodeError
-		if errors.As(err, &de) {
-			row, _ := de.Position()
-			p = fmt.Sprintf("%s:%d", p, row)
-		}
+	top, err := readTOML(src)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w: fix its TOML (%s says how it reads), or restore it from git or a backup; scribe writes nothing to the store until it reads, so that no secret is kept in the clear", p, err, readmeSecrets)
 	}
-	sc, _ := lowerKeys(top)["scribe"].(map[string]any)
+	sc, _ := top["scribe"].(map[string]any)
 	s := &Settings{Src: src}
 	if s.Redact, err = asBool(sc["redact"]); err != nil {
 		return nil, fmt.Errorf("%s: [scribe] redact: %w: set it to true or false", p, err)
