@@ -150,6 +150,10 @@ func (s *Store) RemoveStaleTemps(agents ...string) {
 	}
 }
 
+// redactFile is the store's redaction settings (inscribe/redact.File),
+// written in its root.
+const redactFile = "redact.toml"
+
 // tempTarget returns the name of the file a temporary file
 // (.<target>.tmp-*) would become.
 func tempTarget(name string) string {
@@ -172,8 +176,12 @@ func onceAge(dir, target string) time.Duration {
 }
 
 // removeRootTemps removes the leftover temporary files in the store's
-// root: those of .gitignore and .gitattributes, which a kill while a new
-// store's first run wrote them leaves (writeGitFiles), as onceAge says.
+// root, as onceAge says: those of .gitignore and .gitattributes, which a
+// kill while a new store's first run wrote them leaves (writeGitFiles),
+// and of redact.toml, which a first run writes too (a change of its
+// settings then rewrites it, whose temporary file, while redact.toml is
+// there, is taken for a leftover: a settings change between writing it
+// and putting it in place, racing a catalog's refresh, fails and says so).
 func (s *Store) removeRootTemps() {
 	ents, err := osfile.ReadDir(s.Root)
 	if err != nil {
@@ -185,7 +193,7 @@ func (s *Store) removeRootTemps() {
 			continue
 		}
 		target := tempTarget(name)
-		if target != gitignoreFile && target != gitattributesFile {
+		if target != gitignoreFile && target != gitattributesFile && target != redactFile {
 			continue
 		}
 		removeOld(filepath.Join(s.Root, name), e, onceAge(s.Root, target))

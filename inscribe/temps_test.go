@@ -94,9 +94,13 @@ func TestLeftoverTempsRemoved(t *testing.T) {
 	put(t, filepath.Join(s.Root, "..gitattributes.tmp-3"), "x")
 	os.Chtimes(filepath.Join(s.Root, "..gitattributes.tmp-3"), old, old)
 	put(t, filepath.Join(s.Root, ".notes.txt.tmp-4"), "a person's, not scribe's")
+	// And redact.toml's, which a kill while a first run wrote it leaves.
+	put(t, filepath.Join(s.Root, redactFile), "[scribe]\n")
+	put(t, filepath.Join(s.Root, ".redact.toml.tmp-5"), "x")
 	s.RemoveStaleTemps()
 	for rel, want := range map[string]bool{
 		"..gitignore.tmp-1": false, "..gitattributes.tmp-2": true, "..gitattributes.tmp-3": false, ".notes.txt.tmp-4": true,
+		".redact.toml.tmp-5": false,
 	} {
 		if _, err := os.Stat(filepath.Join(s.Root, rel)); (err == nil) != want {
 			t.Errorf("%s: there %v, want %v", rel, err == nil, want)
