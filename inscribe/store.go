@@ -73,8 +73,12 @@ type Update struct {
 	// for the tool calls' results), which the indexer takes one by one;
 	// the others are unchanged on disk.
 	Rounds *Written
+	// Repair says the update was a repair (Options.Repair): the views are
+	// checked, and rebuilt from every round file when damaged or when All
+	// is set.
+	Repair bool
 	// All says the document's views are to be rebuilt from every round
-	// file, as after a repair.
+	// file: a repair mended the document.
 	All bool
 }
 

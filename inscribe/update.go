@@ -363,7 +363,7 @@ func (s *Store) updateDoc(spec docSpec, opts Options) (res Result) {
 	}
 	// The derived views follow the document (still under its lock).
 	if s.Indexer != nil {
-		ws, err := s.Indexer.Indexed(Update{Doc: s.docAt(spec.md), Key: spec.key, Seen: u.seen, Rounds: &u.rounds, All: opts.Repair})
+		ws, err := s.Indexer.Indexed(Update{Doc: s.docAt(spec.md), Key: spec.key, Seen: u.seen, Rounds: &u.rounds, Repair: opts.Repair, All: opts.Repair && res.Outcome == Repaired})
 		res.Warnings = append(res.Warnings, ws...)
 		if err != nil {
 			res.Outcome, res.Err = Failed, fmt.Errorf("index %s: %w", spec.md, err)

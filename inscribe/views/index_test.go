@@ -14,9 +14,11 @@ import (
 	"time"
 
 	"github.com/scribe-archive/scribe/index"
+	"github.com/scribe-archive/scribe/inscribe"
 	"github.com/scribe-archive/scribe/inscribe/document"
 	"github.com/scribe-archive/scribe/inscribe/views"
 	"github.com/scribe-archive/scribe/internal/testkit/storetest"
+	"github.com/scribe-archive/scribe/session/source"
 )
 
 // dumps returns the dumps of a store's indexes: sessions.db, and every
@@ -677,4 +679,93 @@ func TestSnippetsAsWritten(t *testing.T) {
 	if checked < 100 {
 		t.Errorf("%d snippets checked", checked)
 	}
+}
+
+// TestRepairKeepsSoundIndexes: a repair that finds a document sound keeps
+// its index as it is (rebuilding a sound one was two thirds of a repair's
+// time: issue 33); one that mends the document, or finds its index
+// damaged or gone, rebuilds it. A table of the test's own in the
+// document's index tells whether it was rebuilt.
+func TestRepairKeepsSoundIndexes(t *testing.T) {
+	s, _ := sampleStore(t)
+	md := filepath.Join(s.SessionsDir(), "claude", "22222222-2222-4222-8222-222222222222.md")
+	s.Formats = []source.Adapter{storetest.Claude, storetest.Codex, storetest.Gemini}
+	d := storetest.Doc(t, md)
+	want := dumps(t, s)
+	mark := func() {
+		t.Helper()
+		db, err := sql.Open("sqlite", d.IndexPath())
+		if err == nil {
+			_, err = db.Exec("CREATE TABLE IF NOT EXISTS kept (x)")
+			db.Close()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	kept := func() bool {
+		t.Helper()
+		db, err := sql.Open("sqlite", d.IndexPath())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		var n int
+		if err := db.QueryRow("SELECT count(*) FROM sqlite_schema WHERE name = 'kept'").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n == 1
+	}
+	repair := func(what string) {
+		t.Helper()
+		src, err := s.RepairSource(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range s.Update(src, inscribe.Options{Repair: true, Agent: d.Agent()}) {
+			if r.Err != nil {
+				t.Fatalf("%s: %v", what, r.Err)
+			}
+		}
+		if err := s.CloseIndex(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	without := func(m map[string]string) map[string]string {
+		m = maps.Clone(m)
+		for k, v := range m {
+			m[k] = strings.ReplaceAll(v, "CREATE TABLE kept (x);\n", "")
+		}
+		return m
+	}
+
+	mark()
+	repair("a sound document")
+	if !kept() {
+		t.Error("the repair of a sound document rebuilt its index")
+	}
+	sameDumps(t, "a sound document repaired", without(dumps(t, s)), want)
+
+	rounds, _ := filepath.Glob(filepath.Join(filepath.Dir(md), "22222222-2222-4222-8222-222222222222", "rounds", "*"))
+	if len(rounds) == 0 {
+		t.Fatal("no round files")
+	}
+	os.Remove(rounds[0])
+	repair("a round file deleted")
+	if kept() {
+		t.Error("the repair of a document whose round file was deleted kept its index")
+	}
+	sameDumps(t, "a round file mended", dumps(t, s), want)
+
+	os.Remove(d.IndexPath())
+	repair("the document's index deleted")
+	sameDumps(t, "its index deleted", dumps(t, s), want)
+
+	mark()
+	os.WriteFile(d.IndexPath(), []byte("garbage"), 0o644)
+	repair("the document's index damaged")
+	if kept() {
+		t.Error("a damaged index was kept")
+	}
+	sameDumps(t, "its index damaged", dumps(t, s), want)
 }

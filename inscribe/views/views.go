@@ -85,7 +85,7 @@ func Open(s *inscribe.Store) *Views {
 // indexes what this one did not (an index knows how far into the source it
 // is current), as reindex does.
 func (s *Views) Indexed(u inscribe.Update) ([]error, error) {
-	if u.All {
+	if u.Repair {
 		return s.reindexDoc(u)
 	}
 	ws, err := s.indexDoc(u.Doc, u.Key, u.Seen, false, u.Rounds)
