@@ -40,10 +40,11 @@ func (s *Views) CheckStoreIndex() ([]error, error) {
 // hold), then its index. The index is rebuilt from the round files when
 // the repair mended the document (u.All), or when SQLite's quick check
 // finds it damaged, stale or gone, or the table of rounds (index.md) is
-// not what it gives; else it is brought up to date as after
-// an append, which finds it current: rebuilding the index of a sound
-// document was two thirds of a repair's time, and SQLite's memory while it
-// wrote (a session of 500,000 rounds: 550 of 930 s; issue 33).
+// not what it gives; else it is brought up to date as after an append,
+// which finds it current. Rebuilding the index of a sound document was
+// most of a repair's time and its peak memory, SQLite's while it wrote (a
+// session of 500,000 rounds: 639 s and 63.8 MB, 218 s and 53.7 MB without;
+// issue 33).
 func (s *Views) reindexDoc(u inscribe.Update) ([]error, error) {
 	d := u.Doc
 	local := d.IndexPath()
