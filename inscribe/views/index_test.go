@@ -691,6 +691,9 @@ func TestRepairKeepsSoundIndexes(t *testing.T) {
 	md := filepath.Join(s.SessionsDir(), "claude", "22222222-2222-4222-8222-222222222222.md")
 	s.Formats = []source.Adapter{storetest.Claude, storetest.Codex, storetest.Gemini}
 	d := storetest.Doc(t, md)
+	if _, err := s.Tag(d, []int{1}, "console-work"); err != nil {
+		t.Fatal(err)
+	}
 	want := dumps(t, s)
 	mark := func() {
 		t.Helper()
@@ -768,4 +771,43 @@ func TestRepairKeepsSoundIndexes(t *testing.T) {
 		t.Error("a damaged index was kept")
 	}
 	sameDumps(t, "its index damaged", dumps(t, s), want)
+
+	// Tags the file holds and the index does not (a tag whose indexing
+	// failed): the index is rebuilt with them.
+	mark()
+	if err := d.SetTags(map[int]string{1: "console-work", 2: "eng-x"}); err != nil {
+		t.Fatal(err)
+	}
+	repair("tags ahead of the index")
+	if kept() {
+		t.Error("the repair kept an index that lacks a tag of tags.tsv")
+	}
+	db, err := index.OpenScratch(d.IndexPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.RoundTags(context.Background(), d.SessionID())
+	db.Close()
+	if err != nil || got[2] != "eng-x" {
+		t.Errorf("the index's tags after the repair: %v %v", got, err)
+	}
+
+	// A tag the store's index lost (its update failed after the
+	// document's own): the indexes are rebuilt with it.
+	mark()
+	store, err := sql.Open("sqlite", s.IndexPath())
+	if err == nil {
+		_, err = store.Exec("UPDATE rounds SET engagement_id = NULL WHERE session_id = ? AND round = 2", d.SessionID())
+		store.Close()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	repair("a tag the store's index lost")
+	if kept() {
+		t.Error("the repair kept the indexes where the store's lacks a tag of tags.tsv")
+	}
+	if hits, err := s.Search(index.Query{Text: "second question", Engagement: "eng-x"}); err != nil || len(hits) != 1 {
+		t.Errorf("search of the tag after the repair: %v %v", hits, err)
+	}
 }

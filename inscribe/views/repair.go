@@ -39,12 +39,12 @@ func (s *Views) CheckStoreIndex() ([]error, error) {
 // first, when they were lost or damaged (from what the indexes still
 // hold), then its index. The index is rebuilt from the round files when
 // the repair mended the document (u.All), or when SQLite's quick check
-// finds it damaged, stale or gone, or the table of rounds (index.md) is
-// not what it gives; else it is brought up to date as after an append,
-// which finds it current. Rebuilding the index of a sound document was
-// most of a repair's time and its peak memory, SQLite's while it wrote (a
-// session of 500,000 rounds: 639 s and 63.8 MB, 218 s and 53.7 MB without;
-// issue 33).
+// finds it damaged, stale or gone, or the table of rounds (index.md) or
+// the tags (tags.tsv) are not what it or the store's index holds; else
+// it is brought up to date as after an append, which finds it current.
+// Rebuilding the index of a sound document was most of a repair's time
+// and its peak memory, SQLite's while it wrote (a session of 500,000
+// rounds: 639 s and 63.8 MB, 218 s and 53.7 MB without; issue 33).
 func (s *Views) reindexDoc(u inscribe.Update) ([]error, error) {
 	d := u.Doc
 	local := d.IndexPath()
@@ -59,11 +59,19 @@ func (s *Views) reindexDoc(u inscribe.Update) ([]error, error) {
 		ctx := context.Background()
 		err = db.QuickCheck(ctx)
 		if err == nil && !all {
-			// The table of rounds is written from the index: one that
-			// is not what the index gives is written again with it.
+			// The table of rounds is written from the index, and the
+			// indexes' tags from tags.tsv: a table that is not what the
+			// index gives, or tags an index does not hold as the file
+			// does (a tag whose indexing failed, tags recovered into the
+			// file above), are written again with the index.
 			same := false
 			if m, merr := d.Meta(); merr == nil {
 				same, err = sameTable(ctx, d, db, document.Key(m))
+				if same && err == nil {
+					sdb, ws, serr := s.storeIndex()
+					warnings = append(warnings, ws...)
+					same = serr == nil && sameTags(ctx, d, document.Key(m), db, sdb)
+				}
 			}
 			all = !same
 		}
@@ -267,6 +275,21 @@ func (s *Views) VerifyDoc(d *inscribe.Doc) []error {
 		errs = append(errs, damage(d.RoundsTableName(), "not the table of rounds the document's index gives (missing or damaged)"))
 	}
 	return errs
+}
+
+// sameTags reports whether each index holds the tags of the document
+// (key) that its tags.tsv holds.
+func sameTags(ctx context.Context, d *inscribe.Doc, key string, dbs ...*index.DB) bool {
+	file, err := d.Tags()
+	if err != nil {
+		return false
+	}
+	for _, db := range dbs {
+		if idx, err := db.RoundTags(ctx, key); err != nil || !maps.Equal(file, idx) {
+			return false
+		}
+	}
+	return true
 }
 
 // sameTable reports whether the document's table of rounds is the one its
