@@ -69,9 +69,15 @@ const memoryBase = 28 << 20
 // beside a Go heap at its limit: 65.2 MB in all.
 const memoryBudget = 60 << 20
 
+// memoryHeadroom is what the heap keeps above its floor however much the
+// rest of the process holds: at the floor itself, a heap of few pointers
+// would be collected at almost every allocation.
+const memoryHeadroom = 4 << 20
+
 // memoryLimit keeps the soft memory limit at memoryBase plus twice the
 // longest line, or less where the memory that is not the Go runtime's
-// (others) leaves less of memoryBudget plus twice the longest line; or at
+// (others) leaves less of memoryBudget plus twice the longest line (but
+// memoryHeadroom above the floor that follows); or at
 // the heap live after the last collection and half as much again of its
 // part that may hold pointers (at most 32 MiB more) plus the runtime's
 // overhead, whichever is more.
@@ -97,7 +103,7 @@ func (l *memoryLimit) set() {
 	floor := live + min(scan/2, 32<<20) + int64(l.overhead.Load())
 	limit := memoryBase + 2*longest
 	if others := l.others.Load(); others > 0 {
-		limit = min(limit, memoryBudget+2*longest-others)
+		limit = min(limit, max(memoryBudget+2*longest-others, floor+memoryHeadroom))
 	}
 	debug.SetMemoryLimit(max(limit, floor))
 }

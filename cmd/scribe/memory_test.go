@@ -34,6 +34,12 @@ func TestMemoryLimit(t *testing.T) {
 		t.Errorf("a line of 100 MiB: limit %d, want %d", got, want)
 	}
 	l.longest.Store(0)
+	l.others.Store(70 << 20) // more than the budget: the floor and memoryHeadroom
+	l.live.Store(2 << 20)
+	if got, want := limit(l), int64(2<<20+memoryHeadroom); got != want {
+		t.Errorf("others of 70 MiB: limit %d, want %d", got, want)
+	}
+	l.others.Store(40 << 20)
 	l.live.Store(30 << 20) // the floor: the live heap and its headroom
 	l.scan.Store(4 << 20)
 	l.overhead.Store(1 << 20)
