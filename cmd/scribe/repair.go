@@ -39,7 +39,11 @@ rebuilt, keeping its head's summary and engagements when they read and
 every message that is still whole, and the document as it was is set
 aside beside it (<session>.md.damaged-<time>), so that nothing a person
 wrote is lost. Tags (tags.tsv) that were lost or damaged are recovered from
-the indexes, which are then rebuilt, as are the catalogs.
+the indexes. A session's indexes are rebuilt from its round files when
+the repair mended it, when they are damaged, when they do not hold the
+tags its tags.tsv holds, or when its table of rounds (index.md) is not
+what they give; a sound session's are checked and kept. The catalogs are
+rebuilt.
 
 What cannot be recovered (a damaged round file whose source is gone) is
 named, and that session is left as it is.
