@@ -38,13 +38,30 @@ func TestTeammates(t *testing.T) {
 		a1 = "aaaa0000-0000-4000-8000-000000000001" // Alice's session
 		b1 = "bbbb0000-0000-4000-8000-000000000001" // Bob's
 	)
+	// Each turn's Stop hook archives it. On a loaded machine the client
+	// may write the turn later than the hook waits for it (3 s); the
+	// hook then leaves it to the next append, as a person's next turn or
+	// cron would: the test runs that append, and says so. The hook must
+	// have archived some of the turns itself.
+	turns, missed := 0, 0
 	turn := func(m *mate, project, id string, resume bool, prompt string) {
 		t.Helper()
 		out, err := realclient.ClaudeTurn(ctx, claude, m.home, project, id, resume, prompt, "reply to "+prompt)
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", m.name, err, out)
 		}
+		turns++
+		if !grepStore(t, m.root, prompt) {
+			missed++
+			t.Logf("%s: the Stop hook did not archive %q (the client wrote it after the hook's wait): appended", m.name, prompt)
+			m.scribe("append", filepath.Join(m.home, ".claude", "projects"))
+		}
 	}
+	defer func() {
+		if turns > 0 && missed == turns {
+			t.Errorf("the Stop hook archived none of the %d turns", turns)
+		}
+	}()
 
 	// Alice starts the store with a session of hers; Bob clones it and
 	// adds one of his.
