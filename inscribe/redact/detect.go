@@ -96,11 +96,20 @@ func widened(re string) string {
 // and [[allowlists]], and [extend] disabledRules), or nil.
 func NewDetector(extra []byte) (*Detector, error) {
 	own, rs, err := checkedRules(extra)
-	if err == nil && rs == nil {
-		rs, err = storeRules(own)
-	}
 	if err != nil {
 		return nil, err
+	}
+	return newDetector(own, rs)
+}
+
+// newDetector returns the detector of a store's rules as checkedRules
+// read them: own, and the whole set when it made it (rs), else nil.
+func newDetector(own *ruleConfig, rs *ruleSet) (*Detector, error) {
+	if rs == nil {
+		var err error
+		if rs, err = storeRules(own); err != nil {
+			return nil, err
+		}
 	}
 	for _, h := range hotRules {
 		if i, ok := rs.byID[h.id]; ok && rs.rules[i].src == h.regex {
@@ -108,14 +117,6 @@ func NewDetector(extra []byte) (*Detector, error) {
 		}
 	}
 	return &Detector{rules: rs, pre: newPrefilter(rs.keywords), seed: maphash.MakeSeed()}, nil
-}
-
-// validate reads src, a store's rules, and compiles them, as NewDetector
-// will: an error in them is reported when the store is opened, not when a
-// text first meets the rule.
-func validate(src []byte) error {
-	_, _, err := checkedRules(src)
-	return err
 }
 
 // checkedRules reads a store's rules, src (nil when it holds none), and

@@ -144,19 +144,20 @@ func (s *Settings) Write(root string) error {
 
 // Redactor returns the redactor of these settings: gitleaks' default rules
 // and the file's own. The file's rules are read and compiled now, so that
-// an error in them is reported at once; gitleaks' rules are read when a
-// text is first scanned, and each compiled when a text first needs it.
+// an error in them is reported at once, and its detector is made of them
+// as read; gitleaks' rules are read when a text is first scanned, and each
+// compiled when a text first needs it.
 func (s *Settings) Redactor() (*Redactor, error) {
-	if err := validate(s.Src); err != nil {
+	own, rs, err := checkedRules(s.Src)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w: fix the rule it names, in gitleaks' .gitleaks.toml form (%s)", File, err, readmeSecrets)
 	}
-	src := s.Src
 	return &Redactor{Key: s.Key, build: func() *Detector {
-		d, err := NewDetector(src)
+		d, err := newDetector(own, rs)
 		if err != nil {
-			// validate read and compiled src above, and gitleaks' own
-			// rules are built in: NewDetector has nothing left that can
-			// fail.
+			// The file's rules were read and compiled above, and
+			// gitleaks' own rules are built in: nothing is left that
+			// can fail.
 			panic(fmt.Sprintf("%s: %v", File, err))
 		}
 		return d
