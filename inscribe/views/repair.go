@@ -50,39 +50,11 @@ func (s *Views) reindexDoc(u inscribe.Update) ([]error, error) {
 	local := d.IndexPath()
 	_, gone := os.Stat(local) // (before mendTags, which opens it: an empty one)
 	warnings := s.mendTags(d, u.Key)
-	all := u.All
-	if gone != nil {
-		all = true
-	} else if db, err := index.OpenScratch(local); err != nil {
-		all = true
-	} else {
-		ctx := context.Background()
-		err = db.QuickCheck(ctx)
-		if err == nil && !all {
-			// The table of rounds is written from the index, and the
-			// indexes' tags from tags.tsv: a table that is not what the
-			// index gives, or tags an index does not hold as the file
-			// does (a tag whose indexing failed, tags recovered into the
-			// file above), are written again with the index.
-			same := false
-			if m, merr := d.Meta(); merr == nil {
-				same, err = sameTable(ctx, d, db, document.Key(m))
-				if same && err == nil {
-					sdb, ws, serr := s.storeIndex()
-					warnings = append(warnings, ws...)
-					same = serr == nil && sameTags(ctx, d, document.Key(m), db, sdb)
-				}
-			}
-			all = !same
-		}
-		db.Close()
-		var se *index.StaleError
-		if errors.As(err, &se) && se.Damaged {
-			if to, err := setAside(local); err == nil && to != "" {
-				warnings = append(warnings, damageWarning(se, to))
-			}
-		}
-		all = all || err != nil
+	all := true
+	if gone == nil {
+		sound, ws := s.soundIndex(d, u.Key, !u.All)
+		warnings = append(warnings, ws...)
+		all = u.All || !sound
 	}
 	if all {
 		removeDB(local)
@@ -275,6 +247,41 @@ func (s *Views) VerifyDoc(d *inscribe.Doc) []error {
 		errs = append(errs, damage(d.RoundsTableName(), "not the table of rounds the document's index gives (missing or damaged)"))
 	}
 	return errs
+}
+
+// soundIndex reports whether a document's index (key, its key) reads
+// whole, SQLite's quick check says, and, when compare is set, whether the
+// table of rounds (index.md) is what it gives and it and the store's
+// index hold the tags tags.tsv holds: the table is written from the
+// index, and the indexes' tags from tags.tsv, so a table or tags that
+// differ (a tag whose indexing failed, tags mendTags recovered into the
+// file) are written again with the index. A damaged index is set aside,
+// with a warning.
+func (s *Views) soundIndex(d *inscribe.Doc, key string, compare bool) (bool, []error) {
+	local := d.IndexPath()
+	db, err := index.OpenScratch(local)
+	if err != nil {
+		return false, nil
+	}
+	ctx := context.Background()
+	var warnings []error
+	err = db.QuickCheck(ctx)
+	same := err == nil
+	if same && compare {
+		if same, err = sameTable(ctx, d, db, key); same && err == nil {
+			sdb, ws, serr := s.storeIndex()
+			warnings = append(warnings, ws...)
+			same = serr == nil && sameTags(ctx, d, key, db, sdb)
+		}
+	}
+	db.Close()
+	var se *index.StaleError
+	if errors.As(err, &se) && se.Damaged {
+		if to, err := setAside(local); err == nil && to != "" {
+			warnings = append(warnings, damageWarning(se, to))
+		}
+	}
+	return same && err == nil, warnings
 }
 
 // sameTags reports whether each index holds the tags of the document
