@@ -75,12 +75,12 @@ const memoryBudget = 60 << 20
 const memoryHeadroom = 4 << 20
 
 // memoryLimit keeps the soft memory limit at memoryBase plus twice the
-// longest line, or less where the memory that is not the Go runtime's
-// (others) leaves less of memoryBudget plus twice the longest line (but
-// memoryHeadroom above the floor that follows); or at
-// the heap live after the last collection and half as much again of its
-// part that may hold pointers (at most 32 MiB more) plus the runtime's
-// overhead, whichever is more.
+// longest line (less where the memory that is not the Go runtime's,
+// others, leaves less of memoryBudget plus twice the longest line, down to
+// memoryHeadroom above the floor), or at the floor: the heap live after
+// the last collection and half as much again of its part that may hold
+// pointers (at most 32 MiB more) plus the runtime's overhead, whichever is
+// more.
 type memoryLimit struct {
 	on       atomic.Bool
 	longest  atomic.Int64
