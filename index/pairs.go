@@ -208,11 +208,7 @@ func (s *searcher) phraseSource(q Query, phrases []phrase, parts, filters []stri
 		}
 	}
 	if rarest != "" {
-		match = s.within(rarest)
-		for _, f := range filters {
-			match += " AND {filters} : " + f
-		}
-		return "text_fts", match, true, nil
+		return "text_fts", s.within(rarest) + filterAnd(filters), true, nil
 	}
 	slices.Sort(pairs)
 	match = "((" + strings.Join(slices.Compact(pairs), " AND ") + ") OR " + unpairedToken + ")"

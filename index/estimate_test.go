@@ -1,0 +1,134 @@
+package index
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"fmt"
+	"math"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestEstimates: how many rounds a phrase is in is counted where it is in
+// no more than idfMatches of them, and estimated within 15% where it is
+// in more; the same whether another connection makes the estimates (the
+// store's index) or the search's own (a document's), and whether or not
+// they are given the phrases before the search is done with them.
+func TestEstimates(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	shared, err := Open(filepath.Join(dir, "shared.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer shared.Close()
+	scratch, err := OpenScratch(filepath.Join(dir, "scratch.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer scratch.Close()
+	const rounds = 2000
+	for _, db := range []*DB{shared, scratch} {
+		for s := 0; s < rounds/100; s++ {
+			id := fmt.Sprintf("s%02d", s)
+			var rows []Row
+			for r := 1; r <= 100; r++ {
+				i := s*100 + r
+				text := "filler"
+				if i%4 == 0 {
+					text += " alpha" // 500 rounds
+				}
+				if i%200 == 0 {
+					text += " beta" // 10 rounds
+				}
+				rows = append(rows, Row{SessionID: id, Round: r, Started: stamp(i), Reply: text, RoundFile: "r"})
+			}
+			if err := db.Put(ctx, Session{SessionID: id, AgentID: "claude", Doc: "x/" + id + ".md"}, rows); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var got [][]float64
+	for _, db := range []*DB{shared, scratch} {
+		tx, err := db.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := &searcher{ctx: ctx, tx: tx, x: db, in: Prompts | Replies | Tools}
+		e := s.estimate(3)
+		if err := e.give([]string{`"alpha"`, `"beta"`, ""}); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.wait(); err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(e.hits[0]-500)/500 > 0.15 || e.hits[1] != 10 || e.hits[2] != 0 {
+			t.Errorf("shared %v: hits %v, want about 500, exactly 10 and 0", db.shared, e.hits)
+		}
+		if e.idf[2] != math.Log((rounds+0.5)/0.5) || !(e.idf[1] > e.idf[0]) {
+			t.Errorf("shared %v: idf %v", db.shared, e.idf)
+		}
+		got = append(got, e.hits)
+		// Estimates the search never gives its phrases end all the same.
+		if err := s.estimate(2).stop(); err != nil {
+			t.Fatal(err)
+		}
+		tx.Rollback()
+	}
+	if !reflect.DeepEqual(got[0], got[1]) {
+		t.Errorf("estimates differ: %v in the shared index, %v in the scratch one", got[0], got[1])
+	}
+}
+
+// TestSearchSomeProjects: a project filter of several projects finds the
+// rounds of those projects, whether the words have few rounds (whose
+// projects are checked) or more than are ranked (FTS5 reads the
+// projects' rounds).
+func TestSearchSomeProjects(t *testing.T) {
+	c := newCorpus(t)
+	projects := []string{"/src/app", "/src/lib", "/work/app-two", "/work/other"}
+	for s := 0; s < 8; s++ {
+		id := fmt.Sprintf("s%d", s)
+		var rows []Row
+		for r := 1; r <= 100; r++ {
+			text := "word"
+			if r == 50 {
+				text += " rare"
+			}
+			rows = append(rows, Row{SessionID: id, Round: r, Started: stamp(s*100 + r), Reply: text, RoundFile: "r"})
+		}
+		c.put(t, Session{SessionID: id, AgentID: "claude", Project: projects[s%4], Doc: "x/" + id + ".md"}, rows)
+	}
+	for _, q := range []Query{
+		{Text: "rare", Project: "app"},
+		{Text: "word", Project: "app", Limit: 1000},
+		{Text: "word", Project: "app"},
+		{Text: "word", Project: "app", Since: time.Date(2026, 11, 22, 0, 650, 0, 0, time.UTC)},
+	} {
+		want := c.want(q)
+		hits, err := c.db.Search(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := found(hits)
+		limit := cmp.Or(q.Limit, 20)
+		if len(want) > limit {
+			if len(got) != limit {
+				t.Errorf("%+v: %d hits, want %d", q, len(got), limit)
+			}
+			for _, g := range got {
+				if !slices.Contains(want, g) {
+					t.Errorf("%+v: %s is not of the projects", q, g)
+				}
+			}
+			continue
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%+v: %v, want %v", q, got, want)
+		}
+	}
+}
