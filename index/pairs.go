@@ -175,15 +175,25 @@ func (c *candidate) uncertain() bool {
 // fewer, and they are the candidates instead.
 const commonWord = 1024
 
+// source is where a search finds its candidates: the rounds that match in
+// table. A match of one term (a word, a prefix or a pair, or several of
+// them ORed) is read newest first (verified): FTS5 reads a term's rounds
+// backwards a page at a time, as cheaply as forwards, and it skips none
+// either way; reading the oldest first as well (rowids) would read the
+// rounds of a common one twice.
+type source struct {
+	table, match string
+	oneTerm      bool
+}
+
 // phraseSource returns where a literal query that has a phrase of two whole
-// words or more finds its candidates, when not as FTS5 does (ok false): the
-// table and the match there. That is the rounds of its rarest word in
-// text_fts when one is in fewer than commonWord rounds (within the time
-// bounds), else the rounds with all its phrases' pairs in pairs_fts; with
-// the filters, either way.
-func (s *searcher) phraseSource(q Query, phrases []phrase, parts, filters []string) (table, match string, ok bool, err error) {
+// words or more finds its candidates, when not as FTS5 does (ok false).
+// That is the rounds of its rarest word in text_fts when one is in fewer
+// than commonWord rounds (within the time bounds), else the rounds with
+// all its phrases' pairs in pairs_fts; with the filters, either way.
+func (s *searcher) phraseSource(q Query, phrases []phrase, parts, filters []string) (src source, ok bool, err error) {
 	if q.Raw {
-		return "", "", false, nil
+		return source{}, false, nil
 	}
 	var pairs, words []string
 	for i, p := range phrases {
@@ -194,38 +204,42 @@ func (s *searcher) phraseSource(q Query, phrases []phrase, parts, filters []stri
 		}
 	}
 	if len(pairs) == 0 {
-		return "", "", false, nil
+		return source{}, false, nil
 	}
 	rarest, fewest := "", commonWord
 	for _, w := range words {
 		var n int
 		if err := s.tx.QueryRowContext(s.ctx, `SELECT count(*) FROM (SELECT 1 FROM text_fts WHERE text_fts MATCH ? AND rowid >= ? AND rowid < ? LIMIT `+strconv.Itoa(commonWord)+`)`,
 			s.within(w), s.lo, s.hi).Scan(&n); err != nil {
-			return "", "", false, err
+			return source{}, false, err
 		}
 		if n < fewest {
 			rarest, fewest = w, n
 		}
 	}
 	if rarest != "" {
-		return "text_fts", s.within(rarest) + filterAnd(filters), true, nil
+		return source{"text_fts", s.within(rarest) + filterAnd(filters), len(filters) == 0}, true, nil
 	}
 	slices.Sort(pairs)
-	match = "((" + strings.Join(slices.Compact(pairs), " AND ") + ") OR " + unpairedToken + ")"
+	pairs = slices.Compact(pairs)
+	src = source{"pairs_fts", "((" + strings.Join(pairs, " AND ") + ") OR " + unpairedToken + ")", len(pairs) == 1 && len(filters) == 0}
 	// pairs_fts keeps no positions (detail=none), so it answers no column
 	// query: the filter tokens go unqualified (hex, they are no pair).
 	for _, f := range filters {
-		match += " AND " + f
+		src.match += " AND " + f
 	}
-	return "pairs_fts", match, true, nil
+	return src, true, nil
 }
 
-// verified returns the newest k rounds (or fewer) that match selects in
-// table and that match body, the query's text_fts match without its
-// filters (which match has), scored. countMatches decides for most rounds;
-// FTS5 for those it cannot (a body not read, or with letters FTS5 may
-// fold).
-func (s *searcher) verified(table, match, body string, k int, sc *scorer) (_ []candidate, err error) {
+// verified returns the newest k rounds (or fewer) that src selects and
+// that match body, the query's text_fts match without its filters (which
+// src's match has), scored. countMatches decides for most rounds; FTS5 for
+// those it cannot (a body not read, or with letters FTS5 may fold).
+func (s *searcher) verified(src source, body string, k int, sc *scorer) (_ []candidate, err error) {
+	if src.oneTerm && s.oldestFirst {
+		s.oldestFirst = false
+		defer func() { s.oldestFirst = true }()
+	}
 	var out []candidate
 	var byFTS *sql.Stmt // prepared for the first candidate that needs it
 	defer func() {
@@ -234,7 +248,7 @@ func (s *searcher) verified(table, match, body string, k int, sc *scorer) (_ []c
 		}
 	}()
 	for hi := s.hi; ; {
-		ids, next, done, err := s.candidates(table, match, hi, k)
+		ids, next, done, err := s.candidates(src.table, src.match, hi, k)
 		if err != nil {
 			return nil, err
 		}

@@ -158,12 +158,12 @@ func (x *DB) Search(ctx context.Context, q Query) (_ []Hit, err error) {
 	more := false   // rounds that match may be left out of found (older ones)
 	var ids []int64 // the window's rounds, when they are not read yet
 	window := false // the window is still to be found (overflows)
-	table, source, ok, err := s.phraseSource(q, phrases, parts, filterTerms)
+	src, ok, err := s.phraseSource(q, phrases, parts, filterTerms)
 	if err != nil {
 		return nil, err
 	}
 	if ok {
-		if found, err = s.verified(table, source, body, k, sc); err != nil {
+		if found, err = s.verified(src, body, k, sc); err != nil {
 			return nil, err
 		}
 		more = len(found) >= k
@@ -267,12 +267,12 @@ func (s *searcher) wholes(q Query, sc *scorer, filters string, filterTerms []str
 	if err != nil || !ok {
 		return nil, err
 	}
-	table, source, ok, err := s.phraseSource(q, []phrase{*sc.whole}, []string{wm}, filterTerms)
+	src, ok, err := s.phraseSource(q, []phrase{*sc.whole}, []string{wm}, filterTerms)
 	if err != nil {
 		return nil, err
 	}
 	if ok {
-		return s.verified(table, source, s.within(wm), k, sc)
+		return s.verified(src, s.within(wm), k, sc)
 	}
 	ids, _, _, err := s.candidates("text_fts", s.within(wm)+filters, s.hi, k)
 	if err != nil {
