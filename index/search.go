@@ -138,10 +138,11 @@ func (x *DB) Search(ctx context.Context, q Query) (_ []Hit, err error) {
 	k := max(rankWindow, limit)
 	// A filter of several projects is an OR of their tokens, and FTS5
 	// reads every round of each (an OR skips none): 6-9 ms for ten
-	// projects at 200,000 rounds. When the query's text has no more than
-	// k rounds with the other filters, their projects are checked instead
-	// (exact).
-	if strings.Contains(s.projectTerm, " OR ") {
+	// projects at 200,000 rounds. When the query's words have no more
+	// than k rounds with the other filters, their projects are checked
+	// instead (exact). Not a query with a phrase, whose rounds FTS5 finds
+	// by reading every round with its words (pairs.go).
+	if strings.Contains(s.projectTerm, " OR ") && !q.Raw && !slices.ContainsFunc(phrases, func(p phrase) bool { return len(p.tokens) > 1 }) {
 		rest := slices.DeleteFunc(slices.Clone(filterTerms), func(t string) bool { return t == s.projectTerm })
 		if ids, err := s.oldest("text_fts", body+filterAnd(rest), s.lo, s.hi, k); err == nil && len(ids) <= k {
 			filterTerms, filters, s.project = rest, filterAnd(rest), q.Project
