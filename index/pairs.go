@@ -181,9 +181,35 @@ const commonWord = 1024
 // backwards a page at a time, as cheaply as forwards, and it skips none
 // either way; reading the oldest first as well (rowids) would read the
 // rounds of a common one twice.
+//
+// A source of no table is every round, newest first (scanSource).
 type source struct {
 	table, match string
 	oneTerm      bool
+}
+
+// A scan (scanSource) reads the newest scanProbe rounds first, and gives
+// way to FTS5 (errScan) when fewer than half the rounds it read match, or
+// when more than scanChecks of those that do not have letters FTS5 may
+// fold (which FTS5 is asked about one by one, each a read of every term).
+const (
+	scanProbe  = 32
+	scanChecks = 4
+)
+
+// errScan is a scan's (scanSource) that gives way to FTS5.
+var errScan = errors.New("index: a scan gives way to FTS5")
+
+// scanSource returns whether a query is found by reading the newest
+// rounds and checking each (verified), where FTS5 would read and merge
+// the rounds of dozens of terms: a literal query of one prefix of one
+// character, with no filter, is each prefix of two characters it can be
+// (phraseMatch), whose rounds FTS5 merges in 4-7 ms at 200,000 rounds;
+// and most rounds have a word it starts.
+func (s *searcher) scanSource(q Query, phrases []phrase, filters []string) (source, bool) {
+	ok := !q.Raw && len(phrases) == 1 && phrases[0].prefix && len(phrases[0].tokens) == 1 &&
+		utf8.RuneCountInString(phrases[0].tokens[0]) == 1 && isASCII(phrases[0].tokens[0]) && len(filters) == 0
+	return source{oneTerm: true}, ok
 }
 
 // phraseSource returns where a literal query that has a phrase of two whole
@@ -194,6 +220,9 @@ type source struct {
 func (s *searcher) phraseSource(q Query, phrases []phrase, parts, filters []string) (src source, ok bool, err error) {
 	if q.Raw {
 		return source{}, false, nil
+	}
+	if src, ok := s.scanSource(q, phrases, filters); ok {
+		return src, true, nil
 	}
 	var pairs, words []string
 	for i, p := range phrases {
@@ -247,17 +276,25 @@ func (s *searcher) verified(src source, body string, k int, sc *scorer) (_ []can
 			err = errors.Join(err, byFTS.Close())
 		}
 	}()
+	read, checks, batch := 0, 0, k
+	if src.table == "" {
+		batch = scanProbe
+	}
 	for hi := s.hi; ; {
-		ids, next, done, err := s.candidates(src.table, src.match, hi, k)
+		ids, next, done, err := s.candidates(src.table, src.match, hi, batch)
 		if err != nil {
 			return nil, err
 		}
+		read += len(ids)
 		cs, err := s.load(ids, sc)
 		if err != nil {
 			return nil, err
 		}
 		for _, c := range cs {
 			if !c.found && (!c.complete || c.uncertain()) {
+				if checks++; src.table == "" && checks > scanChecks {
+					return nil, errScan
+				}
 				if byFTS == nil {
 					if byFTS, err = s.tx.PrepareContext(s.ctx, `SELECT count(*) FROM text_fts WHERE text_fts MATCH ? AND rowid = ?`); err != nil {
 						return nil, err
@@ -273,6 +310,10 @@ func (s *searcher) verified(src source, body string, k int, sc *scorer) (_ []can
 				out = append(out, c)
 			}
 		}
+		if src.table == "" && 2*len(out) < read {
+			return nil, errScan
+		}
+		batch = k
 		if done || len(out) >= k {
 			// The newest k, as a search by text_fts ranks.
 			slices.SortFunc(out, func(a, b candidate) int { return cmp.Compare(b.id, a.id) })

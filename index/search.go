@@ -185,11 +185,18 @@ func (x *DB) Search(ctx context.Context, q Query) (_ []Hit, err error) {
 		return nil, err
 	}
 	if ok {
-		if found, err = s.verified(src, body, k, sc); err != nil {
+		found, err = s.verified(src, body, k, sc)
+		if errors.Is(err, errScan) {
+			ok, err = false, nil // as FTS5 finds them
+		}
+		if err != nil {
 			return nil, err
 		}
 		more = len(found) >= k
-	} else if sc.whole != nil && s.oldestFirst && s.since == nil && s.until == nil && s.project == "" {
+	}
+	switch {
+	case ok:
+	case sc.whole != nil && s.oldestFirst && s.since == nil && s.until == nil && s.project == "":
 		// The rounds where the words are one phrase are read first: when
 		// they fill the page, whether more rounds than the window match
 		// need not be known, which reading the oldest first takes long to
@@ -199,7 +206,7 @@ func (x *DB) Search(ctx context.Context, q Query) (_ []Hit, err error) {
 			return nil, err
 		}
 		window = !filled
-	} else {
+	default:
 		var done bool
 		ids, _, done, err = s.candidates("text_fts", match, s.hi, k)
 		if err != nil {
@@ -464,8 +471,11 @@ func (s *searcher) oldest(table, match string, lo, hi int64, k int) ([]int64, er
 // statement: SQLite plans with a LIMIT's value, so a statement whose
 // limit is bound is prepared again when it first runs.
 func (s *searcher) rowidsIn(table, match string, lo, hi int64, k int, order string) ([]int64, error) {
-	rows, err := s.tx.QueryContext(s.ctx, `SELECT rowid FROM `+table+` WHERE `+table+` MATCH ? AND rowid >= ? AND rowid < ?
-		ORDER BY rowid `+order+` LIMIT `+strconv.Itoa(k), match, lo, hi)
+	q, args := `SELECT rowid FROM `+table+` WHERE `+table+` MATCH ? AND rowid >= ? AND rowid < ?`, []any{match, lo, hi}
+	if table == "" {
+		q, args = `SELECT id FROM text_fts_docsize WHERE id >= ? AND id < ?`, []any{lo, hi} // every round
+	}
+	rows, err := s.tx.QueryContext(s.ctx, q+` ORDER BY 1 `+order+` LIMIT `+strconv.Itoa(k), args...)
 	if err != nil {
 		return nil, err
 	}
