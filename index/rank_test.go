@@ -327,7 +327,10 @@ func TestSearchFiltersFollow(t *testing.T) {
 		"à" + hex.EncodeToString([]byte("codex")), "a6*", "p2f*", "p*", "e*"} {
 		check(Query{Text: text})
 	}
-	check(Query{Text: "a" + hex.EncodeToString([]byte("codex")), Raw: true})
+	codex := "a" + hex.EncodeToString([]byte("codex"))
+	for _, text := range []string{codex, "a6*", "zzz OR a6*", "NEAR(alpha " + codex + ", 2)", "{filters}: a6*", "^a6*", `"` + codex + `"`, "zzz OR (" + codex + " NOT zzz)"} {
+		check(Query{Text: text, Raw: true})
+	}
 }
 
 // TestFilterLike: a query needs text_fts's column filter where a token

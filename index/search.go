@@ -88,7 +88,7 @@ func (x *DB) Search(ctx context.Context, q Query) (_ []Hit, err error) {
 	s := &searcher{ctx: ctx, tx: tx, x: x, path: x.path, in: q.In.orAll()}
 	defer s.close()
 	s.cols = s.in.columns()
-	if !q.Raw && s.in == Prompts|Replies|Tools && !filterLike(phrases) {
+	if s.in == Prompts|Replies|Tools && !filterLike(phrases) {
 		s.cols = ""
 	}
 	est := s.estimate(len(phrases))
@@ -349,7 +349,9 @@ func (s *searcher) within(m string) string {
 // beyond ASCII. A query none of whose tokens could needs no column filter
 // to search every text: the filters column has none of its tokens, and
 // FTS5 then reads which rounds have a word without reading in which
-// column each of its places is.
+// column each of its places is. The tokens of a query of --fts are those
+// of its strings and barewords (rawPhrases), a column it names has none
+// of them either, and a column filter of its own applies as written.
 func filterLike(phrases []phrase) bool {
 	for _, p := range phrases {
 		for _, t := range p.tokens {
