@@ -13,11 +13,11 @@ import (
 	"time"
 )
 
-// TestEstimates: how many rounds a phrase is in is counted where it is in
-// no more than idfMatches of them, and estimated within 15% where it is
-// in more; the same whether another connection makes the estimates (the
-// store's index) or the search's own (a document's), and whether or not
-// they are given the phrases before the search is done with them.
+// TestEstimates: how many rounds a phrase is in is counted among the
+// newest idfRounds rounds; the same whether another connection makes the
+// estimates (the store's index) or the search's own (a document's), and
+// whether or not they are given the phrases before the search is done
+// with them.
 func TestEstimates(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -66,8 +66,8 @@ func TestEstimates(t *testing.T) {
 		if err := e.wait(); err != nil {
 			t.Fatal(err)
 		}
-		if math.Abs(e.hits[0]-500)/500 > 0.15 || e.hits[1] != 10 || e.hits[2] != 0 {
-			t.Errorf("shared %v: hits %v, want about 500, exactly 10 and 0", db.shared, e.hits)
+		if e.hits[0] != 500 || e.hits[1] != 10 || e.hits[2] != 0 {
+			t.Errorf("shared %v: hits %v, want 500, 10 and 0", db.shared, e.hits)
 		}
 		if e.idf[2] != math.Log((rounds+0.5)/0.5) || !(e.idf[1] > e.idf[0]) {
 			t.Errorf("shared %v: idf %v", db.shared, e.idf)
@@ -81,6 +81,51 @@ func TestEstimates(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got[0], got[1]) {
 		t.Errorf("estimates differ: %v in the shared index, %v in the scratch one", got[0], got[1])
+	}
+}
+
+// TestEstimatesSample: past idfRounds rounds, a phrase's rounds are
+// counted among the newest idfRounds, and scaled to all of them; a word
+// found in a few sessions only is counted all the same, wherever they lie
+// among those rounds.
+func TestEstimatesSample(t *testing.T) {
+	ctx := context.Background()
+	c := newCorpus(t)
+	const rounds = 8400 // more than idfRounds, in sessions of 100
+	for s := 0; s < rounds/100; s++ {
+		id := fmt.Sprintf("s%03d", s)
+		var rows []Row
+		for r := 1; r <= 100; r++ {
+			i := s*100 + r
+			text := "filler"
+			switch {
+			case i > rounds-300:
+				text += " alpha" // the newest 300
+			case i <= 100:
+				text += " beta" // older than the sample
+			case i > 1000 && i <= 1300:
+				text += " gamma" // three sessions, at the sample's oldest
+			}
+			rows = append(rows, Row{SessionID: id, Round: r, Started: stamp(i), Reply: text, RoundFile: "r"})
+		}
+		c.put(t, Session{SessionID: id, AgentID: "claude", Doc: "x/" + id + ".md"}, rows)
+	}
+	tx, err := c.db.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	s := &searcher{ctx: ctx, tx: tx, x: c.db, in: Prompts | Replies | Tools}
+	e := s.estimate(3)
+	if err := e.give([]string{`"alpha"`, `"beta"`, `"gamma"`}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.stop(); err != nil {
+		t.Fatal(err)
+	}
+	scale := float64(rounds) / idfRounds
+	if want := []float64{300 * scale, 0, 300 * scale}; !reflect.DeepEqual(e.hits, want) {
+		t.Errorf("hits %v, want %v", e.hits, want)
 	}
 }
 

@@ -44,7 +44,6 @@ const (
 	rankWindow  = 256     // candidates ranked, at least
 	expandWords = 32      // words a long prefix is replaced by, at most
 	idfRounds   = 8192    // newest rounds in which a word's frequency is estimated
-	idfMatches  = 256     // matches of a word its frequency is estimated from, at most
 	scoreBytes  = 1 << 18 // longest body whose matches are counted
 
 	filterProjects = 64 // projects a project filter is a match of, at most
@@ -428,9 +427,9 @@ func (s *searcher) oneWord(q Query, phrases []phrase, filterTerms []string) bool
 //
 // FTS5 reads a match oldest first far more cheaply than newest first: it
 // skips to a rowid through its doclist indexes only forwards, and reads
-// back a page at a time. A rare word AND a common one, or a word in a text
-// that seldom has it, read newest first, is every round with the common
-// word (or the word) read one by one: 15-25 ms at a million rounds. So the
+// back a page at a time. A rare word AND a common one, read newest first,
+// is every round with the common word read one by one: 15-25 ms at a
+// million rounds. So the
 // rounds are read oldest first, up to k+1: when there are no more than k,
 // they are all of them, and the newest first would be the same rounds.
 // Only a match of more reads the newest k again, newest first, as dense
