@@ -327,10 +327,10 @@ type searcher struct {
 	// table, match, bounds and k.
 	oldestRead map[string][]int64
 	// oldestFirst says the matches are read oldest first (rowids): but
-	// for a query of one word (oneWord), and one of one phrase of words
-	// (whose positions are compared in every round with its words, either
-	// way), unless it has a filter (a token most rounds have) or narrows
-	// the texts searched (its words may be together in few of its texts).
+	// for a query of one phrase of words (whose positions are compared
+	// in every round with its words, either way), unless it has a filter
+	// (a token most rounds have) or narrows the texts searched (a word
+	// may be in few of its texts).
 	oldestFirst bool
 }
 
@@ -410,16 +410,15 @@ func (s *searcher) candidates(table, match string, hi int64, k int) (out []int64
 	}
 }
 
-// oneWord reports whether q is a literal query of one word (or prefix),
-// with neither a filter nor an upper time bound: its rounds are those
-// FTS5 reads of the word, read newest first as cheaply as oldest first
-// (no round of the word is skipped either way, whatever texts are
-// searched: FTS5 reads each round's places of the word to tell in which
-// it is), so reading the oldest first (rowids) would read the rounds
-// twice whenever there are more than k, which a common word always has.
+// oneWord reports whether q is a literal query of one word (or prefix)
+// in every text, with neither a filter nor an upper time bound: its
+// rounds are those FTS5 reads of the word, read newest first as cheaply
+// as oldest first (no round of the word is skipped either way), so
+// reading the oldest first (rowids) would read the rounds twice whenever
+// there are more than k, which a common word always has.
 func (s *searcher) oneWord(q Query, phrases []phrase, filterTerms []string) bool {
 	return !q.Raw && len(phrases) == 1 && len(phrases[0].tokens) == 1 && len(filterTerms) == 0 &&
-		s.hi == math.MaxInt64 && s.project == ""
+		s.in == Prompts|Replies|Tools && s.hi == math.MaxInt64 && s.project == ""
 }
 
 // rowids returns the rowids of the newest k rounds that match in table,
