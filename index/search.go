@@ -415,7 +415,9 @@ func (s *searcher) candidates(table, match string, hi int64, k int) (out []int64
 // rounds are those FTS5 reads of the word, read newest first as cheaply
 // as oldest first (no round of the word is skipped either way), so
 // reading the oldest first (rowids) would read the rounds twice whenever
-// there are more than k, which a common word always has.
+// there are more than k, which a common word always has. Not a word in
+// some texts: it may be in few of them, and FTS5 then reads all its
+// rounds to find them, which costs more a round backwards.
 func (s *searcher) oneWord(q Query, phrases []phrase, filterTerms []string) bool {
 	return !q.Raw && len(phrases) == 1 && len(phrases[0].tokens) == 1 && len(filterTerms) == 0 &&
 		s.in == Prompts|Replies|Tools && s.hi == math.MaxInt64 && s.project == ""
