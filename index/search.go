@@ -1037,6 +1037,13 @@ type matcher struct {
 	ids     [][]int // each phrase's tokens, as indexes of words
 	longest int     // the tokens of the longest phrase
 	width   int     // the uint64s of a set of words
+	// firsts are the first bytes (in lower case) of the words, when all
+	// are ASCII: a token of ASCII that starts with none of them is none
+	// of them, and is not compared with each. A word beyond ASCII may
+	// fold to a token of ASCII (the Kelvin sign), so with one (wide),
+	// every token is compared.
+	firsts [128]bool
+	wide   bool
 	// The words each of the last longest tokens of the text is, and where
 	// it starts: rings, kept from text to text.
 	sets   []uint64
@@ -1071,6 +1078,13 @@ func newMatcher(phrases []phrase) *matcher {
 		m.ids = append(m.ids, ids)
 		m.longest = max(m.longest, len(ids))
 	}
+	for _, w := range m.words {
+		if w.ascii {
+			m.firsts[w.first&0x7f] = true
+		} else {
+			m.wide = true
+		}
+	}
 	m.width = (len(m.words) + 63) / 64
 	m.sets = make([]uint64, m.longest*m.width)
 	m.starts = make([]int, m.longest)
@@ -1088,7 +1102,7 @@ func lowerASCII(c byte) byte {
 // match, in order) and how many tokens text has.
 func (m *matcher) positions(text string) ([][]occurrence, int64) {
 	out := make([][]occurrence, len(m.ids))
-	n := 0
+	n, slot := 0, 0 // slot is n % m.longest
 	for i := 0; i < len(text); {
 		var start, end, next int
 		ascii := false
@@ -1115,13 +1129,18 @@ func (m *matcher) positions(text string) ([][]occurrence, int64) {
 			ascii = isASCII(text[start:end])
 		}
 		i = next
-		slot := n % m.longest
 		set := m.sets[slot*m.width : (slot+1)*m.width]
 		clear(set)
 		m.starts[slot] = start
 		n++
+		if slot++; slot == m.longest {
+			slot = 0
+		}
 		tok := text[start:end]
 		c0 := lowerASCII(tok[0])
+		if ascii && !m.wide && !m.firsts[c0&0x7f] {
+			continue // no word starts as it does, and no phrase ends at it
+		}
 		some := false
 		for wi, w := range m.words {
 			if ascii && w.ascii && (w.first != c0 || len(tok) < len(w.w) || !w.prefix && len(tok) != len(w.w)) {

@@ -264,6 +264,7 @@ func TestMatcher(t *testing.T) {
 		{{tokens: []string{"exit", "code", "3"}}, {tokens: []string{"exit"}}, {tokens: []string{"code"}}, {tokens: []string{"3"}}},
 		{{tokens: []string{"exit", "co"}, prefix: true}, {tokens: []string{"exit"}}, {tokens: []string{"co"}, prefix: true}},
 		{{tokens: []string{"key"}}, {tokens: []string{"k"}, prefix: true}, {tokens: []string{"é"}}},
+		{{tokens: []string{"\u212Aey"}}, {tokens: []string{"code", "\u212Aey"}}}, // the Kelvin sign folds to k
 		{{tokens: []string{"连接", "接超", "超时"}}, {tokens: []string{"错"}, prefix: true}},
 		{{tokens: many}, {tokens: []string{"w69", "w0"}}, {tokens: []string{"w1"}}},
 	}
