@@ -327,10 +327,11 @@ type searcher struct {
 	// table, match, bounds and k.
 	oldestRead map[string][]int64
 	// oldestFirst says the matches are read oldest first (rowids): but
-	// for a query of one phrase of words (whose positions are compared
-	// in every round with its words, either way), unless it has a filter
-	// (a token most rounds have) or narrows the texts searched (a word
-	// may be in few of its texts).
+	// for a query of one word in every text (oneWord), and one of one
+	// phrase of words (whose positions are compared in every round with
+	// its words, either way), unless it has a filter (a token most rounds
+	// have) or narrows the texts searched (a word may be in few of its
+	// texts).
 	oldestFirst bool
 }
 
