@@ -1045,10 +1045,14 @@ type matcher struct {
 	// every token is compared.
 	firsts [128]bool
 	wide   bool
-	// The words each of the last longest tokens of the text is, and where
-	// it starts: rings, kept from text to text.
+	// The words each of the last longest tokens of the text that may be
+	// a word is, where it starts, and which token of the text it is
+	// (tokens): rings, kept from text to text. A slot of another token
+	// than the one a phrase looks for (one skipped, or of an earlier text)
+	// holds none of its words.
 	sets   []uint64
 	starts []int
+	tokens []int
 }
 
 // matchWord is a word of the phrases: the last of a phrase that ends in a
@@ -1089,6 +1093,7 @@ func newMatcher(phrases []phrase) *matcher {
 	m.width = (len(m.words) + 63) / 64
 	m.sets = make([]uint64, m.longest*m.width)
 	m.starts = make([]int, m.longest)
+	m.tokens = make([]int, m.longest)
 	return m
 }
 
@@ -1103,6 +1108,9 @@ func lowerASCII(c byte) byte {
 // match, in order) and how many tokens text has.
 func (m *matcher) positions(text string) ([][]occurrence, int64) {
 	out := make([][]occurrence, len(m.ids))
+	for s := range m.tokens {
+		m.tokens[s] = -1 // of no token of this text
+	}
 	n, slot := 0, 0 // slot is n % m.longest
 	for i := 0; i < len(text); {
 		var start, end, next int
@@ -1130,9 +1138,7 @@ func (m *matcher) positions(text string) ([][]occurrence, int64) {
 			ascii = isASCII(text[start:end])
 		}
 		i = next
-		set := m.sets[slot*m.width : (slot+1)*m.width]
-		clear(set)
-		m.starts[slot] = start
+		at := slot
 		n++
 		if slot++; slot == m.longest {
 			slot = 0
@@ -1142,6 +1148,10 @@ func (m *matcher) positions(text string) ([][]occurrence, int64) {
 		if ascii && !m.wide && !m.firsts[c0&0x7f] {
 			continue // no word starts as it does, and no phrase ends at it
 		}
+		set := m.sets[at*m.width : (at+1)*m.width]
+		clear(set)
+		m.starts[at] = start
+		m.tokens[at] = n - 1
 		some := false
 		for wi, w := range m.words {
 			if ascii && w.ascii && (w.first != c0 || len(tok) < len(w.w) || !w.prefix && len(tok) != len(w.w)) {
@@ -1162,8 +1172,9 @@ func (m *matcher) positions(text string) ([][]occurrence, int64) {
 			}
 			ok := true
 			for k := l - 1; k >= 0 && ok; k-- {
-				s := (n - l + k) % m.longest
-				ok = m.sets[s*m.width+ids[k]/64]&(1<<(ids[k]%64)) != 0
+				t := n - l + k
+				s := t % m.longest
+				ok = m.tokens[s] == t && m.sets[s*m.width+ids[k]/64]&(1<<(ids[k]%64)) != 0
 			}
 			if ok {
 				out[pi] = append(out[pi], occurrence{n - l, m.starts[(n-l)%m.longest]})
