@@ -157,28 +157,7 @@ func (x *DB) Search(ctx context.Context, q Query) (_ []Hit, err error) {
 	var found []candidate
 	more := false   // rounds that match may be left out of found (older ones)
 	var ids []int64 // the window's rounds, when they are not read yet
-	window := false // the window is still to be found
-	// Rounds where the query's words are one phrase rank first: when the
-	// window may leave some out, the newest k of them are candidates too,
-	// however old (wholes). When limit of them are one phrase, no other
-	// round ranks among the best (those of the window where the words are
-	// one phrase are among the newest k that are), and the window need
-	// not be read.
-	var wholes []candidate
-	wholesRead := false
-	readWholes := func() (filled bool, err error) {
-		wholesRead = true
-		if wholes, err = s.wholes(q, sc, filters, filterTerms, k); err != nil {
-			return false, err
-		}
-		n := 0
-		for _, c := range wholes {
-			if c.tier == tierPhrase {
-				n++
-			}
-		}
-		return n >= limit, nil
-	}
+	window := false // the window is still to be found (overflows)
 	src, ok, err := s.phraseSource(q, phrases, parts, filterTerms)
 	if err != nil {
 		return nil, err
@@ -195,16 +174,11 @@ func (x *DB) Search(ctx context.Context, q Query) (_ []Hit, err error) {
 	}
 	switch {
 	case ok:
-	case sc.whole != nil && s.oldestFirst && s.since == nil && s.until == nil && s.project == "":
-		// The rounds where the words are one phrase are read first: when
-		// they fill the page, whether more rounds than the window match
-		// need not be known, which reading the oldest first takes long to
-		// tell of common words (5 ms for five of them at 200,000 rounds).
-		filled, err := readWholes()
-		if err != nil {
-			return nil, err
-		}
-		window = !filled
+	case sc.whole != nil && s.oldestFirst && s.since == nil && s.until == nil && s.project == "" && s.overflows("text_fts", match, k):
+		// More than the window matches, and the rounds where the words
+		// are one phrase are read first (below): the window is read only
+		// if they do not fill the page.
+		more, window = true, true
 	default:
 		var done bool
 		ids, _, done, err = s.candidates("text_fts", match, s.hi, k)
@@ -240,13 +214,25 @@ func (x *DB) Search(ctx context.Context, q Query) (_ []Hit, err error) {
 		}
 		more = !done
 	}
-	if sc.whole != nil && more && !wholesRead {
-		filled, err := readWholes()
-		if err != nil {
+	// Rounds where the query's words are one phrase rank first: when the
+	// window may have left some out, the newest k of them are candidates
+	// too, however old. They are read before the window's: when limit of
+	// them are one phrase, no other round of the window ranks among the
+	// best (those of the window where the words are one phrase are among
+	// the newest k that are), and the window need not be read.
+	var wholes []candidate
+	if sc.whole != nil && more {
+		if wholes, err = s.wholes(q, sc, filters, filterTerms, k); err != nil {
 			return nil, err
 		}
-		if filled {
-			ids = nil
+		n := 0
+		for _, c := range wholes {
+			if c.tier == tierPhrase {
+				n++
+			}
+		}
+		if n >= limit {
+			ids, window = nil, false
 		}
 	}
 	if window {
@@ -467,6 +453,13 @@ func (s *searcher) oldest(table, match string, lo, hi int64, k int) ([]int64, er
 	}
 	s.oldestRead[key] = ids
 	return ids, nil
+}
+
+// overflows reports whether more than k rounds match in table within the
+// time bounds' rowids.
+func (s *searcher) overflows(table, match string, k int) bool {
+	ids, err := s.oldest(table, match, s.lo, s.hi, k)
+	return err == nil && len(ids) > k // an error is met again reading them
 }
 
 // rowidsIn returns the rowids of the first k rounds in order (ASC or DESC)
