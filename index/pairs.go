@@ -175,19 +175,6 @@ func (c *candidate) uncertain() bool {
 // fewer, and they are the candidates instead.
 const commonWord = 1024
 
-// source is where a search finds its candidates: the rounds that match in
-// table. A match of one term (a word, a prefix or a pair, or several of
-// them ORed) is read newest first (verified): FTS5 reads a term's rounds
-// backwards a page at a time, as cheaply as forwards, and it skips none
-// either way; reading the oldest first as well (rowids) would read the
-// rounds of a common one twice.
-//
-// A source of no table is every round, newest first (scanSource).
-type source struct {
-	table, match string
-	oneTerm      bool
-}
-
 // A scan (scanSource) reads the newest scanProbe rounds first, and gives
 // way to FTS5 (errScan) when fewer than half the rounds it read match, or
 // when more than scanChecks of those that do not have letters FTS5 may
@@ -266,10 +253,6 @@ func (s *searcher) phraseSource(q Query, phrases []phrase, parts, filters []stri
 // src's match has), scored. countMatches decides for most rounds; FTS5 for
 // those it cannot (a body not read, or with letters FTS5 may fold).
 func (s *searcher) verified(src source, body string, k int, sc *scorer) (_ []candidate, err error) {
-	if src.oneTerm && s.oldestFirst {
-		s.oldestFirst = false
-		defer func() { s.oldestFirst = true }()
-	}
 	var out []candidate
 	var byFTS *sql.Stmt // prepared for the first candidate that needs it
 	defer func() {
@@ -282,7 +265,7 @@ func (s *searcher) verified(src source, body string, k int, sc *scorer) (_ []can
 		batch = scanProbe
 	}
 	for hi := s.hi; ; {
-		ids, next, done, err := s.candidates(src.table, src.match, hi, batch)
+		ids, next, done, err := s.candidates(src, hi, batch)
 		if err != nil {
 			return nil, err
 		}

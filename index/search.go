@@ -173,7 +173,7 @@ func (x *DB) Search(ctx context.Context, q Query) (_ []Hit, err error) {
 		more = len(found) >= k
 	}
 	switch {
-	case ok:
+	case ok: // found above
 	case sc.whole != nil && s.oldestFirst && s.since == nil && s.until == nil && s.project == "" && s.overflows("text_fts", match, k):
 		// More than the window matches, and the rounds where the words
 		// are one phrase are read first (below): the window is read only
@@ -181,7 +181,7 @@ func (x *DB) Search(ctx context.Context, q Query) (_ []Hit, err error) {
 		more, window = true, true
 	default:
 		var done bool
-		ids, _, done, err = s.candidates("text_fts", match, s.hi, k)
+		ids, _, done, err = s.candidates(inText(match), s.hi, k)
 		if err != nil {
 			return nil, s.searchError(q, err)
 		}
@@ -200,7 +200,7 @@ func (x *DB) Search(ctx context.Context, q Query) (_ []Hit, err error) {
 				if m == "" || est.hits[i] > float64(k) {
 					continue
 				}
-				more, _, _, err := s.candidates("text_fts", s.within(text)+" AND "+s.within(m)+filters, s.hi, k)
+				more, _, _, err := s.candidates(inText(s.within(text)+" AND "+s.within(m)+filters), s.hi, k)
 				if err != nil {
 					return nil, s.searchError(q, err)
 				}
@@ -236,7 +236,7 @@ func (x *DB) Search(ctx context.Context, q Query) (_ []Hit, err error) {
 		}
 	}
 	if window {
-		if ids, _, _, err = s.candidates("text_fts", match, s.hi, k); err != nil {
+		if ids, _, _, err = s.candidates(inText(match), s.hi, k); err != nil {
 			return nil, s.searchError(q, err)
 		}
 	}
@@ -281,7 +281,7 @@ func (s *searcher) wholes(q Query, sc *scorer, filters string, filterTerms []str
 	if ok {
 		return s.verified(src, s.within(wm), k, sc)
 	}
-	ids, _, _, err := s.candidates("text_fts", s.within(wm)+filters, s.hi, k)
+	ids, _, _, err := s.candidates(inText(s.within(wm)+filters), s.hi, k)
 	if err != nil {
 		return nil, err
 	}
@@ -366,13 +366,29 @@ func (s *searcher) close() {
 	}
 }
 
+// source is where a search finds candidates: the rounds that match in
+// table. A match of one term (a word, a prefix or a pair, or several of
+// them ORed, with no filter) is read newest first (rowids): FTS5 reads a
+// term's rounds backwards a page at a time, as cheaply as forwards, and it
+// skips none either way; reading the oldest first as well would read the
+// rounds of a common one twice.
+//
+// A source of no table is every round, newest first (scanSource).
+type source struct {
+	table, match string
+	oneTerm      bool
+}
+
+// inText is the source of a match in text_fts.
+func inText(match string) source { return source{table: "text_fts", match: match} }
+
 // candidates returns the rowids of the newest k rounds with rowid below hi
-// that match in table (text_fts or pairs_fts), start within the time
-// bounds and are of the project, newest first; and where the next ones are
-// (below next), or that there are no more (done).
-func (s *searcher) candidates(table, match string, hi int64, k int) (out []int64, next int64, done bool, err error) {
+// that src selects, start within the time bounds and are of the project,
+// newest first; and where the next ones are (below next), or that there
+// are no more (done).
+func (s *searcher) candidates(src source, hi int64, k int) (out []int64, next int64, done bool, err error) {
 	for {
-		ids, err := s.rowids(table, match, s.lo, hi, k)
+		ids, err := s.rowids(src, s.lo, hi, k)
 		if err != nil {
 			return nil, 0, false, err
 		}
@@ -410,8 +426,8 @@ func (s *searcher) oneWord(q Query, phrases []phrase, filterTerms []string) bool
 		s.in == Prompts|Replies|Tools && s.hi == math.MaxInt64 && s.project == ""
 }
 
-// rowids returns the rowids of the newest k rounds that match in table,
-// with rowid in [lo, hi), newest first.
+// rowids returns the rowids of the newest k rounds that src selects, with
+// rowid in [lo, hi), newest first.
 //
 // FTS5 reads a match oldest first far more cheaply than newest first: it
 // skips to a rowid through its doclist indexes only forwards, and reads
@@ -423,14 +439,14 @@ func (s *searcher) oneWord(q Query, phrases []phrase, filterTerms []string) bool
 // Only a match of more reads the newest k again, newest first, as dense
 // matches are found soon either way. A phrase of common words found in
 // more than k rounds would be read twice, at the cost of both: oldestFirst
-// says when not to.
-func (s *searcher) rowids(table, match string, lo, hi int64, k int) ([]int64, error) {
-	if !s.oldestFirst {
-		return s.rowidsIn(table, match, lo, hi, k, "DESC")
+// says when not to, and a source of one term needs neither (source).
+func (s *searcher) rowids(src source, lo, hi int64, k int) ([]int64, error) {
+	if !s.oldestFirst || src.oneTerm {
+		return s.rowidsIn(src.table, src.match, lo, hi, k, "DESC")
 	}
-	ids, err := s.oldest(table, match, lo, hi, k)
+	ids, err := s.oldest(src.table, src.match, lo, hi, k)
 	if err != nil || len(ids) > k {
-		return s.rowidsIn(table, match, lo, hi, k, "DESC")
+		return s.rowidsIn(src.table, src.match, lo, hi, k, "DESC")
 	}
 	ids = slices.Clone(ids)
 	slices.Reverse(ids)
@@ -525,7 +541,7 @@ func (s *searcher) searchError(q Query, err error) error {
 	if !q.Raw {
 		return err
 	}
-	if _, err2 := s.rowids("text_fts", q.Text, math.MinInt64, math.MaxInt64, 1); err2 != nil {
+	if _, err2 := s.rowids(inText(q.Text), math.MinInt64, math.MaxInt64, 1); err2 != nil {
 		err = err2
 	}
 	return queryError(q.Text, err)
