@@ -1,14 +1,12 @@
 package index
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
 	"math"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"testing"
 	"time"
 )
@@ -32,22 +30,20 @@ func TestEstimates(t *testing.T) {
 	}
 	defer scratch.Close()
 	const rounds = 2000
+	text := func(i int) string {
+		text := "filler"
+		if i%4 == 0 {
+			text += " alpha" // 500 rounds
+		}
+		if i%200 == 0 {
+			text += " beta" // 10 rounds
+		}
+		return text
+	}
 	for _, db := range []*DB{shared, scratch} {
 		for s := 0; s < rounds/100; s++ {
 			id := fmt.Sprintf("s%02d", s)
-			var rows []Row
-			for r := 1; r <= 100; r++ {
-				i := s*100 + r
-				text := "filler"
-				if i%4 == 0 {
-					text += " alpha" // 500 rounds
-				}
-				if i%200 == 0 {
-					text += " beta" // 10 rounds
-				}
-				rows = append(rows, Row{SessionID: id, Round: r, Started: stamp(i), Reply: text, RoundFile: "r"})
-			}
-			if err := db.Put(ctx, Session{SessionID: id, AgentID: "claude", Doc: "x/" + id + ".md"}, rows); err != nil {
+			if err := db.Put(ctx, Session{SessionID: id, AgentID: "claude", Doc: "x/" + id + ".md"}, numbered(id, s*100, 100, text)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -92,23 +88,20 @@ func TestEstimatesSample(t *testing.T) {
 	ctx := context.Background()
 	c := newCorpus(t)
 	const rounds = 8400 // more than idfRounds, in sessions of 100
+	text := func(i int) string {
+		switch {
+		case i > rounds-300:
+			return "filler alpha" // the newest 300
+		case i <= 100:
+			return "filler beta" // older than the sample
+		case i > 1000 && i <= 1300:
+			return "filler gamma" // three sessions, at the sample's oldest
+		}
+		return "filler"
+	}
 	for s := 0; s < rounds/100; s++ {
 		id := fmt.Sprintf("s%03d", s)
-		var rows []Row
-		for r := 1; r <= 100; r++ {
-			i := s*100 + r
-			text := "filler"
-			switch {
-			case i > rounds-300:
-				text += " alpha" // the newest 300
-			case i <= 100:
-				text += " beta" // older than the sample
-			case i > 1000 && i <= 1300:
-				text += " gamma" // three sessions, at the sample's oldest
-			}
-			rows = append(rows, Row{SessionID: id, Round: r, Started: stamp(i), Reply: text, RoundFile: "r"})
-		}
-		c.put(t, Session{SessionID: id, AgentID: "claude", Doc: "x/" + id + ".md"}, rows)
+		c.put(t, Session{SessionID: id, AgentID: "claude", Doc: "x/" + id + ".md"}, numbered(id, s*100, 100, text))
 	}
 	tx, err := c.db.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
@@ -138,15 +131,13 @@ func TestSearchSomeProjects(t *testing.T) {
 	projects := []string{"/src/app", "/src/lib", "/work/app-two", "/work/other"}
 	for s := 0; s < 8; s++ {
 		id := fmt.Sprintf("s%d", s)
-		var rows []Row
-		for r := 1; r <= 100; r++ {
-			text := "word"
-			if r == 50 {
-				text += " rare"
+		text := func(i int) string {
+			if i%100 == 50 {
+				return "word rare"
 			}
-			rows = append(rows, Row{SessionID: id, Round: r, Started: stamp(s*100 + r), Reply: text, RoundFile: "r"})
+			return "word"
 		}
-		c.put(t, Session{SessionID: id, AgentID: "claude", Project: projects[s%4], Doc: "x/" + id + ".md"}, rows)
+		c.put(t, Session{SessionID: id, AgentID: "claude", Project: projects[s%4], Doc: "x/" + id + ".md"}, numbered(id, s*100, 100, text))
 	}
 	for _, q := range []Query{
 		{Text: "rare", Project: "app"},
@@ -154,26 +145,6 @@ func TestSearchSomeProjects(t *testing.T) {
 		{Text: "word", Project: "app"},
 		{Text: "word", Project: "app", Since: time.Date(2026, 11, 22, 0, 650, 0, 0, time.UTC)},
 	} {
-		want := c.want(q)
-		hits, err := c.db.Search(context.Background(), q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := found(hits)
-		limit := cmp.Or(q.Limit, 20)
-		if len(want) > limit {
-			if len(got) != limit {
-				t.Errorf("%+v: %d hits, want %d", q, len(got), limit)
-			}
-			for _, g := range got {
-				if !slices.Contains(want, g) {
-					t.Errorf("%+v: %s is not of the projects", q, g)
-				}
-			}
-			continue
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("%+v: %v, want %v", q, got, want)
-		}
+		c.checkHits(t, q)
 	}
 }

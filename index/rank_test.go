@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"encoding/hex"
 	"errors"
@@ -84,6 +85,43 @@ func (c *corpus) want(q Query) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// numbered returns the n rounds of session id: round r is the i-th of all
+// (i = first+r), started at minute i and saying text(i).
+func numbered(id string, first, n int, text func(i int) string) []Row {
+	var rows []Row
+	for r := 1; r <= n; r++ {
+		i := first + r
+		rows = append(rows, Row{SessionID: id, Round: r, Started: stamp(i), Reply: text(i), RoundFile: "r"})
+	}
+	return rows
+}
+
+// checkHits checks that q finds the rounds want says; where more match
+// than its limit, that it finds limit of them and no other.
+func (c *corpus) checkHits(t *testing.T, q Query) {
+	t.Helper()
+	want := c.want(q)
+	hits, err := c.db.Search(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := found(hits)
+	if limit := cmp.Or(q.Limit, 20); len(want) > limit {
+		if len(got) != limit {
+			t.Errorf("%+v: %d hits, want %d", q, len(got), limit)
+		}
+		for _, g := range got {
+			if !slices.Contains(want, g) {
+				t.Errorf("%+v: %s does not match", q, g)
+			}
+		}
+		return
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%+v: %v, want %v", q, got, want)
+	}
 }
 
 // found returns the hits as "session/round", sorted.
@@ -496,26 +534,7 @@ func TestSearchManyProjects(t *testing.T) {
 		{Text: "word", Project: "proj0", Limit: 1000},
 		{Text: "word", Project: "/", Limit: 1000, Since: time.Date(2026, 11, 22, 0, 30, 0, 0, time.UTC)},
 	} {
-		want := c.want(q)
-		hits, err := c.db.Search(context.Background(), q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := found(hits)
-		if q.Limit < len(want) {
-			if len(got) != q.Limit {
-				t.Errorf("%+v: %d hits, want %d", q, len(got), q.Limit)
-			}
-			for _, g := range got {
-				if !slices.Contains(want, g) {
-					t.Errorf("%+v: %s is not of the project", q, g)
-				}
-			}
-			continue
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("%+v: %v, want %v", q, got, want)
-		}
+		c.checkHits(t, q)
 	}
 }
 

@@ -19,23 +19,18 @@ func TestSearchScan(t *testing.T) {
 	c := newCorpus(t)
 	for s := 0; s < 3; s++ {
 		id := fmt.Sprintf("s%d", s)
-		var rows []Row
-		for r := 1; r <= 120; r++ {
-			i := s*120 + r
-			var text string
+		text := func(i int) string {
 			switch {
 			case i%5 == 0:
-				text = "other words"
+				return "other words"
 			case i%97 == 0:
-				text = "quiet über" // FTS5 folds ü: a word "u*" starts
+				return "quiet über" // FTS5 folds ü: a word "u*" starts
 			case i > 300:
-				text = "data Élan élan señor under" // the newest: many a word "e*" starts only folded
-			default:
-				text = "data Deploy elan under"
+				return "data Élan élan señor under" // the newest: many a word "e*" starts only folded
 			}
-			rows = append(rows, Row{SessionID: id, Round: r, Started: stamp(i), Reply: text, RoundFile: "r"})
+			return "data Deploy elan under"
 		}
-		c.put(t, Session{SessionID: id, AgentID: "claude", Doc: "x/" + id + ".md"}, rows)
+		c.put(t, Session{SessionID: id, AgentID: "claude", Doc: "x/" + id + ".md"}, numbered(id, s*120, 120, text))
 	}
 	ctx := context.Background()
 	// Which way each is found: the scan, or FTS5 (errScan).
