@@ -141,8 +141,8 @@ func (x *DB) Search(ctx context.Context, q Query) (_ []Hit, err error) {
 	// than k rounds with the other filters, their projects are checked
 	// instead (exact). Not a query with a phrase, whose rounds FTS5 finds
 	// by reading every round with its words (pairs.go).
-	if strings.Contains(s.projectTerm, " OR ") && !q.Raw && !slices.ContainsFunc(phrases, func(p phrase) bool { return len(p.tokens) > 1 }) {
-		rest := slices.DeleteFunc(slices.Clone(filterTerms), func(t string) bool { return t == s.projectTerm })
+	if s.projectsTerm != "" && !q.Raw && !slices.ContainsFunc(phrases, func(p phrase) bool { return len(p.tokens) > 1 }) {
+		rest := slices.DeleteFunc(slices.Clone(filterTerms), func(t string) bool { return t == s.projectsTerm })
 		if ids, err := s.oldest("text_fts", body+filterAnd(rest), s.lo, s.hi, k); err == nil && len(ids) <= k {
 			filterTerms, filters, s.project = rest, filterAnd(rest), q.Project
 			match = body + filters
@@ -300,7 +300,7 @@ type searcher struct {
 	lo, hi       int64
 	since, until *time.Time
 	project      string // a project filter the match does not have
-	projectTerm  string // the match's term of the project filter, if any
+	projectsTerm string // the match's term of a project filter of several projects
 	in           Texts  // the texts searched
 	// cols is the column filter of the texts searched, or "" where a
 	// match needs none (within).
@@ -730,8 +730,11 @@ func (s *searcher) filterMatch(q Query) (m []string, ok bool, err error) {
 			toks = append(toks, filterToken('p', p))
 		}
 		if toks != nil {
-			s.projectTerm = "(" + strings.Join(toks, " OR ") + ")"
-			m = append(m, s.projectTerm)
+			t := "(" + strings.Join(toks, " OR ") + ")"
+			if len(toks) > 1 {
+				s.projectsTerm = t
+			}
+			m = append(m, t)
 		}
 	}
 	if q.Engagement != "" {
