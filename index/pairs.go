@@ -275,7 +275,7 @@ func (s *searcher) verified(src source, body string, k int, sc *scorer) (_ []can
 			return nil, err
 		}
 		for _, c := range cs {
-			if !c.found && (!c.complete || c.uncertain()) {
+			if !c.found && (!c.complete || c.folds) {
 				if checks++; src.table == "" && checks > scanChecks {
 					return nil, errScan
 				}

@@ -228,10 +228,18 @@ func TestSearchSameHits(t *testing.T) {
 // TestSearchRanking: within what is ranked, a round with the word more
 // often ranks above one with it less often, a shorter one above a longer
 // one, and a round with more of the rarer word above one with more of the
-// common word.
+// common word; and each hit's snippet marks the word. Over short texts,
+// and over texts longer than keptText (scored on other goroutines, and
+// read again for their snippets).
 func TestSearchRanking(t *testing.T) {
+	for _, n := range []int{4, 160} {
+		filler := strings.Repeat("lorem ipsum dolor sit amet ", n)
+		t.Run(fmt.Sprintf("%d bytes", len(filler)), func(t *testing.T) { testSearchRanking(t, filler) })
+	}
+}
+
+func testSearchRanking(t *testing.T, filler string) {
 	c := newCorpus(t)
-	filler := strings.Repeat("lorem ipsum dolor sit amet ", 4)
 	bodies := []string{
 		filler + "needle",                      // 1: once
 		filler + strings.Repeat("needle ", 10), // 2: ten times
@@ -258,6 +266,9 @@ func TestSearchRanking(t *testing.T) {
 			out = append(out, h.Round)
 			if i > 0 && h.Rank < hits[i-1].Rank {
 				t.Errorf("%q: hit %d ranks %v, better than the one before it (%v)", text, i, h.Rank, hits[i-1].Rank)
+			}
+			if !strings.Contains(h.Snippet, HighlightStart+"needle") {
+				t.Errorf("%q: round %d's snippet %q has no needle", text, h.Round, h.Snippet)
 			}
 		}
 		return out

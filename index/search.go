@@ -9,9 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -782,7 +784,7 @@ type scorer struct {
 	phrases []phrase
 	whole   *phrase  // the literal query's phrases as one, when it has several
 	marks   []phrase // whole (if any), then phrases: what a text is searched for
-	match   *matcher // finds marks
+	match   *matcher // finds marks, for the goroutine that reads candidates
 	avgdl   float64
 	est     *estimates // each phrase's idf, once made (wait)
 	all     bool       // every phrase is in every match (a literal query)
@@ -837,10 +839,25 @@ const (
 
 // score scores a candidate whose texts are read (those not read are nil;
 // partly read, not whole), of sizes tokens each as FTS5 counts them (0:
-// unknown): what its bm25 is of (tf and norm), its tier, whether the
-// query is found only in the tools' text, the text and place to cut its
-// snippet from, and whether every phrase is found in what was read.
-func (sc *scorer) score(c *candidate, sizes [nCols]int64) {
+// unknown), with m (sc.match, or a matcher of another goroutine's): what
+// its bm25 is of (tf and norm), its tier, whether the query is found only
+// in the tools' text, the text and place to cut its snippet from, and
+// whether every phrase is found in what was read. Then it lets go of
+// the texts longer than keptText.
+func (sc *scorer) score(m *matcher, c *candidate, sizes [nCols]int64) {
+	sc.rank(m, c, sizes)
+	if !c.found {
+		c.folds = c.uncertain()
+	}
+	for col, t := range c.texts {
+		if t != nil && len(*t) > keptText {
+			c.texts[col] = nil
+		}
+	}
+}
+
+// rank is score's ranking of c.
+func (sc *scorer) rank(m *matcher, c *candidate, sizes [nCols]int64) {
 	np := len(sc.phrases)
 	off := len(sc.marks) - np // whole, if any, comes first
 	tf := make([]int, np)
@@ -867,7 +884,7 @@ func (sc *scorer) score(c *candidate, sizes [nCols]int64) {
 		}
 		readAny = true
 		var ntok int64
-		occ[col], ntok = sc.match.positions(*t)
+		occ[col], ntok = m.positions(*t)
 		if sizes[col] <= 0 {
 			dl += ntok
 		}
@@ -1202,11 +1219,14 @@ type candidate struct {
 	session string
 	round   int
 	// texts are its prompt, reply and tools' text as read (nil: not
-	// searched, or too long to read); whole says a text was read whole,
-	// not only its start.
+	// searched, too long to read, or let go of once scored: longer than
+	// keptText); whole says a text was read whole, not only its start.
 	texts    [nCols]*string
 	whole    [nCols]bool
 	complete bool // every text searched was read whole
+	// folds says a text read has a letter FTS5 may fold (uncertain),
+	// where not every phrase was found in them (found).
+	folds bool
 	// How often each phrase is found in the texts read (at least once
 	// where every phrase must be), and bm25's length normalization of the
 	// round: what its score (bm25) is of.
@@ -1225,7 +1245,18 @@ type candidate struct {
 // megabytes, and the rounds that match are read by the hundred.
 const toolsScan = 1 << 16
 
+// keptText is the longest text a candidate keeps once scored, for its
+// snippet: a hit's longer text is read again (hits). Over rounds of real
+// sessions, whose tools' text is tens of KB, the candidates' texts would
+// hold the heap at tens of MB, every page of it new to the process.
+const keptText = 4 << 10
+
 // load reads and scores the rounds ids, in no order.
+//
+// A round whose texts are longer than keptText is scored on another
+// goroutine (scoring) while the next is read: over rounds of real
+// sessions, reading the candidates' texts costs about what finding the
+// query in them does.
 func (s *searcher) load(ids []int64, sc *scorer) ([]candidate, error) {
 	var out []candidate
 	var unread []int64
@@ -1246,28 +1277,36 @@ func (s *searcher) load(ids []int64, sc *scorer) ([]candidate, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A text's octet_length is in its record's header: SQLite reads
+	// neither it nor the text for it.
 	rows, err := s.tx.QueryContext(s.ctx, `SELECT r.rowid, r.session_id, r.round,
 			CASE WHEN ?1 AND octet_length(r.prompt) <= ?4 THEN r.prompt END,
 			CASE WHEN ?2 AND octet_length(r.reply) <= ?4 THEN r.reply END,
-			CASE WHEN ?3 THEN substr(r.tools, 1, ?5) END, ?3 AND length(r.tools) <= ?5, d.sz
+			CASE WHEN NOT ?3 THEN NULL WHEN octet_length(r.tools) <= ?5 THEN r.tools ELSE substr(r.tools, 1, ?5) END,
+			octet_length(r.tools), d.sz
 		FROM json_each(?6) j JOIN rounds r ON r.rowid = j.value LEFT JOIN text_fts_docsize d ON d.id = r.rowid`,
 		sc.in.has(colPrompt), sc.in.has(colReply), sc.in.has(colTools), scoreBytes, toolsScan, list)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
+	p := scoring{sc: sc}
+	defer p.wait()
+	var cs []*candidate
 	for rows.Next() {
-		var c candidate
+		c := &candidate{}
 		var texts [nCols]sql.NullString
-		var toolsWhole bool
+		var toolsBytes sql.NullInt64
 		var sz []byte
-		if err := rows.Scan(&c.id, &c.session, &c.round, &texts[colPrompt], &texts[colReply], &texts[colTools], &toolsWhole, &sz); err != nil {
+		if err := rows.Scan(&c.id, &c.session, &c.round, &texts[colPrompt], &texts[colReply], &texts[colTools], &toolsBytes, &sz); err != nil {
 			return nil, err
 		}
+		size := 0
 		for col, t := range texts {
 			if t.Valid {
 				c.texts[col] = &t.String
-				c.whole[col] = col != colTools || toolsWhole
+				c.whole[col] = col != colTools || int64(len(t.String)) == toolsBytes.Int64
+				size += len(t.String)
 			}
 		}
 		// The texts' tokens, as FTS5 counts them.
@@ -1276,11 +1315,65 @@ func (s *searcher) load(ids []int64, sc *scorer) ([]candidate, error) {
 			v, m := varint(sz[k:])
 			sizes[col], k = int64(v), k+m
 		}
-		sc.score(&c, sizes)
-		s.loaded[c.id] = c
-		out = append(out, c)
+		if size <= keptText {
+			sc.score(sc.match, c, sizes)
+		} else {
+			p.score(c, sizes)
+		}
+		cs = append(cs, c)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	p.wait()
+	for _, c := range cs {
+		s.loaded[c.id] = *c
+		out = append(out, *c)
+	}
+	return out, nil
+}
+
+// scoring scores candidates on goroutines of its own (scoreWorkers, each
+// with a matcher), started at the first.
+type scoring struct {
+	sc   *scorer
+	jobs chan scoreJob
+	wg   sync.WaitGroup
+}
+
+type scoreJob struct {
+	c     *candidate
+	sizes [nCols]int64
+}
+
+// scoreWorkers is how many goroutines score candidates while one reads
+// them: the processors but the reader's, one at least.
+var scoreWorkers = min(max(runtime.GOMAXPROCS(0)-1, 1), 4)
+
+// score has c scored (scorer.score); it is, once wait returns.
+func (p *scoring) score(c *candidate, sizes [nCols]int64) {
+	if p.jobs == nil {
+		p.jobs = make(chan scoreJob, 2*scoreWorkers)
+		for range scoreWorkers {
+			m := newMatcher(p.sc.marks)
+			p.wg.Go(func() {
+				for j := range p.jobs {
+					p.sc.score(m, j.c, j.sizes)
+				}
+			})
+		}
+	}
+	p.jobs <- scoreJob{c, sizes}
+}
+
+// wait waits for every candidate given to be scored, and for the
+// goroutines to end.
+func (p *scoring) wait() {
+	if p.jobs != nil {
+		close(p.jobs)
+		p.wg.Wait()
+		p.jobs = nil
+	}
 }
 
 // best returns the best limit candidates, best first.
