@@ -285,6 +285,41 @@ func testSearchRanking(t *testing.T, filler string) {
 	}
 }
 
+// TestSearchPastToolsScan: a round whose query is in its tools' text only
+// past what a search reads of it (toolsScan) is found, by a word and by a
+// phrase (whose candidates are checked), with its snippet at the match; a
+// round with the phrase's words apart there is not found by the phrase.
+func TestSearchPastToolsScan(t *testing.T) {
+	c := newCorpus(t)
+	filler := strings.Repeat("lorem ipsum dolor sit amet ", toolsScan/27+10)
+	var rows []Row
+	for i := 1; i <= 3; i++ {
+		rows = append(rows, Row{SessionID: "s", Round: i, Started: stamp(i), Prompt: "look", Tools: filler + "zebra stripes", RoundFile: "r"})
+	}
+	rows = append(rows, Row{SessionID: "s", Round: 4, Started: stamp(4), Prompt: "look", Tools: filler + "stripes zebra", RoundFile: "r"})
+	c.put(t, Session{SessionID: "s", AgentID: "claude", Doc: "x/s.md"}, rows)
+	for _, tc := range []struct {
+		q    string
+		want []int
+	}{{"zebra", []int{1, 2, 3, 4}}, {"stripes", []int{1, 2, 3, 4}}, {"zebra stripes", []int{1, 2, 3, 4}}, {"zebra-stripes", []int{1, 2, 3}}, {"stripes.zebra", []int{4}}} {
+		hits, err := c.db.Search(context.Background(), Query{Text: tc.q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int
+		for _, h := range hits {
+			got = append(got, h.Round)
+			if !strings.Contains(h.Snippet, HighlightStart) || strings.Contains(h.Snippet, "lorem") && !strings.Contains(h.Snippet, "zebra") {
+				t.Errorf("%q: round %d's snippet %q is not at the match", tc.q, h.Round, h.Snippet)
+			}
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%q: rounds %v, want %v", tc.q, got, tc.want)
+		}
+	}
+}
+
 // TestSearchWindow: a word in more rounds than are ranked is ranked among
 // its newest; an OR (--fts) of it with a rare word still finds the rare
 // word's rounds, however old.
