@@ -144,8 +144,8 @@ func pairable(a, b string) bool {
 }
 
 // uncertain reports whether a token of body has a letter or digit beyond
-// ASCII: FTS5 folds some of them (diacritics) where countMatches does not,
-// so a body countMatches finds no match in may still be one.
+// ASCII: FTS5 folds some of them (diacritics) where the matcher does not,
+// so a body the matcher finds no match in may still be one.
 func uncertain(body string) bool {
 	for i := 0; i < len(body); i++ {
 		if body[i] >= utf8.RuneSelf {
@@ -183,6 +183,9 @@ const (
 	scanProbe  = 32
 	scanChecks = 4
 )
+
+// lookups is how many rounds matching asks FTS5 about one by one, at most.
+const lookups = 16
 
 // errScan is a scan's (scanSource) that gives way to FTS5.
 var errScan = errors.New("index: a scan gives way to FTS5")
@@ -305,14 +308,16 @@ func (s *searcher) verified(src source, body string, k int, sc *scorer) ([]candi
 // one round's terms in each of their segments: 0.5-1 ms a round over
 // rounds of real sessions, where reading every round of the words from
 // the first of ids to the last took 1.5-3.4 ms for 50 and 106 rounds
-// that cost 26-106 ms one by one. So up to scanChecks rounds are looked
-// up, and more read as a range.
+// that cost 26-106 ms one by one. A range costs what FTS5 reads of the
+// words' rounds in it, though: 8 rounds spread over 60,000 took 8-15 ms
+// as a range, 9 ms one by one. So up to lookups rounds are looked up, and
+// more read as a range.
 func (s *searcher) matching(match string, ids []int64) (map[int64]bool, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
 	q, args := `SELECT rowid FROM text_fts WHERE text_fts MATCH ? AND rowid >= ? AND rowid <= ?`, []any{match, slices.Min(ids), slices.Max(ids)}
-	if len(ids) <= scanChecks {
+	if len(ids) <= lookups {
 		list, err := json.Marshal(ids)
 		if err != nil {
 			return nil, err

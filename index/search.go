@@ -1351,7 +1351,7 @@ type scoreJob struct {
 }
 
 // scoreWorkers is how many goroutines score candidates while one reads
-// them: the processors but the reader's, one at least.
+// them: the processors but the reader's, one at least and four at most.
 var scoreWorkers = min(max(runtime.GOMAXPROCS(0)-1, 1), 4)
 
 // score has c scored (scorer.score); it is, once wait returns.
@@ -1443,8 +1443,14 @@ func (s *searcher) hits(ranked []candidate, sc *scorer) ([]Hit, error) {
 		}
 		text := c.texts[c.col]
 		if text == nil || !c.whole[c.col] && c.at < 0 {
+			// Read again: whole, or where the match was found, as load
+			// read it (a round's tools' text can be megabytes).
+			col := columnNames[c.col]
+			if c.col == colTools && c.at >= 0 {
+				col = fmt.Sprintf("substr(%s, 1, %d)", col, toolsScan)
+			}
 			var t string
-			if err := s.tx.QueryRowContext(s.ctx, `SELECT `+columnNames[c.col]+` FROM rounds WHERE rowid = ?`, c.id).Scan(&t); err != nil {
+			if err := s.tx.QueryRowContext(s.ctx, `SELECT `+col+` FROM rounds WHERE rowid = ?`, c.id).Scan(&t); err != nil {
 				return nil, fmt.Errorf("%s: round %d of %s: %w", s.path, h.Round, h.SessionID, err)
 			}
 			text = &t
