@@ -1245,8 +1245,9 @@ type candidate struct {
 // megabytes, and the rounds that match are read by the hundred. Over rounds
 // of real sessions (tools' text of 19-43 KB a round on average), reading
 // 65,536 characters made a search of a word 117 ms and one of three 99 ms,
-// 16,384 made them 79 and 89 (8,192: 77 and 80): past the first thousand
-// lines, which places of a round's output match counts for little.
+// 16,384 made them 79 and 89 (8,192: 77 and 80). 16,384 characters are
+// a few hundred lines of a round's output, past which how often it has a
+// word counts for little in its rank.
 const toolsScan = 1 << 14
 
 // keptText is the longest text a candidate keeps once scored, for its
