@@ -1384,7 +1384,7 @@ func unknownFilter(ctx context.Context, tx *sql.Tx, q Query) error {
 		if !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
-		known, err := column(ctx, tx, f.known)
+		known, err := column[string](ctx, tx, f.known)
 		if err != nil {
 			return err
 		}
@@ -1400,15 +1400,19 @@ const (
 )
 
 // Agents returns the agent ids of the index's sessions, sorted.
-func (x *DB) Agents(ctx context.Context) ([]string, error) { return column(ctx, x.db, agentsSQL) }
+func (x *DB) Agents(ctx context.Context) ([]string, error) {
+	return column[string](ctx, x.db, agentsSQL)
+}
 
 // Projects returns the project directories of the index's sessions, sorted.
-func (x *DB) Projects(ctx context.Context) ([]string, error) { return column(ctx, x.db, projectsSQL) }
+func (x *DB) Projects(ctx context.Context) ([]string, error) {
+	return column[string](ctx, x.db, projectsSQL)
+}
 
 // Engagements returns the engagements the index's rounds are tagged with,
 // sorted.
 func (x *DB) Engagements(ctx context.Context) ([]string, error) {
-	return column(ctx, x.db, engagementsSQL)
+	return column[string](ctx, x.db, engagementsSQL)
 }
 
 // querier is a *sql.DB or a *sql.Tx.
@@ -1416,20 +1420,20 @@ type querier interface {
 	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
 }
 
-// column returns the strings a query of one column gives.
-func column(ctx context.Context, db querier, query string, args ...any) ([]string, error) {
+// column returns the values a query of one column gives.
+func column[T any](ctx context.Context, db querier, query string, args ...any) ([]T, error) {
 	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []string
+	var out []T
 	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
+		var v T
+		if err := rows.Scan(&v); err != nil {
 			return nil, err
 		}
-		out = append(out, s)
+		out = append(out, v)
 	}
 	return out, rows.Err()
 }

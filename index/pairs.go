@@ -324,24 +324,18 @@ func (s *searcher) matching(match string, ids []int64) (map[int64]bool, error) {
 		}
 		q, args = `SELECT rowid FROM text_fts WHERE text_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`, []any{match, list}
 	}
-	rows, err := s.tx.QueryContext(s.ctx, q, args...)
+	found, err := column[int64](s.ctx, s.tx, q, args...)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	asked := map[int64]bool{}
+	out := make(map[int64]bool, len(ids)) // a range's other rounds were not asked about
 	for _, id := range ids {
-		asked[id] = true
+		out[id] = false
 	}
-	out := map[int64]bool{}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		if asked[id] {
+	for _, id := range found {
+		if _, asked := out[id]; asked {
 			out[id] = true
 		}
 	}
-	return out, rows.Err()
+	return out, nil
 }

@@ -489,20 +489,7 @@ func (s *searcher) rowidsIn(table, match string, lo, hi int64, k int, order stri
 	if table == "" {
 		q, args = `SELECT id FROM text_fts_docsize WHERE id >= ? AND id < ?`, []any{lo, hi} // every round
 	}
-	rows, err := s.tx.QueryContext(s.ctx, q+` ORDER BY 1 `+order+` LIMIT `+strconv.Itoa(k), args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+	return column[int64](s.ctx, s.tx, q+` ORDER BY 1 `+order+` LIMIT `+strconv.Itoa(k), args...)
 }
 
 // exact returns the rounds of ids that start within the time bounds and
@@ -719,7 +706,7 @@ func (s *searcher) filterMatch(q Query) (m []string, ok bool, err error) {
 	}
 	if q.Project != "" {
 		// The projects that contain the text, each a token.
-		projects, err := column(s.ctx, s.tx, `SELECT DISTINCT project FROM sessions WHERE instr(project, ?) > 0 ORDER BY 1`, q.Project)
+		projects, err := column[string](s.ctx, s.tx, `SELECT DISTINCT project FROM sessions WHERE instr(project, ?) > 0 ORDER BY 1`, q.Project)
 		if err != nil || len(projects) == 0 {
 			return nil, false, err
 		}
@@ -1250,6 +1237,13 @@ type candidate struct {
 // word counts for little in its rank.
 const toolsScan = 1 << 14
 
+// toolsRead is the SQL of what a search reads of a round's tools' text
+// col: its first toolsScan characters, and a short one whole without
+// SQLite counting them (a text's octet_length is in its record's header).
+func toolsRead(col string) string {
+	return fmt.Sprintf("CASE WHEN octet_length(%[1]s) <= %[2]d THEN %[1]s ELSE substr(%[1]s, 1, %[2]d) END", col, toolsScan)
+}
+
 // keptText is the longest text a candidate keeps once scored, for its
 // snippet: a hit's longer text is read again (hits). Over rounds of real
 // sessions, whose tools' text is tens of KB, the candidates' texts would
@@ -1287,10 +1281,10 @@ func (s *searcher) load(ids []int64, sc *scorer) ([]candidate, error) {
 	rows, err := s.tx.QueryContext(s.ctx, `SELECT r.rowid, r.session_id, r.round,
 			CASE WHEN ?1 AND octet_length(r.prompt) <= ?4 THEN r.prompt END,
 			CASE WHEN ?2 AND octet_length(r.reply) <= ?4 THEN r.reply END,
-			CASE WHEN NOT ?3 THEN NULL WHEN octet_length(r.tools) <= ?5 THEN r.tools ELSE substr(r.tools, 1, ?5) END,
+			CASE WHEN ?3 THEN `+toolsRead("r.tools")+` END,
 			octet_length(r.tools), d.sz
-		FROM json_each(?6) j JOIN rounds r ON r.rowid = j.value LEFT JOIN text_fts_docsize d ON d.id = r.rowid`,
-		sc.in.has(colPrompt), sc.in.has(colReply), sc.in.has(colTools), scoreBytes, toolsScan, list)
+		FROM json_each(?5) j JOIN rounds r ON r.rowid = j.value LEFT JOIN text_fts_docsize d ON d.id = r.rowid`,
+		sc.in.has(colPrompt), sc.in.has(colReply), sc.in.has(colTools), scoreBytes, list)
 	if err != nil {
 		return nil, err
 	}
@@ -1448,7 +1442,7 @@ func (s *searcher) hits(ranked []candidate, sc *scorer) ([]Hit, error) {
 			// read it (a round's tools' text can be megabytes).
 			col := columnNames[c.col]
 			if c.col == colTools && c.at >= 0 {
-				col = fmt.Sprintf("substr(%s, 1, %d)", col, toolsScan)
+				col = toolsRead(col)
 			}
 			var t string
 			if err := s.tx.QueryRowContext(s.ctx, `SELECT `+col+` FROM rounds WHERE rowid = ?`, c.id).Scan(&t); err != nil {
