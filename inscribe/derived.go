@@ -3,6 +3,7 @@ package inscribe
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -163,24 +165,143 @@ func (s *Store) WriteCatalog(agent string, data []byte) (mendedConflict bool, er
 	return mendedConflict && err == nil, err
 }
 
-// PatchCatalog writes the catalog of an agent from pieces, one after
-// another, unless it holds them already: a catalog with one row replaced
-// is written from the old version's bytes on either side of the row and
-// the new row between, neither joined into a copy nor compared with a
-// second reading of the old one. The caller read the catalog it patches
-// and knows it is the one it kept (a catalog merged by git, with conflict
-// markers, is written whole by WriteCatalog).
-func (s *Store) PatchCatalog(agent string, pieces ...[]byte) error {
-	p := s.catalogPath(agent)
-	if same, err := atomicfile.Equal(p, pieces...); err != nil || same {
-		return err
+// A Splice replaces the bytes [At, End) of a file with With.
+type Splice struct {
+	At, End int64
+	With    []byte
+}
+
+// A FileStamp is a file's version as read or written: its size and
+// modification time (ns).
+type FileStamp struct {
+	Size, Mtime int64
+}
+
+// ErrMoved says a file was not the version its caller read: another hand
+// wrote it since.
+var ErrMoved = errors.New("changed since it was read")
+
+// ScanCatalog reads the catalog of an agent ("" for the store's) line by
+// line, through one buffer whatever its size: each is called with the
+// offset of every line and its bytes, line end included (valid only
+// during the call), until it returns false. The stamp is the catalog's as
+// read; the size counts the bytes read.
+func (s *Store) ScanCatalog(agent string, each func(at int64, line []byte) bool) (FileStamp, error) {
+	return scanLines(s.catalogPath(agent), each)
+}
+
+// SpliceCatalog writes the catalog of an agent again with edits made
+// (they do not overlap), unless it is no longer the version was (ErrMoved):
+// the bytes around them are copied from the old version by the kernel
+// where it can, without passing through memory, so that replacing a row
+// of ten thousand costs what the row does. It returns the new version's
+// stamp. The caller read the catalog it patches and knows it is the one it
+// kept (a catalog merged by git, with conflict markers, is written whole
+// by WriteCatalog).
+func (s *Store) SpliceCatalog(agent string, was FileStamp, edits []Splice) (FileStamp, error) {
+	return spliceFile(s.localRoot(), s.catalogPath(agent), was, edits)
+}
+
+// scanLines is ScanCatalog of the file p.
+func scanLines(p string, each func(at int64, line []byte) bool) (FileStamp, error) {
+	f, err := osfile.Open(p)
+	if err != nil {
+		return FileStamp{}, err
 	}
-	err := writeIn(s.localRoot(), p, pieces...)
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return FileStamp{}, err
+	}
+	r := bufio.NewReaderSize(f, 1<<16)
+	var at int64
+	var long []byte // a line longer than the buffer, gathered
+	for {
+		line, err := r.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			long = append(long, line...)
+			continue
+		}
+		if len(long) > 0 {
+			long = append(long, line...)
+			line, long = long, long[:0]
+		}
+		if len(line) > 0 {
+			if !each(at, line) {
+				return FileStamp{at + int64(len(line)), fi.ModTime().UnixNano()}, nil
+			}
+			at += int64(len(line))
+		}
+		if err == io.EOF {
+			return FileStamp{at, fi.ModTime().UnixNano()}, nil
+		}
+		if err != nil {
+			return FileStamp{}, err
+		}
+	}
+}
+
+// spliceFile is SpliceCatalog of the file p, its new version written
+// through a temporary file in dir (or beside p when dir is on another file
+// system).
+func spliceFile(dir, p string, was FileStamp, edits []Splice) (FileStamp, error) {
+	old, err := osfile.Open(p)
+	if err != nil {
+		return FileStamp{}, err
+	}
+	defer old.Close()
+	fi, err := old.Stat()
+	if err != nil {
+		return FileStamp{}, err
+	}
+	if (FileStamp{fi.Size(), fi.ModTime().UnixNano()}) != was {
+		return FileStamp{}, &fs.PathError{Op: "splice", Path: p, Err: ErrMoved}
+	}
+	edits = slices.Clone(edits)
+	slices.SortFunc(edits, func(x, y Splice) int { return cmp.Compare(x.At, y.At) })
+	from := int64(0)
+	for _, e := range edits {
+		if e.At < from || e.End < e.At || e.End > was.Size {
+			return FileStamp{}, fmt.Errorf("splice %s: bytes %d-%d do not follow %d in %d", p, e.At, e.End, from, was.Size)
+		}
+		from = e.End
+	}
+	write := func(dir string) error {
+		f, err := atomicfile.CreateIn(dir, p)
+		if err != nil {
+			return err
+		}
+		from := int64(0)
+		for _, e := range edits {
+			if err = atomicfile.CopyRange(f, old, from, e.At-from); err != nil {
+				break
+			}
+			if _, err = f.Write(e.With); err != nil {
+				break
+			}
+			from = e.End
+		}
+		if err == nil {
+			err = atomicfile.CopyRange(f, old, from, was.Size-from)
+		}
+		if err != nil {
+			f.Abort()
+			return err
+		}
+		return f.Commit(FileMode)
+	}
+	err = write(dir)
 	var le *os.LinkError
 	if errors.As(err, &le) && errors.Is(le.Err, syscall.EXDEV) {
-		_, err = atomicfile.WritePiecesIfChanged(p, FileMode, pieces...)
+		err = write(filepath.Dir(p)) // p is on another file system
 	}
-	return err
+	if err != nil {
+		return FileStamp{}, err
+	}
+	if fi, err = os.Stat(p); err != nil {
+		return FileStamp{}, err
+	}
+	return FileStamp{fi.Size(), fi.ModTime().UnixNano()}, nil
 }
 
 // CatalogHead reads the first line of the catalog of an agent ("" for
@@ -262,6 +383,11 @@ func (s *Store) CatalogRows(agent string) []byte {
 	return b
 }
 
+// ScanCatalogRows is ScanCatalog of what CatalogRows reads.
+func (s *Store) ScanCatalogRows(agent string, each func(at int64, line []byte) bool) (FileStamp, error) {
+	return scanLines(s.catalogRowsPath(agent), each)
+}
+
 // SetCatalogRows keeps what CatalogRows reads: data's pieces, one after
 // another.
 func (s *Store) SetCatalogRows(agent string, data ...[]byte) error {
@@ -270,6 +396,12 @@ func (s *Store) SetCatalogRows(agent string, data ...[]byte) error {
 		return err
 	}
 	_, err := atomicfile.WritePiecesIfChanged(p, FileMode, data...)
+	return err
+}
+
+// SpliceCatalogRows is SpliceCatalog of what CatalogRows reads.
+func (s *Store) SpliceCatalogRows(agent string, was FileStamp, edits []Splice) error {
+	_, err := spliceFile(s.localRoot(), s.catalogRowsPath(agent), was, edits)
 	return err
 }
 

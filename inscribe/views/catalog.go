@@ -3,6 +3,7 @@ package views
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -138,63 +139,58 @@ func (s *Views) PatchAfter(results []inscribe.Result) error {
 // the other rows. A new session, a start that changed, or a last time
 // that went back writes the catalog again from every kept row.
 func (s *Views) patchAgentIndex(agent string, docs map[string]*inscribe.Doc) (changed, ok bool, err error) {
-	data := s.CatalogRows(agent)
-	if !rowsBehind(data, docs) {
+	// Both files are read through one buffer, for the lines of docs alone
+	// (the rows of ten thousand sessions are megabytes), and written again
+	// from their old versions' bytes around the lines replaced.
+	kept, err := s.keptLines(agent, docs)
+	if err != nil || !kept.behind(docs) {
 		// Nothing to write: a catalog is written when a document changed
-		// (damage to it is left for check --store to name).
-		return false, true, nil
+		// (damage to it is left for check --store to name). Kept rows
+		// missing or that do not read are behind.
+		return false, err == nil, nil
 	}
-	catalog, err := s.Catalog(agent)
-	if err != nil {
+	stamped, catalogTime, catalogSize := keptStamp(kept.head)
+	catalog, err := s.catalogLines(agent, docs)
+	if err != nil || !stamped || catalog.was != (inscribe.FileStamp{Size: catalogSize, Mtime: catalogTime}) {
 		return false, false, nil
 	}
-	stamped, catalogTime, catalogSize := keptStamp(data)
-	fi, err := os.Stat(s.CatalogName(agent))
-	if !stamped || err != nil || fi.ModTime().UnixNano() != catalogTime || fi.Size() != catalogSize || int64(len(catalog)) != catalogSize {
-		return false, false, nil
-	}
-	sum, sumOK := catalogSummary(catalog)
+	sum, sumOK := catalogSummary(catalog.head)
 	if r := s.Role(agent); !sumOK || (r == nil) != (sum.Role == "") || (r != nil && r.Name != sum.Role) {
 		return s.patchAllRows(agent, docs)
 	}
-	// The rows replaced, in the catalog and in the kept rows: each file is
-	// written from its old bytes around them and the new rows.
-	var catEdits, keptEdits splices
+	// The rows replaced, in the catalog and in the kept rows.
+	var catEdits, keptEdits []inscribe.Splice
+	same := true // the catalog's rows come out as they are
 	for id, d := range docs {
 		t, size, err := d.Changed()
 		if err != nil {
 			return false, false, nil // gone: the full refresh says what is there
 		}
-		name := strconv.Quote(id)
-		at := bytes.Index(data, []byte("\n"+name+"\t"))
-		if at < 0 {
+		l, found := kept.lines[id]
+		if !found {
 			return s.patchAllRows(agent, docs) // a new session
 		}
-		at++
-		end := at + bytes.IndexByte(data[at:], '\n') + 1
-		_, k, ok := parseKeptRow(data[at:end])
-		if !ok {
+		if !l.ok {
 			return false, false, nil
 		}
-		if k.mtime == t.UnixNano() && k.size == size {
+		if l.k.mtime == t.UnixNano() && l.k.size == size {
 			continue
 		}
 		row, err := docRow(d)
 		if err != nil {
 			return false, false, nil
 		}
-		if row.Started != k.row.Started || lastTime(row) < lastTime(k.row) && lastTime(k.row) == sum.Last {
+		if row.Started != l.k.row.Started || lastTime(row) < lastTime(l.k.row) && lastTime(l.k.row) == sum.Last {
 			return s.patchAllRows(agent, docs)
 		}
-		prefix := rowPrefix(id)
-		cat := bytes.Index(catalog, []byte("\n"+prefix))
-		if cat < 0 || bytes.Contains(catalog[cat+1:], []byte("\n"+prefix)) {
+		c := catalog.lines[id]
+		if c.count != 1 {
 			return false, false, nil
 		}
-		cat++
-		catEnd := cat + bytes.IndexByte(catalog[cat:], '\n') + 1
-		catEdits = append(catEdits, splice{cat, catEnd, rowLine(nil, row)})
-		keptEdits = append(keptEdits, splice{at, end, appendKeptRow(nil, id, t.UnixNano(), size, row)})
+		line := rowLine(nil, row)
+		same = same && bytes.Equal(line, c.line)
+		catEdits = append(catEdits, inscribe.Splice{At: c.at, End: c.at + int64(len(c.line)), With: line})
+		keptEdits = append(keptEdits, inscribe.Splice{At: l.at, End: l.end, With: appendKeptRow(nil, id, t.UnixNano(), size, row)})
 		sum.Last = max(sum.Last, lastTime(row))
 	}
 	if len(keptEdits) == 0 {
@@ -203,62 +199,132 @@ func (s *Views) patchAgentIndex(agent string, docs map[string]*inscribe.Doc) (ch
 	// A row was found after a line end: the catalog's first line ends.
 	var head bytes.Buffer
 	document.WriteMarker(&head, "index", sum)
-	catEdits = append(catEdits, splice{0, bytes.IndexByte(catalog, '\n'), head.Bytes()})
-	if err := s.PatchCatalog(agent, catEdits.apply(catalog)...); err != nil {
-		return false, false, err
+	head.WriteByte('\n')
+	now := catalog.was
+	if !same || !bytes.Equal(head.Bytes(), catalog.head) {
+		catEdits = append(catEdits, inscribe.Splice{At: 0, End: int64(len(catalog.head)), With: head.Bytes()})
+		now, err = s.SpliceCatalog(agent, catalog.was, catEdits)
+		if errors.Is(err, inscribe.ErrMoved) {
+			return false, false, nil
+		} else if err != nil {
+			return false, false, err
+		}
+		changed = true
 	}
-	if fi, err = os.Stat(s.CatalogName(agent)); err != nil {
-		return false, false, err
+	// The kept rows' first line is their stamp: the catalog's version.
+	keptEdits = append(keptEdits, inscribe.Splice{At: 0, End: int64(len(kept.head)), With: keptHead(now.Mtime, now.Size)})
+	if err := s.SpliceCatalogRows(agent, kept.was, keptEdits); errors.Is(err, inscribe.ErrMoved) {
+		return changed, false, nil
+	} else if err != nil {
+		return changed, false, err
 	}
-	// The kept rows' first line is their stamp, which keptEdits leave out.
-	keptEdits = append(keptEdits, splice{0, bytes.IndexByte(data, '\n') + 1, keptHead(fi.ModTime().UnixNano(), fi.Size())})
-	if err := s.SetCatalogRows(agent, keptEdits.apply(data)...); err != nil {
-		return false, false, err
-	}
-	return true, true, nil
+	return changed, true, nil
 }
 
-// A splice replaces the bytes [at, end) of a file with new ones.
-type splice struct {
-	at, end int
-	with    []byte
+// keptLines are the lines of an agent's kept rows that patchAgentIndex
+// reads: the first, and the rows of some sessions, by session id.
+type keptLines struct {
+	was   inscribe.FileStamp
+	head  []byte
+	lines map[string]keptLine
 }
 
-type splices []splice
+// A keptLine is a session's kept row: where its line lies (the first, if
+// there are several) and what it reads as.
+type keptLine struct {
+	at, end int64
+	k       keptRow
+	ok      bool // it reads
+}
 
-// apply is b with the splices made (they do not overlap), as the pieces
-// to write one after another.
-func (ss splices) apply(b []byte) [][]byte {
-	slices.SortFunc(ss, func(x, y splice) int { return x.at - y.at })
-	pieces := make([][]byte, 0, 2*len(ss)+1)
-	from := 0
-	for _, sp := range ss {
-		pieces = append(pieces, b[from:sp.at], sp.with)
-		from = sp.end
+// keptLines reads the kept rows of an agent for the rows of docs.
+func (s *Views) keptLines(agent string, docs map[string]*inscribe.Doc) (keptLines, error) {
+	names := make(map[string]string, len(docs)) // a session's name in the kept rows, quoted: its id
+	for id := range docs {
+		names[strconv.Quote(id)] = id
 	}
-	return append(pieces, b[from:])
+	kept := keptLines{lines: map[string]keptLine{}}
+	var err error
+	kept.was, err = s.ScanCatalogRows(agent, func(at int64, line []byte) bool {
+		if at == 0 {
+			kept.head = bytes.Clone(line)
+			return true
+		}
+		name, _, _ := bytes.Cut(line, []byte("\t"))
+		id, ok := names[string(name)]
+		if _, seen := kept.lines[id]; !ok || seen {
+			return true
+		}
+		l := keptLine{at: at, end: at + int64(len(line))}
+		if line[len(line)-1] == '\n' {
+			_, l.k, l.ok = parseKeptRow(line)
+		}
+		kept.lines[id] = l
+		return true
+	})
+	return kept, err
 }
 
-// rowsBehind reports whether a row of the kept rows data is not that of
-// its document in docs (by session id): the document's modification time
-// or size differ, or it has none (or none that reads).
-func rowsBehind(data []byte, docs map[string]*inscribe.Doc) bool {
+// behind reports whether a row of docs is not that of its document: the
+// document's modification time or size differ, or it has none (or none
+// that reads).
+func (k keptLines) behind(docs map[string]*inscribe.Doc) bool {
 	for id, d := range docs {
 		t, size, err := d.Changed()
 		if err != nil {
 			return true
 		}
-		at := bytes.Index(data, []byte("\n"+strconv.Quote(id)+"\t"))
-		if at < 0 {
-			return true
-		}
-		at++
-		_, k, ok := parseKeptRow(data[at : at+bytes.IndexByte(data[at:], '\n')+1])
-		if !ok || k.mtime != t.UnixNano() || k.size != size {
+		l, ok := k.lines[id]
+		if !ok || !l.ok || l.k.mtime != t.UnixNano() || l.k.size != size {
 			return true
 		}
 	}
 	return false
+}
+
+// catalogLines are the lines of an agent's catalog that patchAgentIndex
+// reads: the first, and the rows of some sessions, by session id.
+type catalogLines struct {
+	was   inscribe.FileStamp
+	head  []byte
+	lines map[string]catalogLine
+}
+
+// A catalogLine is a session's row in its catalog: where it lies (the
+// first, if there are several), its bytes, and how many rows the session
+// has (a catalog another hand wrote may have several).
+type catalogLine struct {
+	at    int64
+	line  []byte
+	count int
+}
+
+// catalogLines reads the catalog of an agent for the rows of docs.
+func (s *Views) catalogLines(agent string, docs map[string]*inscribe.Doc) (catalogLines, error) {
+	prefixes := make(map[string]string, len(docs)) // a session's row begins so: its id
+	for id := range docs {
+		prefixes[rowPrefix(id)] = id
+	}
+	c := catalogLines{lines: map[string]catalogLine{}}
+	var err error
+	c.was, err = s.ScanCatalog(agent, func(at int64, line []byte) bool {
+		if at == 0 {
+			c.head = bytes.Clone(line)
+			return true
+		}
+		id, ok := prefixes[string(rowPrefixOf(line))]
+		if !ok {
+			return true
+		}
+		l := c.lines[id]
+		if l.count == 0 {
+			l.at, l.line = at, bytes.Clone(line)
+		}
+		l.count++
+		c.lines[id] = l
+		return true
+	})
+	return c, err
 }
 
 // patchAllRows is patchAgentIndex when the catalog is written again from
@@ -656,6 +722,20 @@ func (s *Views) renderAgentIndex(agent string, rows []IndexRow) []byte {
 // rowPrefix is how a session's line in its agent's catalog begins.
 func rowPrefix(id string) string {
 	return "| [" + cell(id) + "](" + inscribe.CatalogLink(id) + ") | "
+}
+
+// rowPrefixOf is the rowPrefix a line of a catalog begins with, if any.
+// A row's link ends so, and its id's cell cannot hold it: a bar in a cell
+// is escaped.
+func rowPrefixOf(line []byte) []byte {
+	end := inscribe.CatalogLink("") + ") | "
+	if !bytes.HasPrefix(line, []byte("| [")) {
+		return nil
+	}
+	if i := bytes.Index(line, []byte(end)); i >= 0 {
+		return line[:i+len(end)]
+	}
+	return nil
 }
 
 // rowLine appends a row's line of its agent's catalog to b.

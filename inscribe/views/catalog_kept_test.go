@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/scribe-archive/scribe/inscribe"
 )
@@ -187,6 +188,21 @@ func TestCatalogPatched(t *testing.T) {
 	if after, _ := os.Stat(s.CatalogName(agent)); !after.ModTime().Equal(before.ModTime()) {
 		t.Errorf("a patch with nothing new wrote the catalog")
 	}
+
+	// A document written again with the same row (its time changed): the
+	// catalog is left as it is, and its kept row takes the new time.
+	later := before.ModTime().Add(time.Hour)
+	if err := os.Chtimes(docs[0].Path(), later, later); err != nil {
+		t.Fatal(err)
+	}
+	patch("the same row", docs[0], inscribe.Appended)
+	if after, _ := os.Stat(s.CatalogName(agent)); !after.ModTime().Equal(before.ModTime()) {
+		t.Errorf("a patch that left every row as it was wrote the catalog")
+	}
+	if k := readKeptRows(s.CatalogRows(agent)); k.rows[docs[0].SessionID()].mtime != later.UnixNano() || k.catalogTime != before.ModTime().UnixNano() {
+		t.Errorf("kept row's time %d, want %d; catalog's stamp %d, want %d", k.rows[docs[0].SessionID()].mtime, later.UnixNano(), k.catalogTime, before.ModTime().UnixNano())
+	}
+	same("the same row")
 
 	// Another session, changed by another hand, is not looked at by the
 	// patch; a full refresh (what inscribe runs) sees it, asked by the
