@@ -108,7 +108,9 @@ func millionRounds(b *testing.B) (*DB, millionWords) {
 		fi, _ := os.Stat(p)
 		b.Logf("built 1,000,000 rounds in %s: %d MB", time.Since(start).Round(time.Second), fi.Size()>>20)
 	}
-	db, err := Open(p)
+	// Opened as the processes that search in process open it (scribe
+	// serve, scribe mcp).
+	db, err := OpenServing(p, DefaultWait)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -215,10 +215,11 @@ func TestSessionSeen(t *testing.T) {
 	}
 }
 
-// A brief process's index (OpenBrief) keeps a small page cache, and
-// searches it as any other: the same hits, though its cache holds a
-// fraction of the pages a search reads.
-func TestOpenBrief(t *testing.T) {
+// A brief process's index (OpenBrief) keeps a small page cache, a serving
+// one's (OpenServing) a larger one, and each searches as any other: the
+// same hits, though a brief one's cache holds a fraction of the pages a
+// search reads.
+func TestOpenCaches(t *testing.T) {
 	words := strings.Fields("the error file test data config function deploy index search go run")
 	var bodies []string
 	for i := range 3000 {
@@ -234,10 +235,15 @@ func TestOpenBrief(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer brief.Close()
+	serving, err := OpenServing(db.path, DefaultWait)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer serving.Close()
 	for _, c := range []struct {
 		x    *DB
 		want int
-	}{{db, -2000}, {brief, -briefCache}} {
+	}{{db, -2000}, {brief, -briefCache}, {serving, -servingCache}} {
 		var n int
 		if err := c.x.db.QueryRow("PRAGMA cache_size").Scan(&n); err != nil {
 			t.Fatal(err)
@@ -252,12 +258,14 @@ func TestOpenBrief(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := brief.Search(ctx, q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(want) == 0 || !reflect.DeepEqual(got, want) {
-			t.Errorf("%q: brief found %d hits, the default %d (or they differ)", q.Text, len(got), len(want))
+		for name, x := range map[string]*DB{"brief": brief, "serving": serving} {
+			got, err := x.Search(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(want) == 0 || !reflect.DeepEqual(got, want) {
+				t.Errorf("%q: %s found %d hits, the default %d (or they differ)", q.Text, name, len(got), len(want))
+			}
 		}
 	}
 }
