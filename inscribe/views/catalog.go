@@ -136,8 +136,10 @@ func (s *Views) PatchAfter(results []inscribe.Result) error {
 // place in the catalog (rows are in order of start): its line there and in
 // the kept rows is replaced where it is, and the catalog's summary line
 // (the sessions' first and last times) is moved forward, without reading
-// the other rows. A new session, a start that changed, or a last time
-// that went back writes the catalog again from every kept row.
+// the other rows. A new session that starts after every other (the first
+// hook of a session just begun) is added at the end of both files. A new
+// session that starts before another, a start that changed, or a last
+// time that went back writes the catalog again from every kept row.
 func (s *Views) patchAgentIndex(agent string, docs map[string]*inscribe.Doc) (changed, ok bool, err error) {
 	// Both files are read through one buffer, for the lines of docs alone
 	// (the rows of ten thousand sessions are megabytes), and written again
@@ -161,6 +163,7 @@ func (s *Views) patchAgentIndex(agent string, docs map[string]*inscribe.Doc) (ch
 	// The rows replaced, in the catalog and in the kept rows.
 	var catEdits, keptEdits []inscribe.Splice
 	same := true // the catalog's rows come out as they are
+	var added []keptRow
 	for id, d := range docs {
 		t, size, err := d.Changed()
 		if err != nil {
@@ -168,7 +171,17 @@ func (s *Views) patchAgentIndex(agent string, docs map[string]*inscribe.Doc) (ch
 		}
 		l, found := kept.lines[id]
 		if !found {
-			return s.patchAllRows(agent, docs) // a new session
+			// A new session: added at the end if it starts after every
+			// kept row (and the catalog has no row of it).
+			row, err := docRow(d)
+			if err != nil {
+				return false, false, nil
+			}
+			if row.Started == "" || kept.bad > 0 || !kept.last.less(keyOf(row)) || catalog.lines[id].count > 0 || !catalog.endsInRow || !kept.endsInLine {
+				return s.patchAllRows(agent, docs)
+			}
+			added = append(added, keptRow{t.UnixNano(), size, row, appendKeptRow(nil, id, t.UnixNano(), size, row)})
+			continue
 		}
 		if !l.ok {
 			return false, false, nil
@@ -192,6 +205,22 @@ func (s *Views) patchAgentIndex(agent string, docs map[string]*inscribe.Doc) (ch
 		catEdits = append(catEdits, inscribe.Splice{At: c.at, End: c.at + int64(len(c.line)), With: line})
 		keptEdits = append(keptEdits, inscribe.Splice{At: l.at, End: l.end, With: appendKeptRow(nil, id, t.UnixNano(), size, row)})
 		sum.Last = max(sum.Last, lastTime(row))
+	}
+	if len(added) > 0 {
+		slices.SortFunc(added, func(a, b keptRow) int { return compareKeys(keyOf(a.row), keyOf(b.row)) })
+		var rows, lines []byte
+		for _, k := range added {
+			rows = rowLine(rows, k.row)
+			lines = append(lines, k.line...)
+			sum.Sessions++
+			if sum.First == "" || k.row.Started < sum.First {
+				sum.First = k.row.Started
+			}
+			sum.Last = max(sum.Last, lastTime(k.row))
+		}
+		same = false
+		catEdits = append(catEdits, inscribe.Splice{At: catalog.was.Size, End: catalog.was.Size, With: rows})
+		keptEdits = append(keptEdits, inscribe.Splice{At: kept.was.Size, End: kept.was.Size, With: lines})
 	}
 	if len(keptEdits) == 0 {
 		return false, true, nil
@@ -222,11 +251,58 @@ func (s *Views) patchAgentIndex(agent string, docs map[string]*inscribe.Doc) (ch
 }
 
 // keptLines are the lines of an agent's kept rows that patchAgentIndex
-// reads: the first, and the rows of some sessions, by session id.
+// reads: the first, and the rows of some sessions, by session id; and the
+// place of the last row in the catalog.
 type keptLines struct {
 	was   inscribe.FileStamp
 	head  []byte
 	lines map[string]keptLine
+	// last is the greatest place in the catalog of the rows (keyOf), bad
+	// counts the rows that do not say theirs, and endsInLine says the
+	// last ends in a line end.
+	last       rowKey
+	bad        int
+	endsInLine bool
+}
+
+// A rowKey is a row's place in its catalog: rows are in order of start,
+// then id (sortRows).
+type rowKey struct{ started, id string }
+
+func keyOf(r IndexRow) rowKey { return rowKey{r.Started, r.ID} }
+
+func compareKeys(a, b rowKey) int {
+	if c := strings.Compare(a.started, b.started); c != 0 {
+		return c
+	}
+	return strings.Compare(a.id, b.id)
+}
+
+func (a rowKey) less(b rowKey) bool { return compareKeys(a, b) < 0 }
+
+// keptKey reads the place of a kept row (appendKeptRow's line) without
+// reading the rest of it.
+func keptKey(line []byte) (rowKey, bool) {
+	var f [6][]byte // the name, time, size, id, title and start
+	rest := line
+	for i := range f {
+		var ok bool
+		if f[i], rest, ok = bytes.Cut(rest, []byte("\t")); !ok {
+			return rowKey{}, false
+		}
+	}
+	id, err1 := unquote(f[3])
+	started, err2 := unquote(f[5])
+	return rowKey{started, id}, err1 == nil && err2 == nil
+}
+
+// unquote is strconv.Unquote of a quoted string, without its work when
+// nothing in it is escaped (a time, an id).
+func unquote(q []byte) (string, error) {
+	if len(q) >= 2 && q[0] == '"' && q[len(q)-1] == '"' && bytes.IndexByte(q, '\\') < 0 {
+		return string(q[1 : len(q)-1]), nil
+	}
+	return strconv.Unquote(string(q))
 }
 
 // A keptLine is a session's kept row: where its line lies (the first, if
@@ -246,9 +322,15 @@ func (s *Views) keptLines(agent string, docs map[string]*inscribe.Doc) (keptLine
 	kept := keptLines{lines: map[string]keptLine{}}
 	var err error
 	kept.was, err = s.ScanCatalogRows(agent, func(at int64, line []byte) bool {
+		kept.endsInLine = line[len(line)-1] == '\n'
 		if at == 0 {
 			kept.head = bytes.Clone(line)
 			return true
+		}
+		if k, ok := keptKey(line); !ok {
+			kept.bad++
+		} else if kept.last.less(k) {
+			kept.last = k
 		}
 		name, _, _ := bytes.Cut(line, []byte("\t"))
 		id, ok := names[string(name)]
@@ -288,6 +370,9 @@ type catalogLines struct {
 	was   inscribe.FileStamp
 	head  []byte
 	lines map[string]catalogLine
+	// endsInRow says the catalog's last line is a row, line end included:
+	// a row added after it follows the others.
+	endsInRow bool
 }
 
 // A catalogLine is a session's row in its catalog: where it lies (the
@@ -308,11 +393,13 @@ func (s *Views) catalogLines(agent string, docs map[string]*inscribe.Doc) (catal
 	c := catalogLines{lines: map[string]catalogLine{}}
 	var err error
 	c.was, err = s.ScanCatalog(agent, func(at int64, line []byte) bool {
+		prefix := rowPrefixOf(line)
+		c.endsInRow = prefix != nil && line[len(line)-1] == '\n'
 		if at == 0 {
 			c.head = bytes.Clone(line)
 			return true
 		}
-		id, ok := prefixes[string(rowPrefixOf(line))]
+		id, ok := prefixes[string(prefix)]
 		if !ok {
 			return true
 		}

@@ -2,6 +2,7 @@ package views
 
 import (
 	"bytes"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -238,6 +239,45 @@ func TestCatalogPatched(t *testing.T) {
 	same("a new session")
 	if n := len(readKeptRows(s.CatalogRows(agent)).rows); n != len(docs) {
 		t.Errorf("%d rows kept of %d documents", n, len(docs))
+	}
+
+	// A new session that starts after every other (a session's first
+	// hook): its row is added at the end of the catalog and of the kept
+	// rows, the others left where they are. The kept rows are written in
+	// an order of their own first: a full refresh would sort them.
+	rows := readKeptRows(s.CatalogRows(agent)).rows
+	var lastID string
+	for id, k := range rows {
+		if lastID == "" || keyOf(rows[lastID].row).less(keyOf(k.row)) {
+			lastID = id
+		}
+	}
+	var others []IndexRow
+	var keepOthers []byte
+	for _, id := range slices.Backward(slices.Sorted(maps.Keys(rows))) {
+		if id != lastID {
+			others = append(others, rows[id].row)
+			keepOthers = append(keepOthers, rows[id].line...)
+		}
+	}
+	sortRows(others)
+	if _, err := s.writeAgentRows(agent, others, keepOthers); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(catalog(), []byte(rowPrefix(lastID))) {
+		t.Fatalf("the catalog still has the row of %s", lastID)
+	}
+	var newest *inscribe.Doc
+	for _, d := range docs {
+		if d.SessionID() == lastID {
+			newest = d
+		}
+	}
+	patch("a new session after the others", newest, inscribe.Inscribed)
+	same("a new session after the others")
+	keep = s.CatalogRows(agent)
+	if want := slices.Concat(keepOthers, rows[lastID].line); !bytes.HasSuffix(keep, want) {
+		t.Errorf("kept rows:\n%s\nwant the others as they were, then the new one's:\n%s", keep, want)
 	}
 
 	// Kept rows that do not read: a full refresh.
