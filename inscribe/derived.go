@@ -146,6 +146,10 @@ func (s *Store) Catalog(agent string) ([]byte, error) { return os.ReadFile(s.cat
 // documents.
 func (s *Store) WriteCatalog(agent string, data []byte) (mendedConflict bool, err error) {
 	p := s.catalogPath(agent)
+	var was time.Time // the old version's time, which the new one's follows
+	if fi, err := os.Stat(p); err == nil {
+		was = fi.ModTime()
+	}
 	old, rerr := os.ReadFile(p)
 	if rerr == nil {
 		if string(old) == string(data) {
@@ -156,7 +160,7 @@ func (s *Store) WriteCatalog(agent string, data []byte) (mendedConflict bool, er
 	if err := atomicfile.MkdirAll(s.localRoot(), DirMode); err != nil {
 		return false, err
 	}
-	err = writeIn(s.localRoot(), p, data)
+	err = writeIn(s.localRoot(), p, was, data)
 	var le *os.LinkError
 	if errors.As(err, &le) && errors.Is(le.Err, syscall.EXDEV) {
 		// The sessions folder is on another file system.
@@ -172,7 +176,9 @@ type Splice struct {
 }
 
 // A FileStamp is a file's version as read or written: its size and
-// modification time (ns).
+// modification time (ns). The store writes each version of a catalog
+// with a later time than the one it replaces, so that two versions of one
+// size written within a tick of a coarse clock have two stamps.
 type FileStamp struct {
 	Size, Mtime int64
 }
@@ -185,7 +191,9 @@ var ErrMoved = errors.New("changed since it was read")
 // line, through one buffer whatever its size: each is called with the
 // offset of every line and its bytes, line end included (valid only
 // during the call), until it returns false. The stamp is the catalog's as
-// read; the size counts the bytes read.
+// read; the size counts the bytes read (a scan stopped early has read
+// part of the catalog: its stamp is no version's, and SpliceCatalog
+// refuses it).
 func (s *Store) ScanCatalog(agent string, each func(at int64, line []byte) bool) (FileStamp, error) {
 	return scanLines(s.catalogPath(agent), each)
 }
@@ -245,20 +253,8 @@ func scanLines(p string, each func(at int64, line []byte) bool) (FileStamp, erro
 // through a temporary file in dir (or beside p when dir is on another file
 // system).
 func spliceFile(dir, p string, was FileStamp, edits []Splice) (FileStamp, error) {
-	old, err := osfile.Open(p)
-	if err != nil {
-		return FileStamp{}, err
-	}
-	defer old.Close()
-	fi, err := old.Stat()
-	if err != nil {
-		return FileStamp{}, err
-	}
-	if (FileStamp{fi.Size(), fi.ModTime().UnixNano()}) != was {
-		return FileStamp{}, &fs.PathError{Op: "splice", Path: p, Err: ErrMoved}
-	}
 	edits = slices.Clone(edits)
-	slices.SortFunc(edits, func(x, y Splice) int { return cmp.Compare(x.At, y.At) })
+	slices.SortFunc(edits, func(x, y Splice) int { return cmp.Or(cmp.Compare(x.At, y.At), cmp.Compare(x.End, y.End)) })
 	from := int64(0)
 	for _, e := range edits {
 		if e.At < from || e.End < e.At || e.End > was.Size {
@@ -266,42 +262,65 @@ func spliceFile(dir, p string, was FileStamp, edits []Splice) (FileStamp, error)
 		}
 		from = e.End
 	}
-	write := func(dir string) error {
-		f, err := atomicfile.CreateIn(dir, p)
-		if err != nil {
-			return err
-		}
-		from := int64(0)
-		for _, e := range edits {
-			if err = atomicfile.CopyRange(f, old, from, e.At-from); err != nil {
-				break
-			}
-			if _, err = f.Write(e.With); err != nil {
-				break
-			}
-			from = e.End
-		}
-		if err == nil {
-			err = atomicfile.CopyRange(f, old, from, was.Size-from)
-		}
-		if err != nil {
-			f.Abort()
-			return err
-		}
-		return f.Commit(FileMode)
-	}
-	err = write(dir)
+	err := spliceIn(dir, p, was, edits)
 	var le *os.LinkError
 	if errors.As(err, &le) && errors.Is(le.Err, syscall.EXDEV) {
-		err = write(filepath.Dir(p)) // p is on another file system
+		err = spliceIn(filepath.Dir(p), p, was, edits) // p is on another file system
 	}
 	if err != nil {
 		return FileStamp{}, err
 	}
-	if fi, err = os.Stat(p); err != nil {
+	fi, err := os.Stat(p)
+	if err != nil {
 		return FileStamp{}, err
 	}
 	return FileStamp{fi.Size(), fi.ModTime().UnixNano()}, nil
+}
+
+// spliceIn writes the new version of spliceFile through a temporary file
+// in dir. The old version is closed before the new one takes its name
+// (Windows refuses to rename over a file open without FILE_SHARE_DELETE).
+func spliceIn(dir, p string, was FileStamp, edits []Splice) error {
+	old, err := osfile.Open(p)
+	if err != nil {
+		return err
+	}
+	defer old.Close()
+	fi, err := old.Stat()
+	if err != nil {
+		return err
+	}
+	if (FileStamp{fi.Size(), fi.ModTime().UnixNano()}) != was {
+		return &fs.PathError{Op: "splice", Path: p, Err: ErrMoved}
+	}
+	f, err := atomicfile.CreateIn(dir, p)
+	if err != nil {
+		return err
+	}
+	from := int64(0)
+	for _, e := range edits {
+		if err = atomicfile.CopyRange(f, old, from, e.At-from); err != nil {
+			break
+		}
+		if _, err = f.Write(e.With); err != nil {
+			break
+		}
+		from = e.End
+	}
+	if err == nil {
+		err = atomicfile.CopyRange(f, old, from, was.Size-from)
+	}
+	if err == nil {
+		err = f.After(fi.ModTime())
+	}
+	if cerr := old.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		f.Abort()
+		return err
+	}
+	return f.Commit(FileMode)
 }
 
 // CatalogHead reads the first line of the catalog of an agent ("" for
@@ -321,8 +340,9 @@ func (s *Store) CatalogHead(agent string) ([]byte, error) {
 }
 
 // writeIn writes data (its pieces one after another) to p atomically,
-// through a temporary file in dir.
-func writeIn(dir, p string, data ...[]byte) error {
+// through a temporary file in dir, its modification time after was (the
+// version it replaces).
+func writeIn(dir, p string, was time.Time, data ...[]byte) error {
 	f, err := atomicfile.CreateIn(dir, p)
 	if err != nil {
 		return err
@@ -332,6 +352,10 @@ func writeIn(dir, p string, data ...[]byte) error {
 			f.Abort()
 			return err
 		}
+	}
+	if err := f.After(was); err != nil {
+		f.Abort()
+		return err
 	}
 	return f.Commit(FileMode)
 }

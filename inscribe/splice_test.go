@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestSpliceCatalog: a catalog is read line by line whatever their length
@@ -64,6 +65,24 @@ func TestSpliceCatalog(t *testing.T) {
 	if now.Size != int64(len(want)) {
 		t.Errorf("new stamp's size %d, want %d", now.Size, len(want))
 	}
+
+	// A version of the same size: another stamp all the same (a later
+	// time), however soon it follows, even if the clock has not reached
+	// the old one's time (a time within a tick, a clock set back).
+	future := time.Now().Add(time.Hour)
+	if err := os.Chtimes(s.CatalogName("claude"), future, future); err != nil {
+		t.Fatal(err)
+	}
+	now.Mtime = future.UnixNano()
+	again, err := s.SpliceCatalog("claude", now, []Splice{{At: 0, End: 3, With: []byte("NEW")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Size != now.Size || again.Mtime <= now.Mtime {
+		t.Errorf("a version of the same size has stamp %+v after %+v", again, now)
+	}
+	want = "NEW" + want[3:]
+	now = again
 
 	// The version read is no longer the catalog: nothing is written.
 	if _, err := s.SpliceCatalog("claude", was, edits[1:]); !errors.Is(err, ErrMoved) {

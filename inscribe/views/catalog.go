@@ -129,7 +129,8 @@ func (s *Views) PatchAfter(results []inscribe.Result) error {
 }
 
 // patchAgentIndex is PatchAfter for one agent and its documents docs, by
-// session id. changed says whether it wrote the catalog; ok is false when
+// session id. changed says whether a document of the agent changed (the
+// store's catalog is then written again, if it differs); ok is false when
 // the agent needs a full refresh instead.
 //
 // A session whose row is kept and whose start did not change keeps its
@@ -238,8 +239,11 @@ func (s *Views) patchAgentIndex(agent string, docs map[string]*inscribe.Doc) (ch
 		} else if err != nil {
 			return false, false, err
 		}
-		changed = true
 	}
+	// A document changed: the store's catalog is compared with what it
+	// should say (and mended, if a run stopped before it wrote it), even
+	// when this one's rows came out the same.
+	changed = true
 	// The kept rows' first line is their stamp: the catalog's version.
 	keptEdits = append(keptEdits, inscribe.Splice{At: 0, End: int64(len(kept.head)), With: keptHead(now.Mtime, now.Size)})
 	if err := s.SpliceCatalogRows(agent, kept.was, keptEdits); errors.Is(err, inscribe.ErrMoved) {
@@ -340,6 +344,7 @@ func (s *Views) keptLines(agent string, docs map[string]*inscribe.Doc) (keptLine
 		l := keptLine{at: at, end: at + int64(len(line))}
 		if line[len(line)-1] == '\n' {
 			_, l.k, l.ok = parseKeptRow(line)
+			l.k.line = bytes.Clone(line) // line is the scan's buffer
 		}
 		kept.lines[id] = l
 		return true

@@ -8,12 +8,14 @@ package atomicfile
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/scribe-archive/scribe/internal/osfile"
 )
@@ -309,6 +311,19 @@ func (p *Pending) ReadFrom(r io.Reader) (int64, error) {
 	return p.f.ReadFrom(r)
 }
 
+// After has the file's modification time follow t, if it does not: a
+// reader that tells versions of a file apart by size and time sees a new
+// version, even one written within a tick of a coarse clock after the
+// last. Call it after the last write.
+func (p *Pending) After(t time.Time) error {
+	fi, err := p.f.Stat()
+	if err != nil || fi.ModTime().After(t) {
+		return err
+	}
+	next := t.Add(time.Microsecond)
+	return os.Chtimes(p.f.Name(), next, next)
+}
+
 // Commit makes what was written the target's contents, atomically.
 func (p *Pending) Commit(perm fs.FileMode) error {
 	p.done = true
@@ -404,6 +419,9 @@ func CopyRange(w io.Writer, f *os.File, off, n int64) error {
 	if _, err := f.Seek(off, io.SeekStart); err != nil {
 		return err
 	}
-	_, err := io.Copy(w, io.LimitReader(f, n))
+	m, err := io.Copy(w, io.LimitReader(f, n))
+	if err == nil && m < n {
+		err = fmt.Errorf("%s: %w: %d bytes of %d from offset %d", f.Name(), io.ErrUnexpectedEOF, m, n, off)
+	}
 	return err
 }
