@@ -178,7 +178,7 @@ func (s *Views) patchAgentIndex(agent string, docs map[string]*inscribe.Doc) (ch
 			if err != nil {
 				return false, false, nil
 			}
-			if row.Started == "" || kept.bad > 0 || !kept.last.less(keyOf(row)) || catalog.lines[id].count > 0 || !catalog.endsInRow || !kept.endsInLine {
+			if row.Started == "" || kept.bad > 0 || !(rowKey{string(kept.lastStarted), string(kept.lastID)}).less(keyOf(row)) || catalog.lines[id].count > 0 || !catalog.endsInRow || !kept.endsInLine {
 				return s.patchAllRows(agent, docs)
 			}
 			added = append(added, keptRow{t.UnixNano(), size, row, appendKeptRow(nil, id, t.UnixNano(), size, row)})
@@ -261,12 +261,12 @@ type keptLines struct {
 	was   inscribe.FileStamp
 	head  []byte
 	lines map[string]keptLine
-	// last is the greatest place in the catalog of the rows (keyOf), bad
-	// counts the rows that do not say theirs, and endsInLine says the
-	// last ends in a line end.
-	last       rowKey
-	bad        int
-	endsInLine bool
+	// lastStarted and lastID are the greatest place in the catalog of the
+	// rows (keyOf), bad counts the rows that do not say theirs, and
+	// endsInLine says the last ends in a line end.
+	lastStarted, lastID []byte
+	bad                 int
+	endsInLine          bool
 }
 
 // A rowKey is a row's place in its catalog: rows are in order of start,
@@ -285,28 +285,30 @@ func compareKeys(a, b rowKey) int {
 func (a rowKey) less(b rowKey) bool { return compareKeys(a, b) < 0 }
 
 // keptKey reads the place of a kept row (appendKeptRow's line) without
-// reading the rest of it.
-func keptKey(line []byte) (rowKey, bool) {
+// reading the rest of it: its start and id, in line when nothing in them
+// is escaped (a time, an id), so that the rows of ten thousand sessions
+// are compared without a copy of each.
+func keptKey(line []byte) (started, id []byte, ok bool) {
 	var f [6][]byte // the name, time, size, id, title and start
 	rest := line
 	for i := range f {
-		var ok bool
 		if f[i], rest, ok = bytes.Cut(rest, []byte("\t")); !ok {
-			return rowKey{}, false
+			return nil, nil, false
 		}
 	}
-	id, err1 := unquote(f[3])
-	started, err2 := unquote(f[5])
-	return rowKey{started, id}, err1 == nil && err2 == nil
+	id, ok1 := unquote(f[3])
+	started, ok2 := unquote(f[5])
+	return started, id, ok1 && ok2
 }
 
-// unquote is strconv.Unquote of a quoted string, without its work when
-// nothing in it is escaped (a time, an id).
-func unquote(q []byte) (string, error) {
+// unquote is strconv.Unquote of a quoted string: q's own bytes when
+// nothing in it is escaped.
+func unquote(q []byte) ([]byte, bool) {
 	if len(q) >= 2 && q[0] == '"' && q[len(q)-1] == '"' && bytes.IndexByte(q, '\\') < 0 {
-		return string(q[1 : len(q)-1]), nil
+		return q[1 : len(q)-1], true
 	}
-	return strconv.Unquote(string(q))
+	s, err := strconv.Unquote(string(q))
+	return []byte(s), err == nil
 }
 
 // A keptLine is a session's kept row: where its line lies (the first, if
@@ -331,10 +333,13 @@ func (s *Views) keptLines(agent string, docs map[string]*inscribe.Doc) (keptLine
 			kept.head = bytes.Clone(line)
 			return true
 		}
-		if k, ok := keptKey(line); !ok {
+		if started, id, ok := keptKey(line); !ok {
 			kept.bad++
-		} else if kept.last.less(k) {
-			kept.last = k
+		} else if c := bytes.Compare(started, kept.lastStarted); c > 0 || c == 0 && bytes.Compare(id, kept.lastID) > 0 {
+			// Copied into the same memory: rows kept in order of start
+			// each take the place of the one before.
+			kept.lastStarted = append(kept.lastStarted[:0], started...)
+			kept.lastID = append(kept.lastID[:0], id...)
 		}
 		name, _, _ := bytes.Cut(line, []byte("\t"))
 		id, ok := names[string(name)]
