@@ -822,18 +822,20 @@ func rowPrefix(id string) string {
 }
 
 // rowPrefixOf is the rowPrefix a line of a catalog begins with, if any.
-// A row's link ends so, and its id's cell cannot hold it: a bar in a cell
-// is escaped.
+// A row's link ends so (rowLinkEnd), and its id's cell cannot hold it: a
+// bar in a cell is escaped.
 func rowPrefixOf(line []byte) []byte {
-	end := inscribe.CatalogLink("") + ") | "
 	if !bytes.HasPrefix(line, []byte("| [")) {
 		return nil
 	}
-	if i := bytes.Index(line, []byte(end)); i >= 0 {
-		return line[:i+len(end)]
+	if i := bytes.Index(line, rowLinkEnd); i >= 0 {
+		return line[:i+len(rowLinkEnd)]
 	}
 	return nil
 }
+
+// rowLinkEnd ends the link of a row of a catalog (rowPrefix).
+var rowLinkEnd = []byte(inscribe.CatalogLink("") + ") | ")
 
 // rowLine appends a row's line of its agent's catalog to b.
 func rowLine(b []byte, r IndexRow) []byte {
