@@ -108,9 +108,7 @@ func millionRounds(b *testing.B) (*DB, millionWords) {
 		fi, _ := os.Stat(p)
 		b.Logf("built 1,000,000 rounds in %s: %d MB", time.Since(start).Round(time.Second), fi.Size()>>20)
 	}
-	// Opened as the processes that search in process open it (scribe
-	// serve, scribe mcp).
-	db, err := OpenServing(p, DefaultWait)
+	db, err := Open(p)
 	if err != nil {
 		b.Fatal(err)
 	}

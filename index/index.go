@@ -119,23 +119,6 @@ func OpenBrief(path string, wait time.Duration) (*DB, error) {
 // CPU; a small cache reuses its pages' memory (bench/README.md).
 const briefCache = 256
 
-// OpenServing is OpenWait for a process that searches the index again and
-// again (scribe serve, scribe mcp): its connections keep a page cache of
-// servingCache rather than SQLite's 2 MB. A search at a million rounds
-// reads several MB of its candidates' rounds; kept, they are there for
-// the next search, which reads many of them again (a query refined, the
-// next page of hits, another word of the same subject).
-func OpenServing(path string, wait time.Duration) (*DB, error) {
-	return open(path, true, wait, servingCache)
-}
-
-// servingCache is the page cache of a connection of OpenServing, in KiB:
-// memory taken as pages are read, up to this bound, in each connection
-// (database/sql keeps two idle). At a million rounds, a search that finds
-// a phrase of common words took 16 ms at the median with SQLite's 2 MB
-// and 10 ms with 8 MB or 32 MB (bench/README.md).
-const servingCache = 8 << 10
-
 // OpenScratch opens a small index that is cheap to rebuild and written by
 // one process at a time (a document's own): no write-ahead log, and no
 // flush to disk at each commit. A crash can leave it damaged; Open then

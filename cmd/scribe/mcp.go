@@ -56,7 +56,6 @@ func runMCP(ctx context.Context, e *env, o mcpOptions) error {
 	if err != nil {
 		return err
 	}
-	store.Serving = true // searched again and again
 	defer store.CloseIndex()
 	root, _, err := e.storeRoot()
 	if err != nil {

@@ -68,7 +68,6 @@ func runServe(ctx context.Context, e *env, o serveOptions) error {
 	if err != nil {
 		return err
 	}
-	store.Serving = true // searched again and again
 	ws, closeStore, err := webStore(e, store)
 	if err != nil {
 		return err

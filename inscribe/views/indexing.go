@@ -230,11 +230,8 @@ func (s *Views) storeIndex() (*index.DB, []error, error) {
 
 // openIndex opens the store's index at p.
 func (s *Views) openIndex(p string) (*index.DB, error) {
-	switch {
-	case s.Brief:
+	if s.Brief {
 		return index.OpenBrief(p, s.wait())
-	case s.Serving:
-		return index.OpenServing(p, s.wait())
 	}
 	return index.OpenWait(p, s.wait())
 }

@@ -40,10 +40,6 @@ type Views struct {
 	// Brief says the process reads the store's index for one command and
 	// exits (scribe search): the index is opened with index.OpenBrief.
 	Brief bool
-	// Serving says the process searches the store's index again and again
-	// (scribe serve, scribe mcp): the index is opened with
-	// index.OpenServing.
-	Serving bool
 
 	stampOnce sync.Once
 	stamps    map[string]int64
