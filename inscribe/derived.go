@@ -147,26 +147,38 @@ func (s *Store) Catalog(agent string) ([]byte, error) { return os.ReadFile(s.cat
 func (s *Store) WriteCatalog(agent string, data []byte) (mendedConflict bool, err error) {
 	p := s.catalogPath(agent)
 	var was time.Time // the old version's time, which the new one's follows
-	if fi, err := os.Stat(p); err == nil {
-		was = fi.ModTime()
-	}
-	old, rerr := os.ReadFile(p)
-	if rerr == nil {
-		if string(old) == string(data) {
-			return false, nil
+	if f, err := osfile.Open(p); err == nil {
+		fi, err := f.Stat()
+		var old []byte
+		if err == nil {
+			was = fi.ModTime()
+			old, err = osfile.ReadAll(f, fi.Size())
 		}
-		mendedConflict = conflictLine(old) > 0
+		f.Close()
+		if err == nil {
+			if string(old) == string(data) {
+				return false, nil
+			}
+			mendedConflict = conflictLine(old) > 0
+		}
 	}
 	if err := atomicfile.MkdirAll(s.localRoot(), DirMode); err != nil {
 		return false, err
 	}
-	err = writeIn(s.localRoot(), p, was, data)
+	err = writeVia(s.localRoot(), p, func(dir string) error { return writeIn(dir, p, was, data) })
+	return mendedConflict && err == nil, err
+}
+
+// writeVia has write put p's new version in place through a temporary
+// file in dir (the store's own folder, whose lock the writer holds), or in
+// p's own folder when p is on another file system.
+func writeVia(dir, p string, write func(dir string) error) error {
+	err := write(dir)
 	var le *os.LinkError
 	if errors.As(err, &le) && errors.Is(le.Err, syscall.EXDEV) {
-		// The sessions folder is on another file system.
-		_, err = atomicfile.WriteIfChanged(p, data, FileMode)
+		err = write(filepath.Dir(p))
 	}
-	return mendedConflict && err == nil, err
+	return err
 }
 
 // A Splice replaces the bytes [At, End) of a file with With.
@@ -262,11 +274,7 @@ func spliceFile(dir, p string, was FileStamp, edits []Splice) (FileStamp, error)
 		}
 		from = e.End
 	}
-	err := spliceIn(dir, p, was, edits)
-	var le *os.LinkError
-	if errors.As(err, &le) && errors.Is(le.Err, syscall.EXDEV) {
-		err = spliceIn(filepath.Dir(p), p, was, edits) // p is on another file system
-	}
+	err := writeVia(dir, p, func(dir string) error { return spliceIn(dir, p, was, edits) })
 	if err != nil {
 		return FileStamp{}, err
 	}

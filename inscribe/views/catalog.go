@@ -8,7 +8,6 @@ import (
 	"maps"
 	"os"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -146,15 +145,30 @@ func (s *Views) patchAgentIndex(agent string, docs map[string]*inscribe.Doc) (ch
 	// (the rows of ten thousand sessions are megabytes), and written again
 	// from their old versions' bytes around the lines replaced.
 	kept, err := s.keptLines(agent, docs)
-	if err != nil || !kept.behind(docs) {
-		// Nothing to write: a catalog is written when a document changed
-		// (damage to it is left for check --store to name). Kept rows
-		// missing or that do not read are behind.
-		return false, err == nil, nil
+	if err != nil {
+		return false, false, nil
 	}
-	stamped, catalogTime, catalogSize := keptStamp(kept.head)
+	// Each document's version, and whether a kept row is behind it: its
+	// time or size differ, or it has none (or none that reads).
+	versions := make(map[string]inscribe.FileStamp, len(docs))
+	behind := false
+	for id, d := range docs {
+		t, size, err := d.Changed()
+		if err != nil {
+			return false, false, nil // gone: the full refresh says what is there
+		}
+		versions[id] = inscribe.FileStamp{Size: size, Mtime: t.UnixNano()}
+		l, ok := kept.lines[id]
+		behind = behind || !ok || !l.ok || l.k.mtime != t.UnixNano() || l.k.size != size
+	}
+	if !behind {
+		// Nothing to write: a catalog is written when a document changed
+		// (damage to it is left for check --store to name).
+		return false, true, nil
+	}
+	stamp, stamped := keptStamp(kept.head)
 	catalog, err := s.catalogLines(agent, docs)
-	if err != nil || !stamped || catalog.was != (inscribe.FileStamp{Size: catalogSize, Mtime: catalogTime}) {
+	if err != nil || !stamped || catalog.was != stamp {
 		return false, false, nil
 	}
 	sum, sumOK := catalogSummary(catalog.head)
@@ -166,10 +180,7 @@ func (s *Views) patchAgentIndex(agent string, docs map[string]*inscribe.Doc) (ch
 	same := true // the catalog's rows come out as they are
 	var added []keptRow
 	for id, d := range docs {
-		t, size, err := d.Changed()
-		if err != nil {
-			return false, false, nil // gone: the full refresh says what is there
-		}
+		v := versions[id]
 		l, found := kept.lines[id]
 		if !found {
 			// A new session: added at the end if it starts after every
@@ -178,16 +189,16 @@ func (s *Views) patchAgentIndex(agent string, docs map[string]*inscribe.Doc) (ch
 			if err != nil {
 				return false, false, nil
 			}
-			if row.Started == "" || kept.bad > 0 || !(rowKey{string(kept.lastStarted), string(kept.lastID)}).less(keyOf(row)) || catalog.lines[id].count > 0 || !catalog.endsInRow || !kept.endsInLine {
+			if row.Started == "" || kept.bad > 0 || !kept.last().less(keyOf(row)) || catalog.lines[id].count > 0 || !catalog.endsInRow || !kept.endsInLine {
 				return s.patchAllRows(agent, docs)
 			}
-			added = append(added, keptRow{t.UnixNano(), size, row, appendKeptRow(nil, id, t.UnixNano(), size, row)})
+			added = append(added, keptRow{v.Mtime, v.Size, row, appendKeptRow(nil, id, v.Mtime, v.Size, row)})
 			continue
 		}
 		if !l.ok {
 			return false, false, nil
 		}
-		if l.k.mtime == t.UnixNano() && l.k.size == size {
+		if l.k.mtime == v.Mtime && l.k.size == v.Size {
 			continue
 		}
 		row, err := docRow(d)
@@ -204,7 +215,7 @@ func (s *Views) patchAgentIndex(agent string, docs map[string]*inscribe.Doc) (ch
 		line := rowLine(nil, row)
 		same = same && bytes.Equal(line, c.line)
 		catEdits = append(catEdits, inscribe.Splice{At: c.at, End: c.at + int64(len(c.line)), With: line})
-		keptEdits = append(keptEdits, inscribe.Splice{At: l.at, End: l.end, With: appendKeptRow(nil, id, t.UnixNano(), size, row)})
+		keptEdits = append(keptEdits, inscribe.Splice{At: l.at, End: l.end, With: appendKeptRow(nil, id, v.Mtime, v.Size, row)})
 		sum.Last = max(sum.Last, lastTime(row))
 	}
 	if len(added) > 0 {
@@ -245,7 +256,7 @@ func (s *Views) patchAgentIndex(agent string, docs map[string]*inscribe.Doc) (ch
 	// when this one's rows came out the same.
 	changed = true
 	// The kept rows' first line is their stamp: the catalog's version.
-	keptEdits = append(keptEdits, inscribe.Splice{At: 0, End: int64(len(kept.head)), With: keptHead(now.Mtime, now.Size)})
+	keptEdits = append(keptEdits, inscribe.Splice{At: 0, End: int64(len(kept.head)), With: keptHead(now)})
 	if err := s.SpliceCatalogRows(agent, kept.was, keptEdits); errors.Is(err, inscribe.ErrMoved) {
 		return changed, false, nil
 	} else if err != nil {
@@ -269,8 +280,11 @@ type keptLines struct {
 	endsInLine          bool
 }
 
+// last is the greatest place in the catalog of the kept rows.
+func (k keptLines) last() rowKey { return rowKey{string(k.lastStarted), string(k.lastID)} }
+
 // A rowKey is a row's place in its catalog: rows are in order of start,
-// then id (sortRows).
+// then id.
 type rowKey struct{ started, id string }
 
 func keyOf(r IndexRow) rowKey { return rowKey{r.Started, r.ID} }
@@ -355,23 +369,6 @@ func (s *Views) keptLines(agent string, docs map[string]*inscribe.Doc) (keptLine
 		return true
 	})
 	return kept, err
-}
-
-// behind reports whether a row of docs is not that of its document: the
-// document's modification time or size differ, or it has none (or none
-// that reads).
-func (k keptLines) behind(docs map[string]*inscribe.Doc) bool {
-	for id, d := range docs {
-		t, size, err := d.Changed()
-		if err != nil {
-			return true
-		}
-		l, ok := k.lines[id]
-		if !ok || !l.ok || l.k.mtime != t.UnixNano() || l.k.size != size {
-			return true
-		}
-	}
-	return false
 }
 
 // catalogLines are the lines of an agent's catalog that patchAgentIndex
@@ -591,12 +588,7 @@ func docRow(d *inscribe.Doc) (IndexRow, error) {
 
 // sortRows puts a catalog's rows in its order: by start, then id.
 func sortRows(rows []IndexRow) {
-	sort.Slice(rows, func(i, j int) bool {
-		if rows[i].Started != rows[j].Started {
-			return rows[i].Started < rows[j].Started
-		}
-		return rows[i].ID < rows[j].ID
-	})
+	slices.SortFunc(rows, func(a, b IndexRow) int { return compareKeys(keyOf(a), keyOf(b)) })
 }
 
 // The rows of an agent's catalog are kept when it is written (the store's
@@ -633,18 +625,17 @@ type keptRow struct {
 // they were kept with.
 type keptRows struct {
 	rows map[string]keptRow
-	// stamped is set under header 2: catalogTime and catalogSize are
-	// the catalog's when the rows were kept.
-	stamped                  bool
-	catalogTime, catalogSize int64
+	// stamped is set under header 2: catalog is the catalog's stamp when
+	// the rows were kept.
+	stamped bool
+	catalog inscribe.FileStamp
 	// bad counts the lines that did not read (their documents are read).
 	bad int
 }
 
-// keptHead is the header of rows kept with a catalog of that time (ns)
-// and size.
-func keptHead(mtime, size int64) []byte {
-	return fmt.Appendf(nil, "%s%d\t%d\n", keptHeader, mtime, size)
+// keptHead is the header of rows kept with a catalog of that stamp.
+func keptHead(catalog inscribe.FileStamp) []byte {
+	return fmt.Appendf(nil, "%s%d\t%d\n", keptHeader, catalog.Mtime, catalog.Size)
 }
 
 func appendKeptRow(b []byte, name string, mtime, size int64, r IndexRow) []byte {
@@ -661,17 +652,18 @@ func appendKeptRow(b []byte, name string, mtime, size int64, r IndexRow) []byte 
 }
 
 // keptStamp reads the catalog's stamp in the header of kept rows.
-func keptStamp(data []byte) (stamped bool, catalogTime, catalogSize int64) {
+func keptStamp(data []byte) (inscribe.FileStamp, bool) {
 	rest, ok := bytes.CutPrefix(data, []byte(keptHeader))
 	if !ok {
-		return false, 0, 0
+		return inscribe.FileStamp{}, false
 	}
 	line, _, ok := bytes.Cut(rest, []byte("\n"))
 	t, size, ok2 := bytes.Cut(line, []byte("\t"))
+	var stamp inscribe.FileStamp
 	var err1, err2 error
-	catalogTime, err1 = strconv.ParseInt(string(t), 10, 64)
-	catalogSize, err2 = strconv.ParseInt(string(size), 10, 64)
-	return ok && ok2 && err1 == nil && err2 == nil, catalogTime, catalogSize
+	stamp.Mtime, err1 = strconv.ParseInt(string(t), 10, 64)
+	stamp.Size, err2 = strconv.ParseInt(string(size), 10, 64)
+	return stamp, ok && ok2 && err1 == nil && err2 == nil
 }
 
 // readKeptRows reads the rows appendKeptRow wrote, by file name. A line
@@ -683,7 +675,7 @@ func readKeptRows(data []byte) keptRows {
 		if rest, ok = bytes.CutPrefix(data, []byte(keptHeader)); !ok {
 			return k
 		}
-		if k.stamped, k.catalogTime, k.catalogSize = keptStamp(data); !k.stamped {
+		if k.catalog, k.stamped = keptStamp(data); !k.stamped {
 			return k
 		}
 		_, rest, _ = bytes.Cut(rest, []byte("\n"))
@@ -763,7 +755,7 @@ func (s *Views) writeAgentCatalog(agent string, catalog, keep []byte) (mended bo
 	if err != nil {
 		return false, err
 	}
-	return mended, s.SetCatalogRows(agent, keptHead(fi.ModTime().UnixNano(), fi.Size()), keep)
+	return mended, s.SetCatalogRows(agent, keptHead(inscribe.FileStamp{Size: fi.Size(), Mtime: fi.ModTime().UnixNano()}), keep)
 }
 
 // agentIndex is what an agent's index holds, the newest document

@@ -200,8 +200,8 @@ func TestCatalogPatched(t *testing.T) {
 	if after, _ := os.Stat(s.CatalogName(agent)); !after.ModTime().Equal(before.ModTime()) {
 		t.Errorf("a patch that left every row as it was wrote the catalog")
 	}
-	if k := readKeptRows(s.CatalogRows(agent)); k.rows[docs[0].SessionID()].mtime != later.UnixNano() || k.catalogTime != before.ModTime().UnixNano() {
-		t.Errorf("kept row's time %d, want %d; catalog's stamp %d, want %d", k.rows[docs[0].SessionID()].mtime, later.UnixNano(), k.catalogTime, before.ModTime().UnixNano())
+	if k := readKeptRows(s.CatalogRows(agent)); k.rows[docs[0].SessionID()].mtime != later.UnixNano() || k.catalog.Mtime != before.ModTime().UnixNano() {
+		t.Errorf("kept row's time %d, want %d; catalog's stamp %d, want %d", k.rows[docs[0].SessionID()].mtime, later.UnixNano(), k.catalog.Mtime, before.ModTime().UnixNano())
 	}
 	same("the same row")
 
