@@ -83,7 +83,9 @@ const depsRules = `
 	serve/guard, inscribe/document < serve/mcp;
 
 	# CLI: the one place that names the concrete adapters and exporters.
-	ADAPTERS, STORE, EXPORT, check, serve/web, serve/mcp < cmd/scribe;
+	# Huge pages for the start of the heap: the command's alone.
+	NONE < internal/hugeheap;
+	ADAPTERS, STORE, EXPORT, check, serve/web, serve/mcp, internal/hugeheap < cmd/scribe;
 
 	# Tools and test helpers.
 	NONE < bench/floor, internal/testkit/testenv, internal/testkit/realclient;

@@ -4,9 +4,12 @@ package main
 
 import (
 	"os"
+
+	"github.com/scribe-archive/scribe/internal/hugeheap"
 )
 
 func main() {
+	hugeheap.Advise()
 	setMemory()
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
