@@ -199,15 +199,28 @@ type FileStamp struct {
 // wrote it since.
 var ErrMoved = errors.New("changed since it was read")
 
-// ScanCatalog reads the catalog of an agent ("" for the store's) line by
-// line, through one buffer whatever its size: each is called with the
-// offset of every line and its bytes, line end included (valid only
-// during the call), until it returns false. The stamp is the catalog's as
-// read; the size counts the bytes read (a scan stopped early has read
-// part of the catalog: its stamp is no version's, and SpliceCatalog
-// refuses it).
-func (s *Store) ScanCatalog(agent string, each func(at int64, line []byte) bool) (FileStamp, error) {
-	return scanLines(s.catalogPath(agent), each)
+// CatalogLines is one version of an agent's catalog, or of its kept
+// rows, open to read its lines by place (osfile.Lines): an append finds
+// the rows it replaces among ten thousand by a search, reading a few
+// dozen lines, not the others. Stamp is the version's, which
+// SpliceCatalog checks.
+type CatalogLines struct {
+	*osfile.Lines
+	Stamp FileStamp
+}
+
+// OpenCatalog opens the catalog of an agent ("" for the store's) to read
+// its lines by place.
+func (s *Store) OpenCatalog(agent string) (*CatalogLines, error) {
+	return openCatalogLines(s.catalogPath(agent))
+}
+
+func openCatalogLines(p string) (*CatalogLines, error) {
+	l, fi, err := osfile.OpenLines(p)
+	if err != nil {
+		return nil, err
+	}
+	return &CatalogLines{l, FileStamp{fi.Size(), fi.ModTime().UnixNano()}}, nil
 }
 
 // SpliceCatalog writes the catalog of an agent again with edits made
@@ -220,45 +233,6 @@ func (s *Store) ScanCatalog(agent string, each func(at int64, line []byte) bool)
 // by WriteCatalog).
 func (s *Store) SpliceCatalog(agent string, was FileStamp, edits []Splice) (FileStamp, error) {
 	return spliceFile(s.localRoot(), s.catalogPath(agent), was, edits)
-}
-
-// scanLines is ScanCatalog of the file p.
-func scanLines(p string, each func(at int64, line []byte) bool) (FileStamp, error) {
-	f, err := osfile.Open(p)
-	if err != nil {
-		return FileStamp{}, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return FileStamp{}, err
-	}
-	r := bufio.NewReaderSize(f, 1<<16)
-	var at int64
-	var long []byte // a line longer than the buffer, gathered
-	for {
-		line, err := r.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			long = append(long, line...)
-			continue
-		}
-		if len(long) > 0 {
-			long = append(long, line...)
-			line, long = long, long[:0]
-		}
-		if len(line) > 0 {
-			if !each(at, line) {
-				return FileStamp{at + int64(len(line)), fi.ModTime().UnixNano()}, nil
-			}
-			at += int64(len(line))
-		}
-		if err == io.EOF {
-			return FileStamp{at, fi.ModTime().UnixNano()}, nil
-		}
-		if err != nil {
-			return FileStamp{}, err
-		}
-	}
 }
 
 // spliceFile is SpliceCatalog of the file p, its new version written
@@ -415,9 +389,9 @@ func (s *Store) CatalogRows(agent string) []byte {
 	return b
 }
 
-// ScanCatalogRows is ScanCatalog of what CatalogRows reads.
-func (s *Store) ScanCatalogRows(agent string, each func(at int64, line []byte) bool) (FileStamp, error) {
-	return scanLines(s.catalogRowsPath(agent), each)
+// OpenCatalogRows is OpenCatalog of what CatalogRows reads.
+func (s *Store) OpenCatalogRows(agent string) (*CatalogLines, error) {
+	return openCatalogLines(s.catalogRowsPath(agent))
 }
 
 // SetCatalogRows keeps what CatalogRows reads: data's pieces, one after

@@ -2,6 +2,7 @@ package views
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -137,20 +138,33 @@ func (s *Views) PatchAfter(results []inscribe.Result) error {
 // the kept rows is replaced where it is, and the catalog's summary line
 // (the sessions' first and last times) is moved forward, without reading
 // the other rows. A new session that starts after every other (the first
-// hook of a session just begun) is added at the end of both files. A new
-// session that starts before another, a start that changed, or a last
-// time that went back writes the catalog again from every kept row.
+// hook of a session just begun) is added at the end of the catalog, and
+// in its place among the kept rows. A new session that starts before
+// another, a start that changed, or a last time that went back writes the
+// catalog again from every kept row.
+//
+// Neither file is read whole: the kept rows are in order of session id,
+// the catalog's rows in order of start, and each row sought is found by a
+// search (keptRowOf, catalogRowOf) that reads a few dozen lines of ten
+// thousand. What a search cannot read, or a row not where its order puts
+// it, asks for the full refresh, which writes both files again.
 func (s *Views) patchAgentIndex(agent string, docs map[string]*inscribe.Doc) (changed, ok bool, err error) {
-	// Both files are read through one buffer, for the lines of docs alone
-	// (the rows of ten thousand sessions are megabytes), and written again
-	// from their old versions' bytes around the lines replaced.
-	kept, err := s.keptLines(agent, docs)
+	kept, err := s.OpenCatalogRows(agent)
 	if err != nil {
 		return false, false, nil
 	}
-	// Each document's version, and whether a kept row is behind it: its
-	// time or size differ, or it has none (or none that reads).
+	defer kept.Close()
+	head, err := kept.Line(0)
+	if err != nil {
+		return false, false, nil
+	}
+	keptHeadLen := int64(len(head))
+	stamp, stamped := keptStamp(head)
+	// Each document's version and kept row, and whether a kept row is
+	// behind it: its time or size differ, or it has none (or none that
+	// reads).
 	versions := make(map[string]inscribe.FileStamp, len(docs))
+	rows := make(map[string]keptLine, len(docs))
 	behind := false
 	for id, d := range docs {
 		t, size, err := d.Changed()
@@ -158,20 +172,31 @@ func (s *Views) patchAgentIndex(agent string, docs map[string]*inscribe.Doc) (ch
 			return false, false, nil // gone: the full refresh says what is there
 		}
 		versions[id] = inscribe.FileStamp{Size: size, Mtime: t.UnixNano()}
-		l, ok := kept.lines[id]
-		behind = behind || !ok || !l.ok || l.k.mtime != t.UnixNano() || l.k.size != size
+		l, err := keptRowOf(kept, keptHeadLen, id)
+		if err != nil {
+			return false, false, nil
+		}
+		rows[id] = l
+		behind = behind || !l.found || !l.ok || l.k.mtime != t.UnixNano() || l.k.size != size
 	}
 	if !behind {
 		// Nothing to write: a catalog is written when a document changed
 		// (damage to it is left for check --store to name).
 		return false, true, nil
 	}
-	stamp, stamped := keptStamp(kept.head)
-	catalog, err := s.catalogLines(agent, docs)
-	if err != nil || !stamped || catalog.was != stamp {
+	catalog, err := s.OpenCatalog(agent)
+	if err != nil || !stamped || catalog.Stamp != stamp {
+		if err == nil {
+			catalog.Close()
+		}
 		return false, false, nil
 	}
-	sum, sumOK := catalogSummary(catalog.head)
+	defer catalog.Close()
+	top, rowsAt, err := catalogTop(catalog)
+	if err != nil {
+		return false, false, nil
+	}
+	sum, sumOK := catalogSummary(top)
 	if r := s.Role(agent); !sumOK || (r == nil) != (sum.Role == "") || (r != nil && r.Name != sum.Role) {
 		return s.patchAllRows(agent, docs)
 	}
@@ -179,20 +204,30 @@ func (s *Views) patchAgentIndex(agent string, docs map[string]*inscribe.Doc) (ch
 	var catEdits, keptEdits []inscribe.Splice
 	same := true // the catalog's rows come out as they are
 	var added []keptRow
+	addAt := map[int64][]keptRow{} // new kept rows, by where they go
 	for id, d := range docs {
 		v := versions[id]
-		l, found := kept.lines[id]
-		if !found {
+		l := rows[id]
+		if !l.found {
 			// A new session: added at the end if it starts after every
-			// kept row (and the catalog has no row of it).
+			// kept row.
 			row, err := docRow(d)
 			if err != nil {
 				return false, false, nil
 			}
-			if row.Started == "" || kept.bad > 0 || !kept.last().less(keyOf(row)) || catalog.lines[id].count > 0 || !catalog.endsInRow || !kept.endsInLine {
+			if row.Started == "" || rowsAt < 0 {
 				return s.patchAllRows(agent, docs)
 			}
-			added = append(added, keptRow{v.Mtime, v.Size, row, appendKeptRow(nil, id, v.Mtime, v.Size, row)})
+			after, err := afterLastRow(catalog, kept, keptHeadLen, keyOf(row))
+			if err != nil {
+				return false, false, nil
+			}
+			if !after {
+				return s.patchAllRows(agent, docs)
+			}
+			k := keptRow{v.Mtime, v.Size, row, appendKeptRow(nil, id, v.Mtime, v.Size, row)}
+			added = append(added, k)
+			addAt[l.at] = append(addAt[l.at], k)
 			continue
 		}
 		if !l.ok {
@@ -208,22 +243,24 @@ func (s *Views) patchAgentIndex(agent string, docs map[string]*inscribe.Doc) (ch
 		if row.Started != l.k.row.Started || lastTime(row) < lastTime(l.k.row) && lastTime(l.k.row) == sum.Last {
 			return s.patchAllRows(agent, docs)
 		}
-		c := catalog.lines[id]
-		if c.count != 1 {
+		old := rowLine(nil, l.k.row)
+		at, err := catalogRowOf(catalog, rowsAt, old)
+		if err != nil || rowsAt < 0 {
 			return false, false, nil
 		}
 		line := rowLine(nil, row)
-		same = same && bytes.Equal(line, c.line)
-		catEdits = append(catEdits, inscribe.Splice{At: c.at, End: c.at + int64(len(c.line)), With: line})
-		keptEdits = append(keptEdits, inscribe.Splice{At: l.at, End: l.end, With: appendKeptRow(nil, id, v.Mtime, v.Size, row)})
+		same = same && bytes.Equal(line, old)
+		catEdits = append(catEdits, inscribe.Splice{At: at, End: at + int64(len(old)), With: line})
+		keptEdits = append(keptEdits, inscribe.Splice{At: l.at, End: l.at + int64(len(l.k.line)), With: appendKeptRow(nil, id, v.Mtime, v.Size, row)})
 		sum.Last = max(sum.Last, lastTime(row))
 	}
 	if len(added) > 0 {
+		// The catalog's new rows go at its end, in order of start; each
+		// kept row where its id goes, several there in order of id.
 		slices.SortFunc(added, func(a, b keptRow) int { return compareKeys(keyOf(a.row), keyOf(b.row)) })
-		var rows, lines []byte
+		var rows []byte
 		for _, k := range added {
 			rows = rowLine(rows, k.row)
-			lines = append(lines, k.line...)
 			sum.Sessions++
 			if sum.First == "" || k.row.Started < sum.First {
 				sum.First = k.row.Started
@@ -231,20 +268,27 @@ func (s *Views) patchAgentIndex(agent string, docs map[string]*inscribe.Doc) (ch
 			sum.Last = max(sum.Last, lastTime(k.row))
 		}
 		same = false
-		catEdits = append(catEdits, inscribe.Splice{At: catalog.was.Size, End: catalog.was.Size, With: rows})
-		keptEdits = append(keptEdits, inscribe.Splice{At: kept.was.Size, End: kept.was.Size, With: lines})
+		catEdits = append(catEdits, inscribe.Splice{At: catalog.Stamp.Size, End: catalog.Stamp.Size, With: rows})
+		for at, ks := range addAt {
+			slices.SortFunc(ks, func(a, b keptRow) int { return strings.Compare(a.row.ID, b.row.ID) })
+			var lines []byte
+			for _, k := range ks {
+				lines = append(lines, k.line...)
+			}
+			keptEdits = append(keptEdits, inscribe.Splice{At: at, End: at, With: lines})
+		}
 	}
 	if len(keptEdits) == 0 {
 		return false, true, nil
 	}
 	// A row was found after a line end: the catalog's first line ends.
-	var head bytes.Buffer
-	document.WriteMarker(&head, "index", sum)
-	head.WriteByte('\n')
-	now := catalog.was
-	if !same || !bytes.Equal(head.Bytes(), catalog.head) {
-		catEdits = append(catEdits, inscribe.Splice{At: 0, End: int64(len(catalog.head)), With: head.Bytes()})
-		now, err = s.SpliceCatalog(agent, catalog.was, catEdits)
+	var newTop bytes.Buffer
+	document.WriteMarker(&newTop, "index", sum)
+	newTop.WriteByte('\n')
+	now := catalog.Stamp
+	if !same || !bytes.Equal(newTop.Bytes(), top) {
+		catEdits = append(catEdits, inscribe.Splice{At: 0, End: int64(len(top)), With: newTop.Bytes()})
+		now, err = s.SpliceCatalog(agent, catalog.Stamp, catEdits)
 		if errors.Is(err, inscribe.ErrMoved) {
 			return false, false, nil
 		} else if err != nil {
@@ -256,32 +300,14 @@ func (s *Views) patchAgentIndex(agent string, docs map[string]*inscribe.Doc) (ch
 	// when this one's rows came out the same.
 	changed = true
 	// The kept rows' first line is their stamp: the catalog's version.
-	keptEdits = append(keptEdits, inscribe.Splice{At: 0, End: int64(len(kept.head)), With: keptHead(now)})
-	if err := s.SpliceCatalogRows(agent, kept.was, keptEdits); errors.Is(err, inscribe.ErrMoved) {
+	keptEdits = append(keptEdits, inscribe.Splice{At: 0, End: keptHeadLen, With: keptHead(now)})
+	if err := s.SpliceCatalogRows(agent, kept.Stamp, keptEdits); errors.Is(err, inscribe.ErrMoved) {
 		return changed, false, nil
 	} else if err != nil {
 		return changed, false, err
 	}
 	return changed, true, nil
 }
-
-// keptLines are the lines of an agent's kept rows that patchAgentIndex
-// reads: the first, and the rows of some sessions, by session id; and the
-// place of the last row in the catalog.
-type keptLines struct {
-	was   inscribe.FileStamp
-	head  []byte
-	lines map[string]keptLine
-	// lastStarted and lastID are the greatest place in the catalog of the
-	// rows (keyOf), bad counts the rows that do not say theirs, and
-	// endsInLine says the last ends in a line end.
-	lastStarted, lastID []byte
-	bad                 int
-	endsInLine          bool
-}
-
-// last is the greatest place in the catalog of the kept rows.
-func (k keptLines) last() rowKey { return rowKey{string(k.lastStarted), string(k.lastID)} }
 
 // A rowKey is a row's place in its catalog: rows are in order of start,
 // then id.
@@ -296,129 +322,177 @@ func compareKeys(a, b rowKey) int {
 	return strings.Compare(a.id, b.id)
 }
 
-func (a rowKey) less(b rowKey) bool { return compareKeys(a, b) < 0 }
+// errOutOfOrder says a catalog's or kept rows' line is not one its order
+// can place: the agent gets a full refresh.
+var errOutOfOrder = errors.New("a row out of its order")
 
-// keptKey reads the place of a kept row (appendKeptRow's line) without
-// reading the rest of it: its start and id, in line when nothing in them
-// is escaped (a time, an id), so that the rows of ten thousand sessions
-// are compared without a copy of each.
-func keptKey(line []byte) (started, id []byte, ok bool) {
-	var f [6][]byte // the name, time, size, id, title and start
-	rest := line
-	for i := range f {
-		if f[i], rest, ok = bytes.Cut(rest, []byte("\t")); !ok {
-			return nil, nil, false
-		}
-	}
-	id, ok1 := unquote(f[3])
-	started, ok2 := unquote(f[5])
-	return started, id, ok1 && ok2
-}
-
-// unquote is strconv.Unquote of a quoted string: q's own bytes when
-// nothing in it is escaped.
-func unquote(q []byte) ([]byte, bool) {
-	if len(q) >= 2 && q[0] == '"' && q[len(q)-1] == '"' && bytes.IndexByte(q, '\\') < 0 {
-		return q[1 : len(q)-1], true
-	}
-	s, err := strconv.Unquote(string(q))
-	return []byte(s), err == nil
-}
-
-// A keptLine is a session's kept row: where its line lies (the first, if
-// there are several) and what it reads as.
+// A keptLine is a session's kept row, or where one would go: found says
+// there is one, ok that it reads (k), at where it starts (or where the
+// session's would be put).
 type keptLine struct {
-	at, end int64
-	k       keptRow
-	ok      bool // it reads
+	at        int64
+	found, ok bool
+	k         keptRow
 }
 
-// keptLines reads the kept rows of an agent for the rows of docs.
-func (s *Views) keptLines(agent string, docs map[string]*inscribe.Doc) (keptLines, error) {
-	names := make(map[string]string, len(docs)) // a session's name in the kept rows, quoted: its id
-	for id := range docs {
-		names[strconv.Quote(id)] = id
-	}
-	kept := keptLines{lines: map[string]keptLine{}}
-	var err error
-	kept.was, err = s.ScanCatalogRows(agent, func(at int64, line []byte) bool {
-		kept.endsInLine = line[len(line)-1] == '\n'
-		if at == 0 {
-			kept.head = bytes.Clone(line)
-			return true
-		}
-		if started, id, ok := keptKey(line); !ok {
-			kept.bad++
-		} else if c := bytes.Compare(started, kept.lastStarted); c > 0 || c == 0 && bytes.Compare(id, kept.lastID) > 0 {
-			// Copied into the same memory: rows kept in order of start
-			// each take the place of the one before.
-			kept.lastStarted = append(kept.lastStarted[:0], started...)
-			kept.lastID = append(kept.lastID[:0], id...)
-		}
-		name, _, _ := bytes.Cut(line, []byte("\t"))
-		id, ok := names[string(name)]
-		if _, seen := kept.lines[id]; !ok || seen {
-			return true
-		}
-		l := keptLine{at: at, end: at + int64(len(line))}
-		if line[len(line)-1] == '\n' {
-			_, l.k, l.ok = parseKeptRow(line)
-			l.k.line = bytes.Clone(line) // line is the scan's buffer
-		}
-		kept.lines[id] = l
-		return true
+// keptRowOf finds the kept row of session id among the rows after the
+// kept rows' first line (from): they are in order of id (appendKeptRow's
+// name), each id once.
+func keptRowOf(kept *inscribe.CatalogLines, from int64, id string) (keptLine, error) {
+	bad := false
+	at, err := kept.Search(from, kept.Size(), func(line []byte) bool {
+		name, ok := keptName(line)
+		bad = bad || !ok
+		return ok && name < id
 	})
-	return kept, err
-}
-
-// catalogLines are the lines of an agent's catalog that patchAgentIndex
-// reads: the first, and the rows of some sessions, by session id.
-type catalogLines struct {
-	was   inscribe.FileStamp
-	head  []byte
-	lines map[string]catalogLine
-	// endsInRow says the catalog's last line is a row, line end included:
-	// a row added after it follows the others.
-	endsInRow bool
-}
-
-// A catalogLine is a session's row in its catalog: where it lies (the
-// first, if there are several), its bytes, and how many rows the session
-// has (a catalog another hand wrote may have several).
-type catalogLine struct {
-	at    int64
-	line  []byte
-	count int
-}
-
-// catalogLines reads the catalog of an agent for the rows of docs.
-func (s *Views) catalogLines(agent string, docs map[string]*inscribe.Doc) (catalogLines, error) {
-	prefixes := make(map[string]string, len(docs)) // a session's row begins so: its id
-	for id := range docs {
-		prefixes[rowPrefix(id)] = id
+	if err != nil || bad {
+		return keptLine{}, cmp.Or(err, errOutOfOrder)
 	}
-	c := catalogLines{lines: map[string]catalogLine{}}
-	var err error
-	c.was, err = s.ScanCatalog(agent, func(at int64, line []byte) bool {
-		prefix := rowPrefixOf(line)
-		c.endsInRow = prefix != nil && line[len(line)-1] == '\n'
-		if at == 0 {
-			c.head = bytes.Clone(line)
-			return true
+	l := keptLine{at: at}
+	line, err := kept.Line(at)
+	if err != nil {
+		return keptLine{}, err
+	}
+	if name, ok := keptName(line); !ok || name != id {
+		return l, nil // none: at is where it would go
+	}
+	l.found = true
+	if line[len(line)-1] == '\n' {
+		_, l.k, l.ok = parseKeptRow(line)
+		l.k.line = bytes.Clone(line) // line is the reader's buffer
+	}
+	// A second row of the session would be next: none is written.
+	if next, err := kept.Line(at + int64(len(line))); err != nil {
+		return keptLine{}, err
+	} else if name, _ := keptName(next); name == id {
+		return keptLine{}, errOutOfOrder
+	}
+	return l, nil
+}
+
+// keptName is the name a kept row begins with (appendKeptRow's), unquoted.
+func keptName(line []byte) (string, bool) {
+	q, _, ok := bytes.Cut(line, []byte("\t"))
+	if !ok || len(q) < 2 || q[0] != '"' || q[len(q)-1] != '"' {
+		return "", false
+	}
+	if bytes.IndexByte(q, '\\') < 0 {
+		return string(q[1 : len(q)-1]), true
+	}
+	name, err := strconv.Unquote(string(q))
+	return name, err == nil
+}
+
+// catalogTop reads the first lines of an agent's catalog (renderAgentIndex's):
+// the summary line, and where its rows start after the table's head; -1
+// when it has none.
+func catalogTop(catalog *inscribe.CatalogLines) (top []byte, rowsAt int64, err error) {
+	line, err := catalog.Line(0)
+	if err != nil || line == nil {
+		return nil, 0, cmp.Or(err, errOutOfOrder)
+	}
+	top = bytes.Clone(line)
+	at := int64(len(line))
+	for range 12 { // the title, the link up, the table's head, blank lines between
+		line, err := catalog.Line(at)
+		if err != nil || line == nil {
+			return top, -1, err
 		}
-		id, ok := prefixes[string(prefix)]
-		if !ok {
-			return true
+		at += int64(len(line))
+		if string(line) == catalogTableRule {
+			return top, at, nil
 		}
-		l := c.lines[id]
-		if l.count == 0 {
-			l.at, l.line = at, bytes.Clone(line)
-		}
-		l.count++
-		c.lines[id] = l
-		return true
+	}
+	return top, -1, nil
+}
+
+// catalogTableRule ends the head of a catalog's table: its rows follow.
+const catalogTableRule = "| --- | --- | --- | --- |\n"
+
+// catalogRowOf finds the line want (rowLine's) among a catalog's rows,
+// which start at from and are in order of start: by a search for the first
+// row of its date, then along the rows of that date.
+func catalogRowOf(catalog *inscribe.CatalogLines, from int64, want []byte) (int64, error) {
+	date, ok := rowDate(want)
+	if !ok {
+		return 0, errOutOfOrder
+	}
+	bad := false
+	at, err := catalog.Search(from, catalog.Size(), func(line []byte) bool {
+		d, ok := rowDate(line)
+		bad = bad || !ok
+		return ok && string(d) < string(date)
 	})
-	return c, err
+	if err != nil || bad {
+		return 0, cmp.Or(err, errOutOfOrder)
+	}
+	for {
+		line, err := catalog.Line(at)
+		if err != nil {
+			return 0, err
+		}
+		if d, ok := rowDate(line); !ok || !bytes.Equal(d, date) {
+			return 0, errOutOfOrder
+		}
+		if bytes.Equal(line, want) {
+			return at, nil
+		}
+		at += int64(len(line))
+	}
+}
+
+// rowDate is the date cell of a catalog's row (rowLine's): the cell after
+// the title's, which holds no " | " (a bar in a cell is escaped).
+func rowDate(line []byte) ([]byte, bool) {
+	prefix := rowPrefixOf(line)
+	if prefix == nil {
+		return nil, false
+	}
+	_, rest, ok := bytes.Cut(line[len(prefix):], []byte(" | "))
+	if !ok {
+		return nil, false
+	}
+	date, _, ok := bytes.Cut(rest, []byte(" | "))
+	return date, ok
+}
+
+// afterLastRow reports whether a row of that key would follow every row
+// of the catalog: its last row, whose start its kept row gives, is before
+// it. The catalog must end in a row, line end included, and the kept rows
+// in a line end, so that lines added to both follow the others.
+func afterLastRow(catalog, kept *inscribe.CatalogLines, keptFrom int64, key rowKey) (bool, error) {
+	_, last, err := catalog.Last()
+	if err != nil {
+		return false, err
+	}
+	prefix := rowPrefixOf(last)
+	if prefix == nil || last[len(last)-1] != '\n' {
+		return false, nil
+	}
+	if _, line, err := kept.Last(); err != nil || len(line) == 0 || line[len(line)-1] != '\n' {
+		return false, err
+	}
+	id, ok := rowIDOf(prefix)
+	if !ok {
+		return false, nil
+	}
+	l, err := keptRowOf(kept, keptFrom, id)
+	if err != nil || !l.found || !l.ok || !bytes.Equal(rowLine(nil, l.k.row), last) {
+		return false, cmp.Or(err, errOutOfOrder)
+	}
+	return compareKeys(keyOf(l.k.row), key) < 0, nil
+}
+
+// rowIDOf is the session id a catalog row's prefix (rowPrefixOf's) links
+// to.
+func rowIDOf(prefix []byte) (string, bool) {
+	link := prefix[:len(prefix)-len(rowLinkEnd)]
+	i := bytes.LastIndex(link, []byte("]("))
+	if i < 0 {
+		return "", false
+	}
+	id := string(link[i+2:])
+	return id, rowPrefix(id) == string(prefix)
 }
 
 // patchAllRows is patchAgentIndex when the catalog is written again from
@@ -549,7 +623,7 @@ func (s *Views) rows(agent string, useKept bool) ([]IndexRow, int64, []byte, err
 	if useKept {
 		kept = readKeptRows(s.CatalogRows(agent))
 	}
-	var keep []byte
+	var keep []namedLine // put in order of session id, as keptRowOf finds them
 	var rows []IndexRow
 	var newest int64
 	for _, d := range docs {
@@ -560,7 +634,7 @@ func (s *Views) rows(agent string, useKept bool) ([]IndexRow, int64, []byte, err
 		k, ok := kept.rows[d.SessionID()]
 		if ok && err == nil && k.mtime == t.UnixNano() && k.size == size {
 			rows = append(rows, k.row)
-			keep = append(keep, k.line...)
+			keep = append(keep, namedLine{d.SessionID(), k.line})
 			continue
 		}
 		row, herr := docRow(d)
@@ -569,11 +643,22 @@ func (s *Views) rows(agent string, useKept bool) ([]IndexRow, int64, []byte, err
 		}
 		rows = append(rows, row)
 		if err == nil {
-			keep = appendKeptRow(keep, d.SessionID(), t.UnixNano(), size, row)
+			keep = append(keep, namedLine{d.SessionID(), appendKeptRow(nil, d.SessionID(), t.UnixNano(), size, row)})
 		}
 	}
 	sortRows(rows)
-	return rows, newest, keep, nil
+	slices.SortFunc(keep, func(a, b namedLine) int { return strings.Compare(a.name, b.name) })
+	var lines []byte
+	for _, k := range keep {
+		lines = append(lines, k.line...)
+	}
+	return rows, newest, lines, nil
+}
+
+// A namedLine is a kept row and its name.
+type namedLine struct {
+	name string
+	line []byte
 }
 
 // docRow is a document's row in its agent's catalog, from its head.
@@ -601,18 +686,21 @@ func sortRows(rows []IndexRow) {
 //
 // One line per document: its file's name, the time (ns), the size, and
 // the row's id, title, start, end and summary, each quoted as Go quotes
-// strings (no tab nor line end inside), separated by tabs. A header line
-// heads them: "scribe catalog rows 2", a tab, and the modification time
-// (ns) and size of the catalog written from them, tab-separated. An
-// append trusts the rows for every document it did not write when the
-// catalog is still that one (patchAgentIndex); one that another hand
-// changed (a git pull that merged a teammate's rows, an edit) is written
-// again from every document. Rows kept under header 1 (before the
-// catalog's stamp) stand for unchanged documents in a full refresh, as
-// before; rows under any other header are not used.
+// strings (no tab nor line end inside), separated by tabs, in order of
+// name (the session's id) so that an append finds a row by a search
+// (keptRowOf). A header line heads them: "scribe catalog rows 3", a tab,
+// and the modification time (ns) and size of the catalog written from
+// them, tab-separated. An append trusts the rows for every document it did
+// not write when the catalog is still that one (patchAgentIndex); one that
+// another hand changed (a git pull that merged a teammate's rows, an edit)
+// is written again from every document. Rows kept under header 1 (before
+// the catalog's stamp) or 2 (rows in no set order) stand for unchanged
+// documents in a full refresh, which writes them again under 3; rows under
+// any other header are not used.
 const (
 	keptHeaderV1 = "scribe catalog rows 1\n"
-	keptHeader   = "scribe catalog rows 2\t"
+	keptHeaderV2 = "scribe catalog rows 2\t"
+	keptHeader   = "scribe catalog rows 3\t"
 )
 
 type keptRow struct {
@@ -625,7 +713,7 @@ type keptRow struct {
 // they were kept with.
 type keptRows struct {
 	rows map[string]keptRow
-	// stamped is set under header 2: catalog is the catalog's stamp when
+	// stamped is set under header 3: catalog is the catalog's stamp when
 	// the rows were kept.
 	stamped bool
 	catalog inscribe.FileStamp
@@ -672,13 +760,13 @@ func readKeptRows(data []byte) keptRows {
 	var k keptRows
 	rest, ok := bytes.CutPrefix(data, []byte(keptHeaderV1))
 	if !ok {
-		if rest, ok = bytes.CutPrefix(data, []byte(keptHeader)); !ok {
+		if !bytes.HasPrefix(data, []byte(keptHeader)) && !bytes.HasPrefix(data, []byte(keptHeaderV2)) {
 			return k
 		}
-		if k.catalog, k.stamped = keptStamp(data); !k.stamped {
+		k.catalog, k.stamped = keptStamp(data)
+		if _, rest, ok = bytes.Cut(data, []byte("\n")); !ok {
 			return k
 		}
-		_, rest, _ = bytes.Cut(rest, []byte("\n"))
 	}
 	k.rows = map[string]keptRow{}
 	for len(rest) > 0 {
@@ -798,7 +886,7 @@ func (s *Views) renderAgentIndex(agent string, rows []IndexRow) []byte {
 	if len(rows) == 0 {
 		buf.WriteString("No sessions.\n")
 	} else {
-		buf.WriteString("| session | title | date | summary |\n| --- | --- | --- | --- |\n")
+		buf.WriteString("| session | title | date | summary |\n" + catalogTableRule)
 		b := buf.Bytes()
 		for _, r := range rows {
 			b = rowLine(b, r)

@@ -120,6 +120,41 @@ func catalogFromHeads(t *testing.T, s *Views, agent string) []byte {
 	return want
 }
 
+// editInPlace changes the first letters of the title of row r in the
+// catalog p to as many others, and puts its time back: a version that
+// reads as the one it replaced. It returns the row's line before and
+// after.
+func editInPlace(t *testing.T, p string, r IndexRow) (was, edited []byte) {
+	t.Helper()
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := rowLine(nil, r)
+	i := bytes.Index(data, line)
+	if i < 0 {
+		t.Fatalf("no row %q in\n%s", line, data)
+	}
+	edited = slices.Clone(line)
+	for k := len(rowPrefix(r.ID)); k < len(rowPrefix(r.ID))+3; k++ {
+		edited[k] = 'Z'
+	}
+	if bytes.Equal(edited, line) {
+		t.Fatal("the edit changed nothing")
+	}
+	if err := os.WriteFile(p, slices.Concat(data[:i], edited, data[i+len(line):]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(p, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	return line, edited
+}
+
 // rowsOnly is kept rows without their header.
 func rowsOnly(data []byte) []byte {
 	_, rows, _ := bytes.Cut(data, []byte("\n"))
@@ -242,19 +277,21 @@ func TestCatalogPatched(t *testing.T) {
 	}
 
 	// A new session that starts after every other (a session's first
-	// hook): its row is added at the end of the catalog and of the kept
-	// rows, the others left where they are. The kept rows are written in
-	// an order of their own first: a full refresh would sort them.
+	// hook): its row is added at the end of the catalog, and among the
+	// kept rows where its id goes, the others left as they are. A row of
+	// another session edited in the catalog in place (the same length,
+	// the catalog's time put back: its stamp unchanged) stays as edited,
+	// which a catalog written again from the kept rows would undo.
 	rows := readKeptRows(s.CatalogRows(agent)).rows
 	var lastID string
 	for id, k := range rows {
-		if lastID == "" || keyOf(rows[lastID].row).less(keyOf(k.row)) {
+		if lastID == "" || compareKeys(keyOf(rows[lastID].row), keyOf(k.row)) < 0 {
 			lastID = id
 		}
 	}
 	var others []IndexRow
 	var keepOthers []byte
-	for _, id := range slices.Backward(slices.Sorted(maps.Keys(rows))) {
+	for _, id := range slices.Sorted(maps.Keys(rows)) {
 		if id != lastID {
 			others = append(others, rows[id].row)
 			keepOthers = append(keepOthers, rows[id].line...)
@@ -267,6 +304,8 @@ func TestCatalogPatched(t *testing.T) {
 	if bytes.Contains(catalog(), []byte(rowPrefix(lastID))) {
 		t.Fatalf("the catalog still has the row of %s", lastID)
 	}
+	was, edited := editInPlace(t, s.CatalogName(agent), others[0])
+	asEdited := func() []byte { return bytes.Replace(fromHeads(), was, edited, 1) }
 	var newest *inscribe.Doc
 	for _, d := range docs {
 		if d.SessionID() == lastID {
@@ -274,11 +313,57 @@ func TestCatalogPatched(t *testing.T) {
 		}
 	}
 	patch("a new session after the others", newest, inscribe.Inscribed)
-	same("a new session after the others")
-	keep = s.CatalogRows(agent)
-	if want := slices.Concat(keepOthers, rows[lastID].line); !bytes.HasSuffix(keep, want) {
-		t.Errorf("kept rows:\n%s\nwant the others as they were, then the new one's:\n%s", keep, want)
+	if got, want := catalog(), asEdited(); !bytes.Equal(got, want) || !bytes.HasSuffix(got, rowLine(nil, rows[lastID].row)) {
+		t.Errorf("a new session after the others:\n%s\nwant the catalog as edited, then its row:\n%s", got, want)
 	}
+	var want []byte
+	for _, id := range slices.Sorted(maps.Keys(rows)) {
+		want = append(want, rows[id].line...)
+	}
+	if got := rowsOnly(s.CatalogRows(agent)); !bytes.Equal(got, want) {
+		t.Errorf("kept rows:\n%s\nwant every row in order of id:\n%s", got, want)
+	}
+	// The same for an update of a row: the edited row stays.
+	retitle(newest, "Retitled after it was added")
+	patch("an update after an edit in place", newest, inscribe.Appended)
+	if got, want := catalog(), asEdited(); !bytes.Equal(got, want) || !bytes.Contains(got, []byte("Retitled after it was added")) {
+		t.Errorf("an update after an edit in place:\n%s\nwant\n%s", got, want)
+	}
+	if err := s.RefreshIndexes(); err != nil {
+		t.Fatal(err)
+	}
+	same("a full refresh after an edit in place")
+
+	// Kept rows of header 2 (rows in no set order, from before they were
+	// sought): a full refresh, which keeps them in order under header 3.
+	keep = s.CatalogRows(agent)
+	lines := strings.SplitAfter(string(rowsOnly(keep)), "\n")
+	slices.Reverse(lines)
+	old := keptHeaderV2 + strings.TrimPrefix(string(keep[:bytes.IndexByte(keep, '\n')+1]), keptHeader) + strings.Join(lines, "")
+	if err := os.WriteFile(filepath.Join(s.Root, ".scribe", ".catalog-rows-"+agent+".tsv"), []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	retitle(docs[2], "A title under header 2")
+	patch("kept rows of header 2", docs[2], inscribe.Appended)
+	same("kept rows of header 2")
+	if keep := s.CatalogRows(agent); !bytes.HasPrefix(keep, []byte(keptHeader)) || !slices.IsSortedFunc(strings.SplitAfter(strings.TrimSuffix(string(rowsOnly(keep)), "\n"), "\n"), func(a, b string) int {
+		x, _ := keptName([]byte(a))
+		y, _ := keptName([]byte(b))
+		return strings.Compare(x, y)
+	}) {
+		t.Errorf("kept rows after a refresh:\n%s", keep)
+	}
+
+	// Kept rows out of their order: a full refresh all the same.
+	keep = s.CatalogRows(agent)
+	lines = strings.SplitAfter(string(rowsOnly(keep)), "\n")
+	slices.Reverse(lines)
+	if err := s.SetCatalogRows(agent, keep[:bytes.IndexByte(keep, '\n')+1], []byte(strings.Join(lines, ""))); err != nil {
+		t.Fatal(err)
+	}
+	retitle(docs[2], "A title once the rows were out of order")
+	patch("kept rows out of order", docs[2], inscribe.Appended)
+	same("kept rows out of order")
 
 	// Kept rows that do not read: a full refresh.
 	if err := s.SetCatalogRows(agent, append(s.CatalogRows(agent), "not a row\n"...)); err != nil {

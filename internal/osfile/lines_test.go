@@ -1,0 +1,189 @@
+package osfile
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// starts are where the lines of data start (naively).
+func starts(data []byte) []int64 {
+	var s []int64
+	for at := 0; at < len(data); {
+		s = append(s, int64(at))
+		i := bytes.IndexByte(data[at:], '\n')
+		if i < 0 {
+			break
+		}
+		at += i + 1
+	}
+	return s
+}
+
+func openData(t testing.TB, data []byte) *Lines {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "lines")
+	if err := os.WriteFile(p, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l, fi, err := OpenLines(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() != int64(len(data)) || l.Size() != int64(len(data)) {
+		t.Fatalf("size %d, %d, want %d", fi.Size(), l.Size(), len(data))
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
+}
+
+// checkLines compares Line, Next and Last with a naive reading of data.
+func checkLines(t testing.TB, l *Lines, data []byte) {
+	t.Helper()
+	st := starts(data)
+	for i, at := range st {
+		end := int64(len(data))
+		if i+1 < len(st) {
+			end = st[i+1]
+		}
+		got, err := l.Line(at)
+		if err != nil || !bytes.Equal(got, data[at:end]) {
+			t.Fatalf("Line(%d) = %q, %v; want %q", at, got, err, data[at:end])
+		}
+	}
+	if got, err := l.Line(int64(len(data))); got != nil || err != nil {
+		t.Fatalf("Line(size) = %q, %v", got, err)
+	}
+	// Every offset near a line's start, and some others.
+	var offsets []int64
+	for _, at := range st {
+		offsets = append(offsets, at-1, at, at+1, at+2)
+	}
+	for i := int64(0); i < int64(len(data)); i += 1 + int64(len(data))/64 {
+		offsets = append(offsets, i)
+	}
+	offsets = append(offsets, int64(len(data))-1, int64(len(data)))
+	for _, at := range offsets {
+		if at < 0 || at > int64(len(data)) {
+			continue
+		}
+		want := int64(len(data))
+		if k, ok := slices.BinarySearch(st, at); ok {
+			want = st[k]
+		} else if k < len(st) {
+			want = st[k]
+		}
+		if got, err := l.Next(at); err != nil || got != want {
+			t.Fatalf("Next(%d) = %d, %v; want %d", at, got, err, want)
+		}
+	}
+	at, line, err := l.Last()
+	if len(st) == 0 {
+		if at != 0 || line != nil || err != nil {
+			t.Fatalf("Last() of an empty file = %d, %q, %v", at, line, err)
+		}
+		return
+	}
+	if last := st[len(st)-1]; err != nil || at != last || !bytes.Equal(line, data[last:]) {
+		t.Fatalf("Last() = %d, %q, %v; want %d, %q", at, line, err, last, data[last:])
+	}
+}
+
+// TestLines: Line, Next, Last and Search agree with a naive reading, over
+// files of short lines, of lines longer than a read (and than several), with
+// and without a last line end; Search finds the first line not before a
+// key, over every range of line starts.
+func TestLines(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for trial := range 60 {
+		n := r.IntN(40)
+		keys := make([]int, n)
+		for i := range keys {
+			keys[i] = r.IntN(30) // repeats: a key may have several lines
+		}
+		slices.Sort(keys)
+		var data []byte
+		for _, k := range keys {
+			pad := r.IntN(40)
+			switch r.IntN(10) {
+			case 0:
+				pad = linesChunk + r.IntN(3*linesChunk)
+			case 1:
+				pad = linesChunk - 8 + r.IntN(16) // about one read
+			}
+			data = fmt.Appendf(data, "%04d %s\n", k, bytes.Repeat([]byte("x"), pad))
+		}
+		if n > 0 && trial%3 == 0 {
+			data = data[:len(data)-1] // no last line end
+		}
+		l := openData(t, data)
+		checkLines(t, l, data)
+		st := starts(data)
+		bounds := append(slices.Clone(st), int64(len(data)))
+		for want := -1; want <= 31; want += 1 + r.IntN(3) {
+			before := func(line []byte) bool {
+				var k int
+				fmt.Sscanf(string(line), "%d", &k)
+				return k < want
+			}
+			for a := range bounds {
+				for _, b := range []int{a, a + 1, a + r.IntN(len(bounds)-a), len(bounds) - 1} {
+					if b >= len(bounds) {
+						continue
+					}
+					from, to := bounds[a], bounds[b]
+					exp := to
+					for _, s := range st {
+						if s >= from && s < to {
+							if line, _ := l.Line(s); !before(bytes.Clone(line)) {
+								exp = s
+								break
+							}
+						}
+					}
+					got, err := l.Search(from, to, before)
+					if err != nil || got != exp {
+						t.Fatalf("trial %d: Search(%d, %d) for %d = %d, %v; want %d", trial, from, to, want, got, err, exp)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestLinesCutShort: a file cut after it was opened reads as far as it
+// holds, with an error for a line it no longer has, not a panic.
+func TestLinesCutShort(t *testing.T) {
+	data := bytes.Repeat([]byte("0123456789abcdef\n"), 1000)
+	p := filepath.Join(t.TempDir(), "lines")
+	if err := os.WriteFile(p, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l, _, err := OpenLines(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if err := os.Truncate(p, 100); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Line(17 * 500); err == nil {
+		t.Error("Line past the cut: no error")
+	}
+	if line, err := l.Line(17); err != nil || string(line) != "0123456789abcdef\n" {
+		t.Errorf("Line(17) = %q, %v", line, err)
+	}
+}
+
+func FuzzLines(f *testing.F) {
+	f.Add([]byte("a\nbb\n\nccc"))
+	f.Add([]byte("\n\n\n"))
+	f.Add(bytes.Repeat([]byte("y"), 3*linesChunk))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkLines(t, openData(t, data), data)
+	})
+}
