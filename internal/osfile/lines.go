@@ -121,6 +121,58 @@ func (l *Lines) Search(from, to int64, before func(line []byte) bool) (int64, er
 	return hi, nil
 }
 
+// findChunk is what one read of Find takes.
+const findChunk = 64 << 10
+
+// Find returns where the first line that starts at or after from (where
+// a line starts) and is want (line end included) begins, or -1 if there
+// is none. It reads the file from there in large reads, as fast as it
+// compares bytes: for a line a search can only bring near.
+func (l *Lines) Find(from int64, want []byte) (int64, error) {
+	if len(want) == 0 || want[len(want)-1] != '\n' {
+		return -1, nil
+	}
+	// A line start is from, or a place after a line end: the bytes
+	// sought are a line end and want, except at from.
+	buf := make([]byte, 0, findChunk+len(want))
+	at := from // where buf starts in the file
+	var prev byte = '\n'
+	for at < l.size {
+		n := min(int64(cap(buf)), l.size-at)
+		buf = buf[:n]
+		k, err := l.f.ReadAt(buf, at)
+		if k < len(buf) && (err == nil || err == io.EOF) {
+			return -1, io.ErrUnexpectedEOF // cut short since it was opened
+		} else if err != nil && err != io.EOF {
+			return -1, err
+		}
+		for i := 0; ; {
+			j := bytes.Index(buf[i:], want)
+			if j < 0 {
+				break
+			}
+			p := i + j
+			before := prev
+			if p > 0 {
+				before = buf[p-1]
+			}
+			if before == '\n' {
+				return at + int64(p), nil
+			}
+			i = p + 1
+		}
+		if at+n >= l.size {
+			break
+		}
+		// The next read takes again the bytes a line sought could have
+		// begun in.
+		keep := int64(len(want) - 1)
+		prev = buf[n-keep-1]
+		at += n - keep
+	}
+	return -1, nil
+}
+
 // Last returns where the file's last line starts and the line (nil in an
 // empty file).
 func (l *Lines) Last() (int64, []byte, error) {

@@ -187,3 +187,67 @@ func FuzzLines(f *testing.F) {
 		checkLines(t, openData(t, data), data)
 	})
 }
+
+// TestLinesFind: Find finds a line where a line starts, not as the end of
+// another, across the boundaries of its reads, and not at all when the
+// file has no such line.
+func TestLinesFind(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for trial := range 30 {
+		var data []byte
+		var lines [][]byte
+		for len(data) < 3*findChunk {
+			n := 1 + r.IntN(300)
+			if r.IntN(50) == 0 {
+				n = findChunk/2 + r.IntN(findChunk)
+			}
+			line := fmt.Appendf(nil, "%s%d\n", bytes.Repeat([]byte{byte('a' + r.IntN(3))}, n), r.IntN(5))
+			lines = append(lines, line)
+			data = append(data, line...)
+		}
+		l := openData(t, data)
+		st := starts(data)
+		var wants [][]byte
+		for range 20 {
+			line := lines[r.IntN(len(lines))]
+			wants = append(wants, line, line[r.IntN(len(line)):]) // a line, and the end of one
+		}
+		wants = append(wants, []byte("no such line\n"), []byte("a"), nil)
+		for _, want := range wants {
+			for _, from := range []int64{0, st[r.IntN(len(st))], st[len(st)-1]} {
+				exp := int64(-1)
+				for i, s := range st {
+					end := int64(len(data))
+					if i+1 < len(st) {
+						end = st[i+1]
+					}
+					if s >= from && len(want) > 0 && want[len(want)-1] == '\n' && bytes.Equal(data[s:end], want) {
+						exp = s
+						break
+					}
+				}
+				if got, err := l.Find(from, want); err != nil || got != exp {
+					t.Fatalf("trial %d: Find(%d, %.40q) = %d, %v; want %d", trial, from, want, got, err, exp)
+				}
+			}
+		}
+	}
+}
+
+// TestLinesFindAtBoundary: a line sought that starts anywhere near the
+// end of Find's first read is found, once.
+func TestLinesFindAtBoundary(t *testing.T) {
+	want := []byte("the line sought\n")
+	for off := -2 * len(want); off <= 2*len(want); off++ {
+		pre := findChunk + len(want) + off // where it starts
+		data := slices.Concat(bytes.Repeat([]byte("x"), pre-1), []byte("\n"), want, []byte("after\n"))
+		if got, err := openData(t, data).Find(0, want); err != nil || got != int64(pre) {
+			t.Fatalf("at %d: Find = %d, %v", pre, got, err)
+		}
+		// The same bytes ending a longer line: not a line of their own.
+		data[pre-1] = 'y'
+		if got, err := openData(t, data).Find(0, want); err != nil || got != -1 {
+			t.Fatalf("inside a line at %d: Find = %d, %v", pre, got, err)
+		}
+	}
+}
