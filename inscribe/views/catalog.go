@@ -149,146 +149,20 @@ func (s *Views) PatchAfter(results []inscribe.Result) error {
 // thousand. What a search cannot read, or a row not where its order puts
 // it, asks for the full refresh, which writes both files again.
 func (s *Views) patchAgentIndex(agent string, docs map[string]*inscribe.Doc) (changed, ok bool, err error) {
-	kept, err := s.OpenCatalogRows(agent)
-	if err != nil {
-		return false, false, nil
-	}
-	defer kept.Close()
-	head, err := kept.Line(0)
-	if err != nil {
-		return false, false, nil
-	}
-	keptHeadLen := int64(len(head))
-	stamp, stamped := keptStamp(head)
-	// Each document's version and kept row, and whether a kept row is
-	// behind it: its time or size differ, or it has none (or none that
-	// reads).
-	versions := make(map[string]inscribe.FileStamp, len(docs))
-	rows := make(map[string]keptLine, len(docs))
-	behind := false
-	for id, d := range docs {
-		t, size, err := d.Changed()
-		if err != nil {
-			return false, false, nil // gone: the full refresh says what is there
-		}
-		versions[id] = inscribe.FileStamp{Size: size, Mtime: t.UnixNano()}
-		l, err := keptRowOf(kept, keptHeadLen, id)
-		if err != nil {
-			return false, false, nil
-		}
-		rows[id] = l
-		behind = behind || !l.found || !l.ok || l.k.mtime != t.UnixNano() || l.k.size != size
-	}
-	if !behind {
-		// Nothing to write: a catalog is written when a document changed
-		// (damage to it is left for check --store to name).
+	// Both files are read, and closed, before either is written (Windows
+	// renames over no open file).
+	p, next := s.planPatch(agent, docs)
+	switch next {
+	case patchNothing:
 		return false, true, nil
-	}
-	catalog, err := s.OpenCatalog(agent)
-	if err != nil || !stamped || catalog.Stamp != stamp {
-		if err == nil {
-			catalog.Close()
-		}
+	case patchFull:
 		return false, false, nil
-	}
-	defer catalog.Close()
-	top, rowsAt, err := catalogTop(catalog)
-	if err != nil {
-		return false, false, nil
-	}
-	sum, sumOK := catalogSummary(top)
-	if r := s.Role(agent); !sumOK || (r == nil) != (sum.Role == "") || (r != nil && r.Name != sum.Role) {
+	case patchAllRows:
 		return s.patchAllRows(agent, docs)
 	}
-	// The rows replaced, in the catalog and in the kept rows.
-	var catEdits, keptEdits []inscribe.Splice
-	same := true // the catalog's rows come out as they are
-	var added []keptRow
-	addAt := map[int64][]keptRow{} // new kept rows, by where they go
-	for id, d := range docs {
-		v := versions[id]
-		l := rows[id]
-		if !l.found {
-			// A new session: added at the end if it starts after every
-			// kept row.
-			row, err := docRow(d)
-			if err != nil {
-				return false, false, nil
-			}
-			if row.Started == "" || rowsAt < 0 {
-				return s.patchAllRows(agent, docs)
-			}
-			after, err := afterLastRow(catalog, kept, keptHeadLen, keyOf(row))
-			if err != nil {
-				return false, false, nil
-			}
-			if !after {
-				return s.patchAllRows(agent, docs)
-			}
-			k := keptRow{v.Mtime, v.Size, row, appendKeptRow(nil, id, v.Mtime, v.Size, row)}
-			added = append(added, k)
-			addAt[l.at] = append(addAt[l.at], k)
-			continue
-		}
-		if !l.ok {
-			return false, false, nil
-		}
-		if l.k.mtime == v.Mtime && l.k.size == v.Size {
-			continue
-		}
-		row, err := docRow(d)
-		if err != nil {
-			return false, false, nil
-		}
-		if row.Started != l.k.row.Started || lastTime(row) < lastTime(l.k.row) && lastTime(l.k.row) == sum.Last {
-			return s.patchAllRows(agent, docs)
-		}
-		old := rowLine(nil, l.k.row)
-		at, err := catalogRowOf(catalog, rowsAt, old)
-		if err != nil || rowsAt < 0 {
-			return false, false, nil
-		}
-		line := rowLine(nil, row)
-		same = same && bytes.Equal(line, old)
-		catEdits = append(catEdits, inscribe.Splice{At: at, End: at + int64(len(old)), With: line})
-		keptEdits = append(keptEdits, inscribe.Splice{At: l.at, End: l.at + int64(len(l.k.line)), With: appendKeptRow(nil, id, v.Mtime, v.Size, row)})
-		sum.Last = max(sum.Last, lastTime(row))
-	}
-	if len(added) > 0 {
-		// The catalog's new rows go at its end, in order of start; each
-		// kept row where its id goes, several there in order of id.
-		slices.SortFunc(added, func(a, b keptRow) int { return compareKeys(keyOf(a.row), keyOf(b.row)) })
-		var rows []byte
-		for _, k := range added {
-			rows = rowLine(rows, k.row)
-			sum.Sessions++
-			if sum.First == "" || k.row.Started < sum.First {
-				sum.First = k.row.Started
-			}
-			sum.Last = max(sum.Last, lastTime(k.row))
-		}
-		same = false
-		catEdits = append(catEdits, inscribe.Splice{At: catalog.Stamp.Size, End: catalog.Stamp.Size, With: rows})
-		for at, ks := range addAt {
-			slices.SortFunc(ks, func(a, b keptRow) int { return strings.Compare(a.row.ID, b.row.ID) })
-			var lines []byte
-			for _, k := range ks {
-				lines = append(lines, k.line...)
-			}
-			keptEdits = append(keptEdits, inscribe.Splice{At: at, End: at, With: lines})
-		}
-	}
-	if len(keptEdits) == 0 {
-		return false, true, nil
-	}
-	// A row was found after a line end: the catalog's first line ends.
-	var newTop bytes.Buffer
-	document.WriteMarker(&newTop, "index", sum)
-	newTop.WriteByte('\n')
-	now := catalog.Stamp
-	if !same || !bytes.Equal(newTop.Bytes(), top) {
-		catEdits = append(catEdits, inscribe.Splice{At: 0, End: int64(len(top)), With: newTop.Bytes()})
-		now, err = s.SpliceCatalog(agent, catalog.Stamp, catEdits)
+	now := p.catalog
+	if p.catEdits != nil {
+		now, err = s.SpliceCatalog(agent, p.catalog, p.catEdits)
 		if errors.Is(err, inscribe.ErrMoved) {
 			return false, false, nil
 		} else if err != nil {
@@ -300,13 +174,176 @@ func (s *Views) patchAgentIndex(agent string, docs map[string]*inscribe.Doc) (ch
 	// when this one's rows came out the same.
 	changed = true
 	// The kept rows' first line is their stamp: the catalog's version.
-	keptEdits = append(keptEdits, inscribe.Splice{At: 0, End: keptHeadLen, With: keptHead(now)})
-	if err := s.SpliceCatalogRows(agent, kept.Stamp, keptEdits); errors.Is(err, inscribe.ErrMoved) {
+	edits := append(p.keptEdits, inscribe.Splice{At: 0, End: p.keptHead, With: keptHead(now)})
+	if err := s.SpliceCatalogRows(agent, p.kept, edits); errors.Is(err, inscribe.ErrMoved) {
 		return changed, false, nil
 	} else if err != nil {
 		return changed, false, err
 	}
 	return changed, true, nil
+}
+
+// What patchAgentIndex does after planPatch.
+const (
+	patchNothing = iota // every kept row is its document's
+	patchFull           // the agent's full refresh
+	patchAllRows        // the catalog written again from every kept row
+	patchSplice         // the edits planned
+)
+
+// A patch is what planPatch found to write: the edits of the catalog
+// (none if it comes out the same) and of the kept rows, on the versions
+// read, and the length of the kept rows' first line.
+type patch struct {
+	catalog, kept       inscribe.FileStamp
+	catEdits, keptEdits []inscribe.Splice
+	keptHead            int64
+}
+
+// planPatch reads what patchAgentIndex writes, and says what it does.
+func (s *Views) planPatch(agent string, docs map[string]*inscribe.Doc) (p patch, next int) {
+	kept, err := s.OpenCatalogRows(agent)
+	if err != nil {
+		return p, patchFull
+	}
+	defer kept.Close()
+	head, err := kept.Line(0)
+	if err != nil {
+		return p, patchFull
+	}
+	p.kept, p.keptHead = kept.Stamp, int64(len(head))
+	stamp, stamped := keptStamp(head)
+	// Each document's version and kept row, and whether a kept row is
+	// behind it: its time or size differ, or it has none (or none that
+	// reads).
+	versions := make(map[string]inscribe.FileStamp, len(docs))
+	rows := make(map[string]keptLine, len(docs))
+	behind := false
+	for id, d := range docs {
+		t, size, err := d.Changed()
+		if err != nil {
+			return p, patchFull // gone: the full refresh says what is there
+		}
+		versions[id] = inscribe.FileStamp{Size: size, Mtime: t.UnixNano()}
+		l, err := keptRowOf(kept, p.keptHead, id)
+		if err != nil {
+			return p, patchFull
+		}
+		rows[id] = l
+		behind = behind || !l.found || !l.ok || l.k.mtime != t.UnixNano() || l.k.size != size
+	}
+	if !behind {
+		// Nothing to write: a catalog is written when a document changed
+		// (damage to it is left for check --store to name).
+		return p, patchNothing
+	}
+	catalog, err := s.OpenCatalog(agent)
+	if err != nil {
+		return p, patchFull
+	}
+	defer catalog.Close()
+	p.catalog = catalog.Stamp
+	if !stamped || catalog.Stamp != stamp {
+		return p, patchFull
+	}
+	top, rowsAt, err := catalogTop(catalog)
+	if err != nil {
+		return p, patchFull
+	}
+	sum, sumOK := catalogSummary(top)
+	if r := s.Role(agent); !sumOK || (r == nil) != (sum.Role == "") || (r != nil && r.Name != sum.Role) {
+		return p, patchAllRows
+	}
+	// The rows replaced, in the catalog and in the kept rows.
+	same := true // the catalog's rows come out as they are
+	var added []keptRow
+	addAt := map[int64][]namedLine{} // new kept rows, by where they go
+	for id, d := range docs {
+		v := versions[id]
+		l := rows[id]
+		if !l.found {
+			// A new session: added at the end if it starts after every
+			// kept row.
+			row, err := docRow(d)
+			if err != nil {
+				return p, patchFull
+			}
+			if row.Started == "" || rowsAt < 0 {
+				return p, patchAllRows
+			}
+			after, err := afterLastRow(catalog, kept, p.keptHead, keyOf(row))
+			if err != nil {
+				return p, patchFull
+			}
+			if !after {
+				return p, patchAllRows
+			}
+			k := keptRow{v.Mtime, v.Size, row, appendKeptRow(nil, id, v.Mtime, v.Size, row)}
+			added = append(added, k)
+			addAt[l.at] = append(addAt[l.at], namedLine{id, k.line})
+			continue
+		}
+		if !l.ok || rowsAt < 0 {
+			return p, patchFull
+		}
+		if l.k.mtime == v.Mtime && l.k.size == v.Size {
+			continue
+		}
+		row, err := docRow(d)
+		if err != nil {
+			return p, patchFull
+		}
+		if keyOf(row) != keyOf(l.k.row) || lastTime(row) < lastTime(l.k.row) && lastTime(l.k.row) == sum.Last {
+			return p, patchAllRows
+		}
+		old := rowLine(nil, l.k.row)
+		at, err := catalogRowOf(catalog, rowsAt, old)
+		if err != nil {
+			return p, patchFull
+		}
+		line := rowLine(nil, row)
+		same = same && bytes.Equal(line, old)
+		p.catEdits = append(p.catEdits, inscribe.Splice{At: at, End: at + int64(len(old)), With: line})
+		p.keptEdits = append(p.keptEdits, inscribe.Splice{At: l.at, End: l.at + int64(len(l.k.line)), With: appendKeptRow(nil, id, v.Mtime, v.Size, row)})
+		sum.Last = max(sum.Last, lastTime(row))
+	}
+	if len(added) > 0 {
+		// The catalog's new rows go at its end, in order of start; each
+		// kept row where its name goes, several there in order of name.
+		slices.SortFunc(added, func(a, b keptRow) int { return compareKeys(keyOf(a.row), keyOf(b.row)) })
+		var rows []byte
+		for _, k := range added {
+			rows = rowLine(rows, k.row)
+			sum.Sessions++
+			if sum.First == "" || k.row.Started < sum.First {
+				sum.First = k.row.Started
+			}
+			sum.Last = max(sum.Last, lastTime(k.row))
+		}
+		same = false
+		p.catEdits = append(p.catEdits, inscribe.Splice{At: catalog.Stamp.Size, End: catalog.Stamp.Size, With: rows})
+		for at, ks := range addAt {
+			slices.SortFunc(ks, func(a, b namedLine) int { return strings.Compare(a.name, b.name) })
+			var lines []byte
+			for _, k := range ks {
+				lines = append(lines, k.line...)
+			}
+			p.keptEdits = append(p.keptEdits, inscribe.Splice{At: at, End: at, With: lines})
+		}
+	}
+	if len(p.keptEdits) == 0 {
+		return p, patchNothing
+	}
+	// A row was found after a line end: the catalog's first line ends.
+	var newTop bytes.Buffer
+	document.WriteMarker(&newTop, "index", sum)
+	newTop.WriteByte('\n')
+	if same && bytes.Equal(newTop.Bytes(), top) {
+		p.catEdits = nil // the catalog comes out as it is
+	} else {
+		p.catEdits = append(p.catEdits, inscribe.Splice{At: 0, End: int64(len(top)), With: newTop.Bytes()})
+	}
+	return p, patchSplice
 }
 
 // A rowKey is a row's place in its catalog: rows are in order of start,
@@ -430,6 +467,11 @@ func catalogRowOf(catalog *inscribe.CatalogLines, from int64, want []byte) (int6
 	}
 	at, err = catalog.Find(at, want)
 	if err != nil || at < 0 {
+		return 0, cmp.Or(err, errOutOfOrder)
+	}
+	// Another row the same (two documents of one session, one title)
+	// would be next: which is whose, only the full refresh says.
+	if next, err := catalog.Line(at + int64(len(want))); err != nil || bytes.Equal(next, want) {
 		return 0, cmp.Or(err, errOutOfOrder)
 	}
 	return at, nil
@@ -613,6 +655,9 @@ func (s *Views) rows(agent string, useKept bool) ([]IndexRow, int64, []byte, err
 	if err != nil {
 		return nil, 0, nil, err
 	}
+	// In order of name, as patchAllRows takes them: rows of one place
+	// (two documents of one session) keep it.
+	slices.SortFunc(docs, func(a, b *inscribe.Doc) int { return strings.Compare(a.SessionID(), b.SessionID()) })
 	var kept keptRows
 	if useKept {
 		kept = readKeptRows(s.CatalogRows(agent))
@@ -666,8 +711,10 @@ func docRow(d *inscribe.Doc) (IndexRow, error) {
 }
 
 // sortRows puts a catalog's rows in its order: by start, then id.
+// Rows of one place (two documents of one session) keep the order they
+// were given in: their documents' names'.
 func sortRows(rows []IndexRow) {
-	slices.SortFunc(rows, func(a, b IndexRow) int { return compareKeys(keyOf(a), keyOf(b)) })
+	slices.SortStableFunc(rows, func(a, b IndexRow) int { return compareKeys(keyOf(a), keyOf(b)) })
 }
 
 // The rows of an agent's catalog are kept when it is written (the store's

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/scribe-archive/scribe/inscribe"
+	"github.com/scribe-archive/scribe/session"
 )
 
 // TestCatalogKeptRows: an agent's catalog is written from the rows kept
@@ -372,4 +373,108 @@ func TestCatalogPatched(t *testing.T) {
 	retitle(docs[2], "A title once the rows broke")
 	patch("kept rows that do not read", docs[2], inscribe.Appended)
 	same("kept rows that do not read")
+}
+
+// TestCatalogPatchedOddDocs: documents a full refresh lists as they are
+// but whose rows a patch could take for others': two documents of one
+// session with one title (two rows the same), a session id changed in a
+// document's head (its row's place changes though its start does not),
+// and new documents whose file names are not their ids, added by one
+// patch where their kept rows go side by side. After each patch the
+// catalog is the one every head gives, and the kept rows are in order of
+// name.
+func TestCatalogPatchedOddDocs(t *testing.T) {
+	s := claudeStore(t)
+	defer s.CloseIndex()
+	const agent = "claude"
+	docs, err := s.AgentDocs(agent)
+	if err != nil || len(docs) < 3 {
+		t.Fatalf("%d documents, %v", len(docs), err)
+	}
+	dir := filepath.Dir(docs[0].Path())
+	byID := map[string]*inscribe.Doc{}
+	for _, d := range docs {
+		byID[d.SessionID()] = d
+	}
+	check := func(what string, changed ...*inscribe.Doc) {
+		t.Helper()
+		var results []inscribe.Result
+		for _, d := range changed {
+			results = append(results, inscribe.Result{Doc: d.Path(), Outcome: inscribe.Appended})
+		}
+		if err := s.PatchAfter(results); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		got, err := s.Catalog(agent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := catalogFromHeads(t, s, agent); !bytes.Equal(got, want) {
+			t.Errorf("%s: the catalog is not the one every head gives:\n%s\nwant\n%s", what, got, want)
+		}
+		names := strings.Split(strings.TrimSuffix(string(rowsOnly(s.CatalogRows(agent))), "\n"), "\n")
+		if !slices.IsSortedFunc(names, func(a, b string) int {
+			x, _ := keptName([]byte(a + "\n"))
+			y, _ := keptName([]byte(b + "\n"))
+			return strings.Compare(x, y)
+		}) {
+			t.Errorf("%s: kept rows out of order:\n%s", what, s.CatalogRows(agent))
+		}
+	}
+	copyDoc := func(from *inscribe.Doc, name string, edit func(*session.Meta)) *inscribe.Doc {
+		t.Helper()
+		data, err := os.ReadFile(from.Path())
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, name+".md")
+		if err := os.MkdirAll(filepath.Join(dir, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		d, err := s.Doc(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if edit != nil {
+			if _, err := d.RewriteHead(edit); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return d
+	}
+	str := func(v string) *string { return &v }
+
+	// Two documents of one session, one title: two rows the same.
+	twin := copyDoc(docs[0], docs[0].SessionID()+"-copy", nil)
+	if err := s.RefreshIndexes(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := twin.RewriteHead(func(m *session.Meta) { m.Title = str("the copy's title") }); err != nil {
+		t.Fatal(err)
+	}
+	check("two rows the same", twin)
+
+	// A session id changed in a head: its row moves among the rows of
+	// its start.
+	a, b := byID["66666666-6666-4666-8666-666666666666"], byID["68ed1ab1-987e-4afe-abe3-794515d62774"]
+	if a == nil || b == nil {
+		t.Fatal("the testdata's two sessions of one start are not in the store")
+	}
+	if _, err := a.RewriteHead(func(m *session.Meta) { m.SessionID = "70000000" }); err != nil {
+		t.Fatal(err)
+	}
+	check("a session id changed", a)
+
+	// New documents whose names are not their ids, their kept rows side
+	// by side: in order of name, whatever their ids.
+	f1 := copyDoc(docs[1], "ff1", func(m *session.Meta) { m.SessionID, m.Started = "zz2", str("2027-01-01T00:00:00Z") })
+	f2 := copyDoc(docs[1], "ff2", func(m *session.Meta) { m.SessionID, m.Started = "zz1", str("2027-01-02T00:00:00Z") })
+	check("new documents named otherwise", f1, f2)
+	if _, err := f1.RewriteHead(func(m *session.Meta) { m.Started = str("2027-01-04T00:00:00Z") }); err != nil {
+		t.Fatal(err)
+	}
+	check("a start changed after", f1)
 }

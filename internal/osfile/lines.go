@@ -97,7 +97,10 @@ func (l *Lines) Next(at int64) (int64, error) {
 // sorted file, and before comparing a line with the one sought). It reads
 // about two lines for each halving of [from, to).
 func (l *Lines) Search(from, to int64, before func(line []byte) bool) (int64, error) {
+	// Every line that starts before lo is before; none starts in
+	// [hi, found) but found, the first known not to be (or to).
 	lo, hi := from, min(to, l.size)
+	found := hi
 	for lo < hi {
 		mid := lo + (hi-lo)/2
 		s, err := l.Next(mid)
@@ -105,8 +108,8 @@ func (l *Lines) Search(from, to int64, before func(line []byte) bool) (int64, er
 			return 0, err
 		}
 		if s >= hi {
-			// No line starts in [mid, hi): the one at lo decides.
-			s = lo
+			hi = mid // no line starts in [mid, hi)
+			continue
 		}
 		line, err := l.Line(s)
 		if err != nil {
@@ -115,10 +118,10 @@ func (l *Lines) Search(from, to int64, before func(line []byte) bool) (int64, er
 		if before(line) {
 			lo = s + int64(len(line))
 		} else {
-			hi = s
+			found, hi = s, s
 		}
 	}
-	return hi, nil
+	return found, nil
 }
 
 // findChunk is what one read of Find takes.
@@ -188,7 +191,10 @@ func (l *Lines) Last() (int64, []byte, error) {
 			l.buf = make([]byte, at-from)
 		}
 		buf := l.buf[:at-from]
-		if _, err := l.f.ReadAt(buf, from); err != nil && err != io.EOF {
+		if k, err := l.f.ReadAt(buf, from); k < len(buf) {
+			if err == nil || err == io.EOF {
+				err = io.ErrUnexpectedEOF // cut short since it was opened
+			}
 			return 0, nil, err
 		}
 		if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {

@@ -251,3 +251,27 @@ func TestLinesFindAtBoundary(t *testing.T) {
 		}
 	}
 }
+
+// TestLinesSearchLongLast: a search over many short lines followed by one
+// of a megabyte still halves its range at each step: it reads a few dozen
+// lines, not each short one in turn.
+func TestLinesSearchLongLast(t *testing.T) {
+	var data []byte
+	for i := range 2000 {
+		data = fmt.Appendf(data, "%06d\n", i)
+	}
+	data = append(data, bytes.Repeat([]byte("9"), 1<<20)...)
+	data = append(data, '\n')
+	l := openData(t, data)
+	calls := 0
+	at, err := l.Search(0, l.Size(), func(line []byte) bool {
+		calls++
+		return string(line[:6]) < "001234"
+	})
+	if err != nil || at != 1234*7 {
+		t.Fatalf("Search = %d, %v; want %d", at, err, 1234*7)
+	}
+	if calls > 40 {
+		t.Errorf("Search read %d lines", calls)
+	}
+}
