@@ -127,51 +127,59 @@ func (l *Lines) Search(from, to int64, before func(line []byte) bool) (int64, er
 // findChunk is what one read of Find takes.
 const findChunk = 64 << 10
 
+// findHead is how much of a line Find looks for at once, with the line end
+// before it: bytes.Index compares as many in vector registers (a longer
+// pattern would be sought a byte at a time).
+const findHead = 48
+
 // Find returns where the first line that starts at or after from (where
 // a line starts) and is want (line end included) begins, or -1 if there
-// is none. It reads the file from there in large reads, as fast as it
-// compares bytes: for a line a search can only bring near.
+// is none. It reads the file from there in large reads and looks for
+// want's first bytes after a line end as fast as it compares bytes: for a
+// line a search can only bring near.
 func (l *Lines) Find(from int64, want []byte) (int64, error) {
 	if len(want) == 0 || want[len(want)-1] != '\n' {
 		return -1, nil
 	}
-	// A line start is from, or a place after a line end: the bytes
-	// sought are a line end and want, except at from.
-	buf := make([]byte, 0, findChunk+len(want))
-	at := from // where buf starts in the file
-	var prev byte = '\n'
-	for at < l.size {
-		n := min(int64(cap(buf)), l.size-at)
-		buf = buf[:n]
-		k, err := l.f.ReadAt(buf, at)
-		if k < len(buf) && (err == nil || err == io.EOF) {
-			return -1, io.ErrUnexpectedEOF // cut short since it was opened
-		} else if err != nil && err != io.EOF {
+	pat := append([]byte{'\n'}, want[:min(len(want), findHead)]...)
+	buf := make([]byte, findChunk+len(pat))
+	// buf holds the file from at, after the line end before from (a
+	// line end of its own at the file's start).
+	at := from - 1
+	for at+1 < l.size {
+		lo := 0
+		if at < 0 {
+			buf[0], lo = '\n', 1
+		}
+		n := min(int64(len(buf)), l.size-at)
+		k, err := l.f.ReadAt(buf[lo:n], at+int64(lo))
+		if k < int(n)-lo {
+			if err == nil || err == io.EOF {
+				err = io.ErrUnexpectedEOF // cut short since it was opened
+			}
 			return -1, err
 		}
+		chunk := buf[:n]
 		for i := 0; ; {
-			j := bytes.Index(buf[i:], want)
+			j := bytes.Index(chunk[i:], pat)
 			if j < 0 {
 				break
 			}
-			p := i + j
-			before := prev
-			if p > 0 {
-				before = buf[p-1]
+			start := at + int64(i+j) + 1
+			line, err := l.Line(start)
+			if err != nil {
+				return -1, err
 			}
-			if before == '\n' {
-				return at + int64(p), nil
+			if bytes.Equal(line, want) {
+				return start, nil
 			}
-			i = p + 1
+			i += j + 1
 		}
 		if at+n >= l.size {
 			break
 		}
-		// The next read takes again the bytes a line sought could have
-		// begun in.
-		keep := int64(len(want) - 1)
-		prev = buf[n-keep-1]
-		at += n - keep
+		// The next read takes again the bytes a match could have begun in.
+		at += n - int64(len(pat)-1)
 	}
 	return -1, nil
 }
