@@ -447,31 +447,38 @@ func catalogTop(catalog *inscribe.CatalogLines) (top []byte, rowsAt int64, err e
 const catalogTableRule = "| --- | --- | --- | --- |\n"
 
 // catalogRowOf finds the line want (rowLine's) among a catalog's rows,
-// which start at from and are in order of start: a search for the first
-// row of its date, then the line itself from there (Find: a day of
-// thousands of sessions is read as fast as it is compared, not a line at a
-// time).
+// which start at from and are in order of start: searches for the rows of
+// its date, then the line itself among them (Find: a day of thousands of
+// sessions is read as fast as it is compared, not a line at a time). A
+// second line the same among them (two documents of one session, one
+// title) is the full refresh's to place.
 func catalogRowOf(catalog *inscribe.CatalogLines, from int64, want []byte) (int64, error) {
 	date, ok := rowDate(want)
 	if !ok {
 		return 0, errOutOfOrder
 	}
 	bad := false
-	at, err := catalog.Search(from, catalog.Size(), func(line []byte) bool {
-		d, ok := rowDate(line)
-		bad = bad || !ok
-		return ok && string(d) < string(date)
-	})
+	before := func(later bool) func(line []byte) bool {
+		return func(line []byte) bool {
+			d, ok := rowDate(line)
+			bad = bad || !ok
+			c := bytes.Compare(d, date)
+			return ok && (c < 0 || later && c == 0)
+		}
+	}
+	at, err := catalog.Search(from, catalog.Size(), before(false))
 	if err != nil || bad {
 		return 0, cmp.Or(err, errOutOfOrder)
 	}
-	at, err = catalog.Find(at, want)
+	end, err := catalog.Search(at, catalog.Size(), before(true))
+	if err != nil || bad {
+		return 0, cmp.Or(err, errOutOfOrder)
+	}
+	at, err = catalog.Find(at, end, want)
 	if err != nil || at < 0 {
 		return 0, cmp.Or(err, errOutOfOrder)
 	}
-	// Another row the same (two documents of one session, one title)
-	// would be next: which is whose, only the full refresh says.
-	if next, err := catalog.Line(at + int64(len(want))); err != nil || bytes.Equal(next, want) {
+	if twin, err := catalog.Find(at+int64(len(want)), end, want); err != nil || twin >= 0 {
 		return 0, cmp.Or(err, errOutOfOrder)
 	}
 	return at, nil

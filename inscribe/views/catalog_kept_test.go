@@ -457,6 +457,22 @@ func TestCatalogPatchedOddDocs(t *testing.T) {
 	}
 	check("two rows the same", twin)
 
+	// Two rows the same that another's row parts (one session's two
+	// documents an hour apart, on one date).
+	at := func(id, started string) func(*session.Meta) {
+		return func(m *session.Meta) { m.SessionID, m.Started, m.Title = id, str(started), str("one title") }
+	}
+	copyDoc(docs[1], "rx", at("same-id", "2030-01-01T01:00:00Z"))
+	copyDoc(docs[1], "ry", at("other-id", "2030-01-01T02:00:00Z"))
+	rz := copyDoc(docs[1], "rz", at("same-id", "2030-01-01T03:00:00Z"))
+	if err := s.RefreshIndexes(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rz.RewriteHead(func(m *session.Meta) { m.Title = str("the later one's title") }); err != nil {
+		t.Fatal(err)
+	}
+	check("two rows the same, apart", rz)
+
 	// A session id changed in a head: its row moves among the rows of
 	// its start.
 	a, b := byID["66666666-6666-4666-8666-666666666666"], byID["68ed1ab1-987e-4afe-abe3-794515d62774"]

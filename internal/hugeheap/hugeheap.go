@@ -1,7 +1,7 @@
 // Package hugeheap backs the start of the Go heap with transparent huge
 // pages, on Linux, where the system gives them to the programs that ask
 // for them (transparent_hugepage set to "madvise", most distributions'
-// default) or to all.
+// default) or to all; not where it is "never".
 //
 // The first few megabytes of heap are most of the memory a short command
 // touches: `scribe version` about 600 pages of it, a hook's append or a
@@ -13,14 +13,16 @@
 //
 // The package's init advises the 4 MiB chunk of heap the runtime
 // allocates in (MADV_HUGEPAGE) and has the kernel gather the pages already
-// touched in it into huge pages (MADV_COLLAPSE, Linux 6.1): advice alone
-// leaves small pages in a range whose first page was touched before it.
-// [Advise] does the same for the chunk the heap has grown into since, once
-// the program's initializations are done. The heap's later chunks are left
-// as the system has them: what huge pages may add to a process's memory is
-// bounded by two chunks, which a long command fills anyway.
+// touched in it into huge pages (MADV_COLLAPSE, Linux 6.1), a huge page at
+// a time: advice alone leaves small pages in a range whose first page was
+// touched before it. [Advise] does the same for the chunk the heap has
+// grown into since, once the program's initializations are done. Two
+// chunks at most are advised, and the heap's later ones are left as the
+// system has them: what huge pages may add to a process's memory is
+// bounded by 8 MiB, which a long command fills anyway.
 //
-// It is best effort: where the kernel refuses, nothing changes.
-// GODEBUG=disablethp=1, the runtime's own switch against huge pages for
-// its heap, turns it off.
+// It is best effort: where the kernel refuses, nothing changes. A
+// collapse may wait for the kernel to make a huge page free (0.06 to 4 ms
+// here, once 20). GODEBUG=disablethp=1, the runtime's own switch against
+// huge pages for its heap, turns it off.
 package hugeheap

@@ -128,25 +128,28 @@ func (l *Lines) Search(from, to int64, before func(line []byte) bool) (int64, er
 const findChunk = 64 << 10
 
 // findHead is how much of a line Find looks for at once, with the line end
-// before it: bytes.Index compares as many in vector registers (a longer
-// pattern would be sought a byte at a time).
+// before it: on amd64 with AVX2, bytes.Index compares a pattern of up to
+// 63 bytes in vector registers; elsewhere it finds the pattern's first
+// byte, a line end, and compares from there. 48 bytes hold a row's link
+// to its session's id.
 const findHead = 48
 
-// Find returns where the first line that starts at or after from (where
+// Find returns where the first line that starts in [from, to) (from where
 // a line starts) and is want (line end included) begins, or -1 if there
 // is none. It reads the file from there in large reads and looks for
 // want's first bytes after a line end as fast as it compares bytes: for a
 // line a search can only bring near.
-func (l *Lines) Find(from int64, want []byte) (int64, error) {
+func (l *Lines) Find(from, to int64, want []byte) (int64, error) {
 	if len(want) == 0 || want[len(want)-1] != '\n' {
 		return -1, nil
 	}
+	to = min(to, l.size)
 	pat := append([]byte{'\n'}, want[:min(len(want), findHead)]...)
 	buf := make([]byte, findChunk+len(pat))
 	// buf holds the file from at, after the line end before from (a
 	// line end of its own at the file's start).
 	at := from - 1
-	for at+1 < l.size {
+	for at+1 < to {
 		lo := 0
 		if at < 0 {
 			buf[0], lo = '\n', 1
@@ -162,10 +165,10 @@ func (l *Lines) Find(from int64, want []byte) (int64, error) {
 		chunk := buf[:n]
 		for i := 0; ; {
 			j := bytes.Index(chunk[i:], pat)
-			if j < 0 {
+			start := at + int64(i+j) + 1
+			if j < 0 || start >= to {
 				break
 			}
-			start := at + int64(i+j) + 1
 			line, err := l.Line(start)
 			if err != nil {
 				return -1, err

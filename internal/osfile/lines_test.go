@@ -226,8 +226,18 @@ func TestLinesFind(t *testing.T) {
 						break
 					}
 				}
-				if got, err := l.Find(from, want); err != nil || got != exp {
+				if got, err := l.Find(from, l.Size(), want); err != nil || got != exp {
 					t.Fatalf("trial %d: Find(%d, %.40q) = %d, %v; want %d", trial, from, want, got, err, exp)
+				}
+				// Bounded: a line that starts at to or after is not
+				// looked at.
+				if exp >= 0 {
+					if got, err := l.Find(from, exp, want); err != nil || got != -1 {
+						t.Fatalf("trial %d: Find(%d, %d, %.40q) = %d, %v; want -1", trial, from, exp, want, got, err)
+					}
+					if got, err := l.Find(from, exp+1, want); err != nil || got != exp {
+						t.Fatalf("trial %d: Find(%d, %d, %.40q) = %d, %v; want %d", trial, from, exp+1, want, got, err, exp)
+					}
 				}
 			}
 		}
@@ -241,12 +251,12 @@ func TestLinesFindAtBoundary(t *testing.T) {
 	for off := -2 * len(want); off <= 2*len(want); off++ {
 		pre := findChunk + len(want) + off // where it starts
 		data := slices.Concat(bytes.Repeat([]byte("x"), pre-1), []byte("\n"), want, []byte("after\n"))
-		if got, err := openData(t, data).Find(0, want); err != nil || got != int64(pre) {
+		if got, err := openData(t, data).Find(0, int64(len(data)), want); err != nil || got != int64(pre) {
 			t.Fatalf("at %d: Find = %d, %v", pre, got, err)
 		}
 		// The same bytes ending a longer line: not a line of their own.
 		data[pre-1] = 'y'
-		if got, err := openData(t, data).Find(0, want); err != nil || got != -1 {
+		if got, err := openData(t, data).Find(0, int64(len(data)), want); err != nil || got != -1 {
 			t.Fatalf("inside a line at %d: Find = %d, %v", pre, got, err)
 		}
 	}
