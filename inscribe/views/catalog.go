@@ -216,21 +216,25 @@ func (s *Views) planPatch(agent string, docs map[string]*inscribe.Doc) (p patch,
 	// Each document's version and kept row, and whether a kept row is
 	// behind it: its time or size differ, or it has none (or none that
 	// reads).
-	versions := make(map[string]inscribe.FileStamp, len(docs))
-	rows := make(map[string]keptLine, len(docs))
-	behind := false
+	type docKept struct {
+		v inscribe.FileStamp
+		l keptLine
+	}
+	rows := make(map[string]docKept, len(docs))
+	behind, fresh := false, false // a kept row is behind; a session has none
 	for id, d := range docs {
 		t, size, err := d.Changed()
 		if err != nil {
 			return p, patchFull // gone: the full refresh says what is there
 		}
-		versions[id] = inscribe.FileStamp{Size: size, Mtime: t.UnixNano()}
+		v := inscribe.FileStamp{Size: size, Mtime: t.UnixNano()}
 		l, err := keptRowOf(kept, p.keptHead, id)
 		if err != nil {
 			return p, patchFull
 		}
-		rows[id] = l
-		behind = behind || !l.found || !l.ok || l.k.mtime != t.UnixNano() || l.k.size != size
+		rows[id] = docKept{v, l}
+		fresh = fresh || !l.found
+		behind = behind || !l.found || !l.ok || l.k.mtime != v.Mtime || l.k.size != v.Size
 	}
 	if !behind {
 		// Nothing to write: a catalog is written when a document changed
@@ -254,13 +258,21 @@ func (s *Views) planPatch(agent string, docs map[string]*inscribe.Doc) (p patch,
 	if r := s.Role(agent); !sumOK || (r == nil) != (sum.Role == "") || (r != nil && r.Name != sum.Role) {
 		return p, patchAllRows
 	}
+	// The place of the catalog's last row, which a new session must follow
+	// (none if the catalog does not end in a row).
+	var last rowKey
+	lastOK := false
+	if fresh && rowsAt >= 0 {
+		if last, lastOK, err = lastRow(catalog, kept, p.keptHead); err != nil {
+			return p, patchFull
+		}
+	}
 	// The rows replaced, in the catalog and in the kept rows.
 	same := true // the catalog's rows come out as they are
 	var added []keptRow
 	addAt := map[int64][]namedLine{} // new kept rows, by where they go
 	for id, d := range docs {
-		v := versions[id]
-		l := rows[id]
+		v, l := rows[id].v, rows[id].l
 		if !l.found {
 			// A new session: added at the end if it starts after every
 			// kept row.
@@ -268,14 +280,7 @@ func (s *Views) planPatch(agent string, docs map[string]*inscribe.Doc) (p patch,
 			if err != nil {
 				return p, patchFull
 			}
-			if row.Started == "" || rowsAt < 0 {
-				return p, patchAllRows
-			}
-			after, err := afterLastRow(catalog, kept, p.keptHead, keyOf(row))
-			if err != nil {
-				return p, patchFull
-			}
-			if !after {
+			if row.Started == "" || !lastOK || compareKeys(last, keyOf(row)) >= 0 {
 				return p, patchAllRows
 			}
 			k := keptRow{v.Mtime, v.Size, row, appendKeptRow(nil, id, v.Mtime, v.Size, row)}
@@ -499,31 +504,31 @@ func rowDate(line []byte) ([]byte, bool) {
 	return date, ok
 }
 
-// afterLastRow reports whether a row of that key would follow every row
-// of the catalog: its last row, whose start its kept row gives, is before
-// it. The catalog must end in a row, line end included, and the kept rows
-// in a line end, so that lines added to both follow the others.
-func afterLastRow(catalog, kept *inscribe.CatalogLines, keptFrom int64, key rowKey) (bool, error) {
+// lastRow is the place of the catalog's last row, which its kept row
+// gives: a row of a greater key follows every other. ok is false unless
+// the catalog ends in a row, line end included, and the kept rows in a
+// line end, so that lines added to both follow the others.
+func lastRow(catalog, kept *inscribe.CatalogLines, keptFrom int64) (key rowKey, ok bool, err error) {
 	_, last, err := catalog.Last()
 	if err != nil {
-		return false, err
+		return key, false, err
 	}
 	prefix := rowPrefixOf(last)
 	if prefix == nil || last[len(last)-1] != '\n' {
-		return false, nil
+		return key, false, nil
 	}
 	if _, line, err := kept.Last(); err != nil || len(line) == 0 || line[len(line)-1] != '\n' {
-		return false, err
+		return key, false, err
 	}
 	id, ok := rowIDOf(prefix)
 	if !ok {
-		return false, nil
+		return key, false, nil
 	}
 	l, err := keptRowOf(kept, keptFrom, id)
 	if err != nil || !l.found || !l.ok || !bytes.Equal(rowLine(nil, l.k.row), last) {
-		return false, cmp.Or(err, errOutOfOrder)
+		return key, false, cmp.Or(err, errOutOfOrder)
 	}
-	return compareKeys(keyOf(l.k.row), key) < 0, nil
+	return keyOf(l.k.row), true, nil
 }
 
 // rowIDOf is the session id a catalog row's prefix (rowPrefixOf's) links

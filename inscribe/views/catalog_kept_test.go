@@ -38,10 +38,7 @@ func TestCatalogKeptRows(t *testing.T) {
 		}
 	}
 
-	docs, err := s.AgentDocs(agent)
-	if err != nil || len(docs) < 3 {
-		t.Fatalf("%d documents, %v", len(docs), err)
-	}
+	docs := agentDocs(t, s, agent)
 	kept := readKeptRows(s.CatalogRows(agent)).rows
 	if len(kept) != len(docs) {
 		t.Fatalf("%d rows kept of %d documents", len(kept), len(docs))
@@ -156,6 +153,26 @@ func editInPlace(t *testing.T, p string, r IndexRow) (was, edited []byte) {
 	return line, edited
 }
 
+// agentDocs are an agent's documents, three at least.
+func agentDocs(t *testing.T, s *Views, agent string) []*inscribe.Doc {
+	t.Helper()
+	docs, err := s.AgentDocs(agent)
+	if err != nil || len(docs) < 3 {
+		t.Fatalf("%d documents, %v", len(docs), err)
+	}
+	return docs
+}
+
+// keptInOrder says kept rows are in order of name, as keptRowOf seeks them.
+func keptInOrder(keep []byte) bool {
+	lines := strings.SplitAfter(strings.TrimSuffix(string(rowsOnly(keep)), "\n"), "\n")
+	return slices.IsSortedFunc(lines, func(a, b string) int {
+		x, _ := keptName([]byte(a))
+		y, _ := keptName([]byte(b))
+		return strings.Compare(x, y)
+	})
+}
+
 // rowsOnly is kept rows without their header.
 func rowsOnly(data []byte) []byte {
 	_, rows, _ := bytes.Cut(data, []byte("\n"))
@@ -180,10 +197,7 @@ func TestCatalogPatched(t *testing.T) {
 	s := claudeStore(t)
 	defer s.CloseIndex()
 	const agent = "claude"
-	docs, err := s.AgentDocs(agent)
-	if err != nil || len(docs) < 3 {
-		t.Fatalf("%d documents, %v", len(docs), err)
-	}
+	docs := agentDocs(t, s, agent)
 	fromHeads := func() []byte { return catalogFromHeads(t, s, agent) }
 	catalog := func() []byte {
 		t.Helper()
@@ -347,11 +361,7 @@ func TestCatalogPatched(t *testing.T) {
 	retitle(docs[2], "A title under header 2")
 	patch("kept rows of header 2", docs[2], inscribe.Appended)
 	same("kept rows of header 2")
-	if keep := s.CatalogRows(agent); !bytes.HasPrefix(keep, []byte(keptHeader)) || !slices.IsSortedFunc(strings.SplitAfter(strings.TrimSuffix(string(rowsOnly(keep)), "\n"), "\n"), func(a, b string) int {
-		x, _ := keptName([]byte(a))
-		y, _ := keptName([]byte(b))
-		return strings.Compare(x, y)
-	}) {
+	if keep := s.CatalogRows(agent); !bytes.HasPrefix(keep, []byte(keptHeader)) || !keptInOrder(keep) {
 		t.Errorf("kept rows after a refresh:\n%s", keep)
 	}
 
@@ -387,10 +397,7 @@ func TestCatalogPatchedOddDocs(t *testing.T) {
 	s := claudeStore(t)
 	defer s.CloseIndex()
 	const agent = "claude"
-	docs, err := s.AgentDocs(agent)
-	if err != nil || len(docs) < 3 {
-		t.Fatalf("%d documents, %v", len(docs), err)
-	}
+	docs := agentDocs(t, s, agent)
 	dir := filepath.Dir(docs[0].Path())
 	byID := map[string]*inscribe.Doc{}
 	for _, d := range docs {
@@ -412,12 +419,7 @@ func TestCatalogPatchedOddDocs(t *testing.T) {
 		if want := catalogFromHeads(t, s, agent); !bytes.Equal(got, want) {
 			t.Errorf("%s: the catalog is not the one every head gives:\n%s\nwant\n%s", what, got, want)
 		}
-		names := strings.Split(strings.TrimSuffix(string(rowsOnly(s.CatalogRows(agent))), "\n"), "\n")
-		if !slices.IsSortedFunc(names, func(a, b string) int {
-			x, _ := keptName([]byte(a + "\n"))
-			y, _ := keptName([]byte(b + "\n"))
-			return strings.Compare(x, y)
-		}) {
+		if !keptInOrder(s.CatalogRows(agent)) {
 			t.Errorf("%s: kept rows out of order:\n%s", what, s.CatalogRows(agent))
 		}
 	}

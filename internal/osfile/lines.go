@@ -155,11 +155,7 @@ func (l *Lines) Find(from, to int64, want []byte) (int64, error) {
 			buf[0], lo = '\n', 1
 		}
 		n := min(int64(len(buf)), l.size-at)
-		k, err := l.f.ReadAt(buf[lo:n], at+int64(lo))
-		if k < int(n)-lo {
-			if err == nil || err == io.EOF {
-				err = io.ErrUnexpectedEOF // cut short since it was opened
-			}
+		if err := l.readFull(buf[lo:n], at+int64(lo)); err != nil {
 			return -1, err
 		}
 		chunk := buf[:n]
@@ -202,10 +198,7 @@ func (l *Lines) Last() (int64, []byte, error) {
 			l.buf = make([]byte, at-from)
 		}
 		buf := l.buf[:at-from]
-		if k, err := l.f.ReadAt(buf, from); k < len(buf) {
-			if err == nil || err == io.EOF {
-				err = io.ErrUnexpectedEOF // cut short since it was opened
-			}
+		if err := l.readFull(buf, from); err != nil {
 			return 0, nil, err
 		}
 		if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
@@ -219,4 +212,15 @@ func (l *Lines) Last() (int64, []byte, error) {
 		}
 		at = from
 	}
+}
+
+// readFull reads len(buf) bytes at off, which the file held when opened.
+func (l *Lines) readFull(buf []byte, off int64) error {
+	if k, err := l.f.ReadAt(buf, off); k < len(buf) {
+		if err == nil || err == io.EOF {
+			err = io.ErrUnexpectedEOF // cut short since it was opened
+		}
+		return err
+	}
+	return nil
 }

@@ -158,17 +158,8 @@ func TestLines(t *testing.T) {
 // TestLinesCutShort: a file cut after it was opened reads as far as it
 // holds, with an error for a line it no longer has, not a panic.
 func TestLinesCutShort(t *testing.T) {
-	data := bytes.Repeat([]byte("0123456789abcdef\n"), 1000)
-	p := filepath.Join(t.TempDir(), "lines")
-	if err := os.WriteFile(p, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	l, _, err := OpenLines(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	if err := os.Truncate(p, 100); err != nil {
+	l := openData(t, bytes.Repeat([]byte("0123456789abcdef\n"), 1000))
+	if err := os.Truncate(l.f.Name(), 100); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := l.Line(17 * 500); err == nil {
