@@ -148,3 +148,101 @@ func TestRowidsOneTime(t *testing.T) {
 		}
 	}
 }
+
+// TestPutUnchanged: a Put of a session's rounds as the index holds them
+// (the last round of the previous update, put again) leaves the full-text
+// tables as they are, and writes the session's other columns; a round
+// that changed, an engagement, and a session's new project are written,
+// and search finds them.
+func TestPutUnchanged(t *testing.T) {
+	ctx := context.Background()
+	x, err := Open(filepath.Join(t.TempDir(), "sessions.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	s := Session{SessionID: "s1", AgentID: "claude", Title: "first", Project: "/src/alpha", Doc: "claude/s1.md", Seen: 10}
+	var rows []Row
+	for r := 1; r <= 3; r++ {
+		rows = append(rows, Row{SessionID: "s1", Round: r, Started: fmt.Sprintf("2026-01-02T03:04:0%dZ", r),
+			UserPreview: "ask", Prompt: fmt.Sprintf("ask %d", r), Reply: fmt.Sprintf("answer %d", r), TokenCount: 7})
+	}
+	if err := x.Put(ctx, s, rows); err != nil {
+		t.Fatal(err)
+	}
+	// What the full-text tables hold, byte for byte: a round deleted and
+	// inserted again changes it even when its text is the same.
+	fts := func() string {
+		t.Helper()
+		var sum string
+		err := x.db.QueryRowContext(ctx, `SELECT group_concat(t || id || hex(block)) FROM (
+			SELECT 'r' t, id, block FROM rounds_fts_data UNION ALL SELECT 't', id, block FROM text_fts_data
+			UNION ALL SELECT 'p', id, block FROM pairs_fts_data ORDER BY 1, 2)`).Scan(&sum)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sum
+	}
+	find := func(q Query) []int {
+		t.Helper()
+		hits, err := x.Search(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int
+		for _, h := range hits {
+			got = append(got, h.Round)
+		}
+		slices.Sort(got)
+		return got
+	}
+	dump := func() string {
+		t.Helper()
+		d, err := x.Dump(ctx) // checks the full-text tables against rounds
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	before := fts()
+
+	s.Title, s.Seen = "second", 20
+	if err := x.Put(ctx, s, rows[2:]); err != nil {
+		t.Fatal(err)
+	}
+	if got := fts(); got != before {
+		t.Errorf("a round put again as it was wrote the full-text tables")
+	}
+	if d := dump(); !strings.Contains(d, `"s1"	"claude"	"second"	"/src/alpha"	""	""	"claude/s1.md"	"20"`) {
+		t.Errorf("the session's row is not the one put last:\n%s", d)
+	}
+
+	rows[2].Reply = "answer 3 and a postscript"
+	engagement := "e42"
+	rows[1].EngagementID = &engagement
+	if err := x.Put(ctx, s, rows[1:]); err != nil {
+		t.Fatal(err)
+	}
+	if fts() == before {
+		t.Errorf("changed rounds left the full-text tables as they were")
+	}
+	dump()
+	if got := find(Query{Text: "postscript"}); !slices.Equal(got, []int{3}) {
+		t.Errorf("search for the changed round's new word: rounds %v, want [3]", got)
+	}
+	if got := find(Query{Text: "answer", Engagement: "e42"}); !slices.Equal(got, []int{2}) {
+		t.Errorf("search of the engagement: rounds %v, want [2]", got)
+	}
+
+	s.Project = "/src/beta"
+	if err := x.Put(ctx, s, rows[2:]); err != nil {
+		t.Fatal(err)
+	}
+	dump()
+	if got := find(Query{Text: "answer", Project: "beta"}); !slices.Equal(got, []int{1, 2, 3}) {
+		t.Errorf("search of the session's new project: rounds %v, want [1 2 3]", got)
+	}
+	if hits, err := x.Search(ctx, Query{Text: "answer", Project: "alpha"}); err == nil || len(hits) != 0 {
+		t.Errorf("search of the session's old project: %d hits, error %v; want none, and an error that names no such project", len(hits), err)
+	}
+}

@@ -706,6 +706,21 @@ func (b *Batch) Clear(ctx context.Context) (err error) {
 func (b *Batch) Put(ctx context.Context, s Session, rows []Row) (err error) {
 	x := b.x
 	defer x.damaged(&err)
+	// A session already indexed under the same agent and project, as at
+	// every update but its first, has its other columns updated: that
+	// UPDATE names neither column sessions_au watches, so SQLite compiles
+	// no trigger for it, where the upsert compiles both of the table's.
+	// Their programs were the costliest statement a hook's append prepared
+	// (in each of the two indexes it writes).
+	res, err := b.exec(ctx, `UPDATE sessions SET title = ?, started = ?, ended = ?, doc = ?, seen = ?
+		WHERE session_id = ? AND agent_id IS ? AND project IS ?`,
+		s.Title, s.Started, s.Ended, s.Doc, s.Seen, s.SessionID, s.AgentID, s.Project)
+	if err != nil {
+		return fmt.Errorf("%s: %w", x.path, err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 1 {
+		return b.PutRounds(ctx, rows)
+	}
 	if _, err := b.exec(ctx, `INSERT INTO sessions(session_id, agent_id, title, project, started, ended, doc, seen)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT(session_id) DO UPDATE SET agent_id=excluded.agent_id, title=excluded.title, project=excluded.project,
@@ -753,7 +768,14 @@ func (b *Batch) PutRounds(ctx context.Context, rows []Row) (err error) {
 		}
 		old, ok := have[roundKey{r.SessionID, r.Round}]
 		if ok && sameTime(old, ms, known) {
-			_, err = b.exec(ctx, upd, append(vals, old)...)
+			// A round indexed as it is now, as the last round of the
+			// previous update usually is, is left alone: its UPDATE would
+			// compile rounds_au and write its texts to the full-text
+			// tables again.
+			var same bool
+			if same, err = b.unchanged(ctx, old, vals); err == nil && !same {
+				_, err = b.exec(ctx, upd, append(vals, old)...)
+			}
 		} else {
 			if ok {
 				if _, err := b.exec(ctx, del, old); err != nil {
@@ -770,6 +792,21 @@ func (b *Batch) PutRounds(ctx context.Context, rows []Row) (err error) {
 		}
 	}
 	return nil
+}
+
+// unchanged reports whether the round of rowid id has the values vals
+// (PutRounds's, in its order), compared as its UPDATE would store them.
+func (b *Batch) unchanged(ctx context.Context, id int64, vals []any) (bool, error) {
+	st, err := b.stmt(ctx, `SELECT count(*) FROM rounds WHERE rowid = ?15 AND session_id IS ?1 AND round IS ?2
+		AND started IS ?3 AND engagement_id IS ?4 AND user_preview IS ?5 AND agent_preview IS ?6 AND tool_count IS ?7
+		AND thinking_count IS ?8 AND thinking_chars IS ?9 AND token_count IS ?10 AND round_file IS ?11
+		AND prompt IS ?12 AND reply IS ?13 AND tools IS ?14`)
+	if err != nil {
+		return false, err
+	}
+	var n int
+	err = st.QueryRowContext(ctx, append(vals, id)...).Scan(&n)
+	return n == 1, err
 }
 
 // stageTable is the temporary table (no trigger, no full-text table) that
