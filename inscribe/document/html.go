@@ -9,11 +9,12 @@ import (
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
+
+	"github.com/scribe-archive/scribe/inscribe/document/internal/gfm"
 )
 
 // TextHTML writes a text of a message as HTML for a browser, in the form
@@ -75,7 +76,7 @@ func MarkdownHTML(w io.Writer, src string) error {
 // used.
 var htmlMarkdown = sync.OnceValue(func() goldmark.Markdown {
 	return goldmark.New(
-		goldmark.WithExtensions(extension.GFM),
+		goldmark.WithExtensions(gfm.GFM),
 		goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(linkGuard{}, 100))),
 		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(rawHTMLAsText{}, 100))),
 	)
