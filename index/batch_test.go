@@ -198,7 +198,7 @@ func TestPutUnchanged(t *testing.T) {
 	}
 	dump := func() string {
 		t.Helper()
-		d, err := x.Dump(ctx) // checks the full-text tables against rounds
+		d, err := x.Dump(ctx) // and runs FTS5's integrity-check
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -244,5 +244,57 @@ func TestPutUnchanged(t *testing.T) {
 	}
 	if hits, err := x.Search(ctx, Query{Text: "answer", Project: "alpha"}); err == nil || len(hits) != 0 {
 		t.Errorf("search of the session's old project: %d hits, error %v; want none, and an error that names no such project", len(hits), err)
+	}
+}
+
+// TestPutOneColumnChanged: a round put again with any one column changed
+// is written: the index then holds what an index that was given the
+// changed round alone holds.
+func TestPutOneColumnChanged(t *testing.T) {
+	ctx := context.Background()
+	s := Session{SessionID: "s1", AgentID: "claude", Project: "/src/alpha", Doc: "claude/s1.md", Seen: 10}
+	base := Row{SessionID: "s1", Round: 1, Started: "2026-01-02T03:04:05Z", UserPreview: "ask", AgentPreview: "answer",
+		ToolCount: 1, ThinkingCount: 1, ThinkingChars: 5, TokenCount: 7, RoundFile: "claude/s1/rounds/001.json",
+		Prompt: "ask one", Reply: "answer one", Tools: "Bash\nls"}
+	engagement := "e1"
+	for name, change := range map[string]func(*Row){
+		"started":        func(r *Row) { r.Started = "2026-01-02T03:04:05.500Z" },
+		"engagement_id":  func(r *Row) { r.EngagementID = &engagement },
+		"user_preview":   func(r *Row) { r.UserPreview = "ask again" },
+		"agent_preview":  func(r *Row) { r.AgentPreview = "answer again" },
+		"tool_count":     func(r *Row) { r.ToolCount = 2 },
+		"thinking_count": func(r *Row) { r.ThinkingCount = 2 },
+		"thinking_chars": func(r *Row) { r.ThinkingChars = 6 },
+		"token_count":    func(r *Row) { r.TokenCount = 8 },
+		"round_file":     func(r *Row) { r.RoundFile = "claude/s1/rounds/002.json" },
+		"prompt":         func(r *Row) { r.Prompt = "ask two" },
+		"reply":          func(r *Row) { r.Reply = "answer two" },
+		"tools":          func(r *Row) { r.Tools = "Bash\npwd" },
+	} {
+		t.Run(name, func(t *testing.T) {
+			changed := base
+			change(&changed)
+			dump := func(puts ...Row) string {
+				t.Helper()
+				x, err := Open(filepath.Join(t.TempDir(), "sessions.db"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer x.Close()
+				for _, r := range puts {
+					if err := x.Put(ctx, s, []Row{r}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				d, err := x.Dump(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return d
+			}
+			if got, want := dump(base, changed), dump(changed); got != want {
+				t.Errorf("the round put again with %s changed:\n%s\nput once as changed:\n%s", name, got, want)
+			}
+		})
 	}
 }

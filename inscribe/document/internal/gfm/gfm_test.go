@@ -107,3 +107,26 @@ func FuzzSameAsGoldmark(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in string) { same(t, in) })
 }
+
+// copied is the goldmark whose extension files the package copies.
+const copied = "v1.8.7"
+
+// The copy is of the goldmark the module requires: an upgrade of goldmark
+// in go.mod fails here until the files are copied again from it (with the
+// patterns made lazy again, and the test cases of testdata) and copied
+// names the new version.
+func TestCopyOfRequiredGoldmark(t *testing.T) {
+	mod, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(mod), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "github.com/yuin/goldmark" {
+			if f[1] != copied {
+				t.Fatalf("go.mod requires goldmark %s; internal/gfm is a copy of %s's extension files: copy them from %s", f[1], copied, f[1])
+			}
+			return
+		}
+	}
+	t.Fatal("go.mod does not require github.com/yuin/goldmark")
+}
