@@ -2,7 +2,6 @@ package inscribe
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"hash/maphash"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/scribe-archive/scribe/internal/atomicfile"
+	"github.com/scribe-archive/scribe/internal/osfile"
 	"github.com/scribe-archive/scribe/session/source"
 )
 
@@ -47,11 +47,11 @@ type fileGraph struct {
 	// found; at is the file's end when each was recorded.
 	odd []oddNode
 
-	f    *os.File // open once a line is read or appended
-	end  int64    // the file's end (size, then what this update appended)
-	buf  []byte   // a line read back
-	wbuf []byte   // the lines of a round, appended
-	err  error    // the first error; Lookup then finds nothing new
+	f     *os.File      // open once a line is read or appended
+	end   int64         // the file's end (size, then what this update appended)
+	lines *osfile.Lines // f's, to read a line back
+	wbuf  []byte        // the lines of a round, appended
+	err   error         // the first error; Lookup then finds nothing new
 	// created says open made the file, which close then removes; cut
 	// that it cut off lines past size.
 	created, cut bool
@@ -154,7 +154,7 @@ func (g *fileGraph) open() error {
 		g.err = err
 		return err
 	}
-	g.f = f
+	g.f, g.lines = f, osfile.LinesOf(f)
 	return nil
 }
 
@@ -209,23 +209,11 @@ func (g *fileGraph) nodeAt(v int64) (source.Node, bool) {
 	if g.open() != nil {
 		return source.Node{}, false
 	}
-	f := g.f
-	if cap(g.buf) < 256 {
-		g.buf = make([]byte, 256)
+	line, err := g.lines.Line(v)
+	if err != nil || len(line) == 0 {
+		return source.Node{}, false
 	}
-	for n := cap(g.buf); ; n *= 2 {
-		if cap(g.buf) < n {
-			g.buf = make([]byte, n)
-		}
-		buf := g.buf[:n]
-		k, err := f.ReadAt(buf, v)
-		if i := bytes.IndexByte(buf[:k], '\n'); i >= 0 {
-			return parseNode(string(buf[:i+1]))
-		}
-		if err != nil {
-			return source.Node{}, false
-		}
-	}
+	return parseNode(string(line))
 }
 
 func (x *lineIndex) add(g *fileGraph, uuid string, v int64, replace bool) {
@@ -378,7 +366,7 @@ func (g *fileGraph) close() {
 			g.f.Truncate(g.size)
 		}
 		g.f.Close()
-		g.f = nil
+		g.f, g.lines = nil, nil
 		if g.created {
 			os.Remove(g.path)
 		}
@@ -396,7 +384,7 @@ func (g *fileGraph) finish() (int64, error) {
 		return appendGraph(g.batch, g.path, g.size, nil)
 	}
 	err := g.f.Close()
-	g.f = nil
+	g.f, g.lines = nil, nil
 	if g.err != nil {
 		return 0, g.err
 	}

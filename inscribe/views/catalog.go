@@ -328,12 +328,7 @@ func (s *Views) planPatch(agent string, docs map[string]*inscribe.Doc) (p patch,
 		same = false
 		p.catEdits = append(p.catEdits, inscribe.Splice{At: catalog.Stamp.Size, End: catalog.Stamp.Size, With: rows})
 		for at, ks := range addAt {
-			slices.SortFunc(ks, func(a, b namedLine) int { return strings.Compare(a.name, b.name) })
-			var lines []byte
-			for _, k := range ks {
-				lines = append(lines, k.line...)
-			}
-			p.keptEdits = append(p.keptEdits, inscribe.Splice{At: at, End: at, With: lines})
+			p.keptEdits = append(p.keptEdits, inscribe.Splice{At: at, End: at, With: joinByName(ks)})
 		}
 	}
 	if len(p.keptEdits) == 0 {
@@ -698,18 +693,23 @@ func (s *Views) rows(agent string, useKept bool) ([]IndexRow, int64, []byte, err
 		}
 	}
 	sortRows(rows)
-	slices.SortFunc(keep, func(a, b namedLine) int { return strings.Compare(a.name, b.name) })
-	var lines []byte
-	for _, k := range keep {
-		lines = append(lines, k.line...)
-	}
-	return rows, newest, lines, nil
+	return rows, newest, joinByName(keep), nil
 }
 
 // A namedLine is a kept row and its name.
 type namedLine struct {
 	name string
 	line []byte
+}
+
+// joinByName joins kept rows in order of name, the kept rows' order.
+func joinByName(ls []namedLine) []byte {
+	slices.SortFunc(ls, func(a, b namedLine) int { return strings.Compare(a.name, b.name) })
+	var b []byte
+	for _, l := range ls {
+		b = append(b, l.line...)
+	}
+	return b
 }
 
 // docRow is a document's row in its agent's catalog, from its head.

@@ -3,6 +3,7 @@ package osfile
 import (
 	"bytes"
 	"io"
+	"math"
 	"os"
 )
 
@@ -31,6 +32,11 @@ func OpenLines(name string) (*Lines, os.FileInfo, error) {
 	}
 	return &Lines{f: f, size: fi.Size()}, fi, nil
 }
+
+// LinesOf reads the lines of f, a file its holder may append to, each as
+// far as the file goes when it is read (a line without its line end, cut
+// short, is an error). Only Line is for it; f stays its holder's to close.
+func LinesOf(f *os.File) *Lines { return &Lines{f: f, size: math.MaxInt64} }
 
 // Close closes the file.
 func (l *Lines) Close() error { return l.f.Close() }

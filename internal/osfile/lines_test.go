@@ -3,6 +3,7 @@ package osfile
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -274,5 +275,35 @@ func TestLinesSearchLongLast(t *testing.T) {
 	}
 	if calls > 40 {
 		t.Errorf("Search read %d lines", calls)
+	}
+}
+
+// TestLinesOf: the lines of a file appended to after LinesOf are read as
+// far as it goes, a long one in several reads; a last line cut short of
+// its line end is an error, not a line.
+func TestLinesOf(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "graph"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	l := LinesOf(f)
+	long := append(bytes.Repeat([]byte("x"), 3*linesChunk), '\n')
+	for _, add := range [][]byte{[]byte("a\tb\tc\n"), long} {
+		at, err := f.Seek(0, io.SeekEnd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.Write(add); err != nil {
+			t.Fatal(err)
+		}
+		if line, err := l.Line(at); err != nil || !bytes.Equal(line, add) {
+			t.Errorf("Line(%d) = %.20q, %v; want %.20q", at, line, err, add)
+		}
+	}
+	at, _ := f.Seek(0, io.SeekEnd)
+	f.Write([]byte("cut\tshort"))
+	if line, err := l.Line(at); err == nil {
+		t.Errorf("Line(%d) of a line without its end = %q, want an error", at, line)
 	}
 }
