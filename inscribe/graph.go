@@ -2,6 +2,7 @@ package inscribe
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"hash/maphash"
 	"io"
@@ -158,6 +159,11 @@ func (g *fileGraph) open() error {
 	return nil
 }
 
+// graphLineMin is about the shortest line of a graph file (three
+// identities, or two and an empty parent: 75 to 111 bytes where they are
+// UUIDs), for the count of lines its size gives.
+const graphLineMin = 72
+
 // load indexes the lines of earlier updates, once.
 func (g *fileGraph) load() {
 	if g.loaded {
@@ -172,33 +178,66 @@ func (g *fileGraph) load() {
 		return
 	}
 	defer f.Close()
-	g.scan(f, 0, g.size, func(n source.Node, at int64) {
-		g.earlier.add(g, n.UUID, at, false)
+	g.earlier.byHash.Reserve(int(g.size / graphLineMin))
+	g.scanLines(f, 0, g.size, func(line []byte, at int64) {
+		if f, ok := nodeFields(line); ok {
+			g.earlier.add(g, f[0], at, false)
+		}
 	})
 }
 
 // scan calls fn for each whole line of the three fields in [from, to).
 func (g *fileGraph) scan(f io.ReaderAt, from, to int64, fn func(n source.Node, at int64)) {
-	r := bufio.NewReaderSize(io.NewSectionReader(f, from, to-from), 1<<16)
-	at := from
-	for {
-		line, err := r.ReadString('\n')
-		if err != nil {
-			return // EOF, or a torn last line
-		}
+	g.scanLines(f, from, to, func(line []byte, at int64) {
 		if n, ok := parseNode(line); ok {
 			fn(n, at)
 		}
+	})
+}
+
+// scanLines calls fn for each whole line in [from, to), lent for the
+// call: an index of the lines (load) copies none of them.
+func (g *fileGraph) scanLines(f io.ReaderAt, from, to int64, fn func(line []byte, at int64)) {
+	r := bufio.NewReaderSize(io.NewSectionReader(f, from, to-from), 1<<16)
+	at := from
+	var long []byte // a line longer than r's buffer, gathered
+	for {
+		line, err := r.ReadSlice('\n')
+		if err == bufio.ErrBufferFull || long != nil {
+			long = append(long, line...)
+			if err == bufio.ErrBufferFull {
+				continue
+			}
+			line = long
+		}
+		if err != nil {
+			return // EOF, or a torn last line
+		}
+		fn(line, at)
 		at += int64(len(line))
+		long = nil
 	}
 }
 
-func parseNode(line string) (source.Node, bool) {
-	parts := strings.Split(strings.TrimSuffix(line, "\n"), "\t")
-	if len(parts) != 3 {
+// nodeFields splits a line of the file into its three fields.
+func nodeFields(line []byte) (f [3][]byte, ok bool) {
+	line = bytes.TrimSuffix(line, []byte("\n"))
+	for i := range 2 {
+		var found bool
+		if f[i], line, found = bytes.Cut(line, []byte("\t")); !found {
+			return f, false
+		}
+	}
+	f[2] = line
+	return f, bytes.IndexByte(line, '\t') < 0
+}
+
+func parseNode(line []byte) (source.Node, bool) {
+	f, ok := nodeFields(line)
+	if !ok {
 		return source.Node{}, false
 	}
-	return source.Node{UUID: parts[0], Anchor: parts[1], Parent: parts[2]}, true
+	return source.Node{UUID: string(f[0]), Anchor: string(f[1]), Parent: string(f[2])}, true
 }
 
 // nodeAt reads back the node at v (lineIndex's value).
@@ -213,13 +252,13 @@ func (g *fileGraph) nodeAt(v int64) (source.Node, bool) {
 	if err != nil || len(line) == 0 {
 		return source.Node{}, false
 	}
-	return parseNode(string(line))
+	return parseNode(line)
 }
 
-func (x *lineIndex) add(g *fileGraph, uuid string, v int64, replace bool) {
-	if _, ok := x.over[uuid]; ok {
+func (x *lineIndex) add(g *fileGraph, uuid []byte, v int64, replace bool) {
+	if _, ok := x.over[string(uuid)]; ok {
 		if replace {
-			x.over[uuid] = v
+			x.over[string(uuid)] = v
 		}
 		return
 	}
@@ -230,7 +269,7 @@ func (x *lineIndex) add(g *fileGraph, uuid string, v int64, replace bool) {
 	case !ok && fits && x.byHash.Put(h, uint32(v)):
 		return
 	case ok:
-		if n, _ := g.nodeAt(int64(old)); n.UUID == uuid {
+		if n, _ := g.nodeAt(int64(old)); n.UUID == string(uuid) {
 			if !replace {
 				return
 			}
@@ -243,14 +282,14 @@ func (x *lineIndex) add(g *fileGraph, uuid string, v int64, replace bool) {
 	if x.over == nil {
 		x.over = make(map[string]int64)
 	}
-	x.over[uuid] = v
+	x.over[string(uuid)] = v
 }
 
 func (x *lineIndex) find(g *fileGraph, uuid string) (source.Node, bool) {
 	if v, ok := x.over[uuid]; ok {
 		return g.nodeAt(v)
 	}
-	v, ok := x.byHash.Get(graphHash(uuid))
+	v, ok := x.byHash.Get(graphHash([]byte(uuid)))
 	if !ok {
 		return source.Node{}, false
 	}
@@ -261,7 +300,7 @@ func (x *lineIndex) find(g *fileGraph, uuid string) (source.Node, bool) {
 }
 
 // graphHash is the hash lineIndex keys; tests make it collide.
-var graphHash = func(uuid string) uint32 { return uint32(maphash.String(graphSeed, uuid)) }
+var graphHash = func(uuid []byte) uint32 { return uint32(maphash.Bytes(graphSeed, uuid)) }
 
 // Lookup finds a node of an earlier update, else the last one of this
 // update with that identity.
@@ -307,7 +346,7 @@ func (g *fileGraph) Record(nodes []source.Node) {
 		g.end += int64(len(buf))
 	}
 	for i, n := range nodes {
-		g.run.add(g, n.UUID, at[i], true)
+		g.run.add(g, []byte(n.UUID), at[i], true)
 	}
 }
 

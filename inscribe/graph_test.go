@@ -60,7 +60,7 @@ func TestFileGraph(t *testing.T) {
 		t.Run(fmt.Sprintf("collide=%v", collide), func(t *testing.T) {
 			if collide {
 				old := graphHash
-				graphHash = func(string) uint32 { return 7 }
+				graphHash = func([]byte) uint32 { return 7 }
 				defer func() { graphHash = old }()
 			}
 			rng := rand.New(rand.NewPCG(1, 2))

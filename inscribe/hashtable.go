@@ -73,6 +73,23 @@ func (p *hashPart) find(h uint32) (i int, ok bool) {
 	}
 }
 
+// Reserve makes room for about n entries in all, so that putting them
+// grows no part but by chance (an index of a file whose count of lines
+// its size tells): each part has room for its share and four standard
+// deviations more, as hashes spread at random fill them.
+func (t *hashTable) Reserve(n int) {
+	if t.parts == nil {
+		t.parts = make([]hashPart, hashParts)
+	}
+	share := float64(n) / hashParts
+	per := int((share+4*math.Sqrt(share))*hashLoadDen/hashLoadNum) + hashPartMin
+	for i := range t.parts {
+		if p := &t.parts[i]; len(p.slots) < per && p.n == 0 {
+			p.slots = make([]uint64, per)
+		}
+	}
+}
+
 // Put sets the value of h to v, and reports false (and does nothing) for
 // v = MaxUint32, which a slot cannot hold.
 func (t *hashTable) Put(h, v uint32) bool {

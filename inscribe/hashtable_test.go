@@ -100,6 +100,30 @@ func TestHashTable(t *testing.T) {
 	}
 }
 
+// TestHashTableReserve: a table made room for n entries takes them
+// without growing, and answers for them.
+func TestHashTableReserve(t *testing.T) {
+	const n = 5000
+	var tb hashTable
+	tb.Reserve(n)
+	before := tb.Bytes()
+	r := rand.New(rand.NewPCG(5, 33))
+	want := map[uint32]uint32{}
+	for len(want) < n {
+		h, v := r.Uint32(), r.Uint32N(math.MaxUint32)
+		want[h] = v
+		tb.Put(h, v)
+	}
+	if tb.Bytes() != before {
+		t.Errorf("%d entries grew a table made room for them from %d bytes to %d", n, before, tb.Bytes())
+	}
+	for h, v := range want {
+		if got, ok := tb.Get(h); !ok || got != v {
+			t.Fatalf("Get(%d) = %d, %v; want %d", h, got, ok, v)
+		}
+	}
+}
+
 // FuzzHashTable: any sequence of puts, deletes and gets (9 bytes each:
 // the op, the hash, the value) answers as a map would; some hashes are
 // narrowed to a part's first or last home slots so that probes run long

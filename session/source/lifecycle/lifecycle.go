@@ -137,6 +137,9 @@ type position struct {
 	Round    int `json:"round"`     // last closed round (0: none)
 	NextLine int `json:"next_line"` // first line of the open round
 	Items    int `json:"items"`     // items in closed rounds
+	// Forks is the item graph of the closed rounds, as Branches keeps it
+	// (nil: not kept; Branches reads the graph).
+	Forks *forks `json:"forks,omitempty"`
 }
 
 // Context is what a builder's hooks see of it: the document's
@@ -148,6 +151,9 @@ type Context struct {
 	pos   position
 	graph source.Graph
 	rec   source.Recorder // graph, when it records nodes
+	// partial says the builder resumes an earlier run's state without its
+	// graph: it knows of the item graph only what it closes itself.
+	partial bool
 	// kept holds the nodes of the rounds closed by this builder when no
 	// Recorder takes them.
 	kept     []source.Node
@@ -248,6 +254,7 @@ func (c *Context) Lookup(id string) (source.Node, bool) {
 
 // record takes the nodes of a closed round.
 func (c *Context) record(nodes []source.Node) {
+	c.follow(nodes)
 	if c.rec != nil {
 		c.rec.Record(nodes)
 		return
@@ -291,6 +298,7 @@ func New[E, S any](f Format[E, S], cfg source.Config, state json.RawMessage, gra
 		if err := json.Unmarshal(t, &b.st); err != nil {
 			return nil, fmt.Errorf("%s: the saved builder state is unreadable: %w", cfg.File, err)
 		}
+		b.c.partial = graph == nil
 	}
 	if b.c.pos.NextLine == 0 {
 		b.c.pos.NextLine = 1
@@ -375,8 +383,8 @@ func (b *Builder[E, S]) close() *session.Round {
 	r, x := b.end()
 	r.Open = false
 	b.st = x.State
-	b.c.pos = position{Round: r.N, NextLine: b.cur.lastLine + 1, Items: b.c.pos.Items + len(r.Items)}
 	b.c.record(x.Nodes)
+	b.c.pos = position{Round: r.N, NextLine: b.cur.lastLine + 1, Items: b.c.pos.Items + len(r.Items), Forks: b.c.pos.Forks}
 	b.cur, b.it = nil, nil
 	return r
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"strconv"
 	"strings"
@@ -17,7 +18,9 @@ import (
 
 // toy is a format of the tests: a line "KIND ID TIME TOKENS TEXT", KIND
 // "p" for a prompt, "r" for a reply, "u" for a message written again by
-// id (it replaces the message, as Gemini CLI's upserts do). A line of
+// id (it replaces the message, as Gemini CLI's upserts do). An item
+// continues the one above it, unless ID is "ID<PARENT" (PARENT empty: a
+// root). A line of
 // other words is a record the toy does not know; a blank line or one
 // starting with "!" is no record.
 type toy struct{}
@@ -85,6 +88,10 @@ func (r *toyRound) Add(d toyEntry) {
 			Blocks: []session.Block{{Kind: session.KindRaw, Text: lifecycle.ValidText(d.e.Raw)}}})
 		return
 	}
+	parent := r.st.Last
+	if id, p, ok := strings.Cut(d.id, "<"); ok {
+		d.id, parent = id, p
+	}
 	r.tokens.Set(d.id, d.tokens)
 	item := session.Item{Time: d.time, Role: "user", IDs: []string{d.id}, Blocks: []session.Block{{Kind: session.KindText, Text: d.text}}}
 	if d.kind != "p" {
@@ -104,7 +111,7 @@ func (r *toyRound) Add(d toyEntry) {
 	}
 	r.at[d.id] = len(r.items)
 	r.items = append(r.items, item)
-	r.nodes = append(r.nodes, source.Node{UUID: d.id, Anchor: d.id, Parent: r.st.Last})
+	r.nodes = append(r.nodes, source.Node{UUID: d.id, Anchor: d.id, Parent: parent})
 	r.st.Last = d.id
 }
 
@@ -112,7 +119,8 @@ func (r *toyRound) Close() lifecycle.Itemized[toyState] {
 	return lifecycle.Itemized[toyState]{Items: r.items, State: r.st, Nodes: r.nodes, Tokens: r.tokens.Total()}
 }
 
-// recorder is a source.Recorder in memory.
+// recorder is a source.Recorder in memory. Like the store's graph, it
+// lists an identity's first item.
 type recorder struct {
 	byID  map[string]source.Node
 	items []source.Node
@@ -123,10 +131,10 @@ func (g *recorder) Lookup(u string) (source.Node, bool) { n, ok := g.byID[u]; re
 func (g *recorder) Items() []source.Node                { return g.items }
 func (g *recorder) Record(nodes []source.Node) {
 	for _, n := range nodes {
-		g.byID[n.UUID] = n
-		if n.IsItem() {
+		if _, again := g.byID[n.UUID]; n.IsItem() && !again {
 			g.items = append(g.items, n)
 		}
+		g.byID[n.UUID] = n
 	}
 }
 
@@ -251,7 +259,7 @@ func TestState(t *testing.T) {
 		}
 	}
 	st, err := b.State()
-	if want := `{"round":1,"next_line":7,"items":3,"last":"b","first":"first prompt"}`; err != nil || string(st) != want {
+	if want := `{"round":1,"next_line":7,"items":3,"forks":{"tip":"b"},"last":"b","first":"first prompt"}`; err != nil || string(st) != want {
 		t.Fatalf("state %s, %v; want %s", st, err, want)
 	}
 	// A later run reads from the open round's first line on.
@@ -335,4 +343,82 @@ func TestTokens(t *testing.T) {
 	if once.Total() != 9 || set.Total() != 11 {
 		t.Errorf("Once %d (want 9), Set %d (want 11)", once.Total(), set.Total())
 	}
+}
+
+// countingGraph is a recorder that counts the reads of its items.
+type countingGraph struct {
+	*recorder
+	reads int
+}
+
+func (g *countingGraph) Items() []source.Node { g.reads++; return g.recorder.Items() }
+
+// TestBranchesByRuns: a session built in runs, each resuming the state and
+// the graph of the one before, has at the end of each run the branches of
+// the same lines built whole, over random graphs: forks, roots, parents
+// not (or not yet) in the transcript, identities written again. Runs that
+// only continue the last branch answer from the state, without reading
+// the graph.
+func TestBranchesByRuns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(33, 48))
+	finishes, reads := 0, 0
+	for iter := range 600 {
+		lines := toyGraphLines(rng, 4+rng.IntN(40))
+		g := &countingGraph{recorder: newRecorder()}
+		var state json.RawMessage
+		next, cut := 1, 0
+		for cut < len(lines) {
+			cut = min(len(lines), cut+1+rng.IntN(6))
+			b := newToy(t, source.Config{}, state, g)
+			_, fin := run(b, next, 0, strings.Join(lines[next-1:cut], ""))
+			finishes++
+			whole := newToy(t, source.Config{}, nil, nil)
+			_, want := run(whole, 1, 0, strings.Join(lines[:cut], ""))
+			if !reflect.DeepEqual(fin.Meta.Branches, want.Meta.Branches) {
+				t.Fatalf("case %d, lines 1-%d (this run from %d):\n%s\nbranches %+v\nwhole    %+v",
+					iter, cut, next, strings.Join(lines[:cut], ""), fin.Meta.Branches, want.Meta.Branches)
+			}
+			var err error
+			if state, err = b.State(); err != nil {
+				t.Fatal(err)
+			}
+			var pos struct {
+				NextLine int `json:"next_line"`
+			}
+			if err := json.Unmarshal(state, &pos); err != nil {
+				t.Fatal(err)
+			}
+			next = pos.NextLine
+		}
+		reads += g.reads
+	}
+	if reads > finishes/2 {
+		t.Errorf("%d runs read the graph %d times: the state answered too few", finishes, reads)
+	}
+}
+
+// toyGraphLines is a toy session of n lines over a few identities: most
+// items continue the one above, some name another parent (one that may
+// come later, or never), start a new root, or write an identity again.
+func toyGraphLines(rng *rand.Rand, n int) []string {
+	id := func(i int) string { return "n" + strconv.Itoa(i) }
+	var lines []string
+	for i := range n {
+		kind, me := "r", id(i)
+		if i == 0 || rng.IntN(3) == 0 {
+			kind = "p"
+		}
+		switch k := rng.IntN(80); {
+		case k == 0:
+			me = id(rng.IntN(i + 3)) // again, or ahead
+		case k == 1:
+			kind, me = "u", id(rng.IntN(i+1))
+		case k == 2:
+			me += "<" // a root
+		case k < 5:
+			me += "<" + id(rng.IntN(i+3))
+		}
+		lines = append(lines, fmt.Sprintf("%s %s 2026-01-01T00:00:%02dZ 0 line %d\n", kind, me, i%60, i))
+	}
+	return lines
 }
