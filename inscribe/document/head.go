@@ -37,15 +37,16 @@ type Head struct {
 //
 // f holds the document's size bytes; name names it in errors.
 func ReadHead(f io.ReaderAt, size int64, name string) (*Head, error) {
-	// Most heads fit in 64 KiB; read more only when this one does not.
-	buf := make([]byte, min(size, 64<<10))
-	if _, err := f.ReadAt(buf, 0); err != nil && !(err == io.EOF && len(buf) > 0) {
-		return nil, err
-	}
-	if int64(len(buf)) < size && findItem(buf, 0) < 0 {
-		buf = make([]byte, min(size, headLimit))
-		if _, err := f.ReadAt(buf, 0); err != nil && err != io.EOF {
+	// Most heads fit in 8 KiB (a long summary in 64): read more only
+	// when this one does not.
+	var buf []byte
+	for _, n := range []int64{8 << 10, 64 << 10, headLimit} {
+		buf = make([]byte, min(size, n))
+		if _, err := f.ReadAt(buf, 0); err != nil && !(err == io.EOF && len(buf) > 0) {
 			return nil, err
+		}
+		if int64(len(buf)) == size || findItem(buf, 0) >= 0 {
+			break
 		}
 	}
 	return parseHead(buf, size, name)

@@ -352,3 +352,32 @@ func FuzzParse(f *testing.F) {
 type readerAtCloser struct{ *bytes.Reader }
 
 func (readerAtCloser) Close() error { return nil }
+
+// TestReadHeadLong: ReadHead reads a head that is longer than its first
+// read (a long summary) as a parse of the whole document does.
+func TestReadHeadLong(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "well-formed.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Parse(b, "well-formed.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{10, 7 << 10, 30 << 10, 200 << 10} {
+		d.Summary = strings.Repeat("a long summary. ", n/16)
+		data := Render(d)
+		h, err := ReadHead(bytes.NewReader(data), int64(len(data)), "long.md")
+		if err != nil {
+			t.Fatalf("summary of %d bytes: %v", n, err)
+		}
+		want, err := parseHead(data, int64(len(data)), "long.md")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Summary != d.Summary || h.BodyAt != want.BodyAt || h.BodyAt >= h.Size {
+			t.Errorf("summary of %d bytes: ReadHead reads %d bytes of summary, the first message at %d; want %d bytes, at %d",
+				n, len(h.Summary), h.BodyAt, len(d.Summary), want.BodyAt)
+		}
+	}
+}
