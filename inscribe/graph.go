@@ -159,10 +159,14 @@ func (g *fileGraph) open() error {
 	return nil
 }
 
-// graphLineMin is about the shortest line of a graph file (three
-// identities, or two and an empty parent: 75 to 111 bytes where they are
-// UUIDs), for the count of lines its size gives.
-const graphLineMin = 72
+// graphLineMin is about the shortest line of a graph file (75 bytes where
+// the identities are UUIDs and the parent is empty, 111 with a parent; 87
+// on average over the corpus), for the count of lines its size gives;
+// graphReserveMax bounds the room made for them at once (about 640 KB).
+const (
+	graphLineMin    = 80
+	graphReserveMax = 1 << 16
+)
 
 // load indexes the lines of earlier updates, once.
 func (g *fileGraph) load() {
@@ -178,7 +182,7 @@ func (g *fileGraph) load() {
 		return
 	}
 	defer f.Close()
-	g.earlier.byHash.Reserve(int(g.size / graphLineMin))
+	g.earlier.byHash.Reserve(int(min(g.size/graphLineMin, graphReserveMax)))
 	g.scanLines(f, 0, g.size, func(line []byte, at int64) {
 		if f, ok := nodeFields(line); ok {
 			g.earlier.add(g, f[0], at, false)
