@@ -162,7 +162,7 @@ func (g *fileGraph) open() error {
 // graphLineMin is about the shortest line of a graph file (75 bytes where
 // the identities are UUIDs and the parent is empty, 111 with a parent; 87
 // on average over the corpus), for the count of lines its size gives;
-// graphReserveMax bounds the room made for them at once (about 640 KB).
+// graphReserveMax bounds the room made for them at once (about 750 KB).
 const (
 	graphLineMin    = 80
 	graphReserveMax = 1 << 16
@@ -354,9 +354,10 @@ func (g *fileGraph) Record(nodes []source.Node) {
 	}
 }
 
-// Items returns the item nodes, in document order: those of earlier
-// updates (the first line of an identity), then this update's (each
-// identity once).
+// Items returns the item nodes, in document order, each identity once
+// (its first item, as a builder of the whole session lists them: a node
+// of an identity that is no item does not hide a later item of it): those
+// of earlier updates, then this update's.
 func (g *fileGraph) Items() []source.Node {
 	var items []source.Node
 	seen := make(map[string]bool)
@@ -367,11 +368,9 @@ func (g *fileGraph) Items() []source.Node {
 	if f != nil {
 		defer f.Close()
 		g.scan(f, 0, g.size, func(n source.Node, _ int64) {
-			if !seen[n.UUID] {
+			if n.IsItem() && !seen[n.UUID] {
 				seen[n.UUID] = true
-				if n.IsItem() {
-					items = append(items, n)
-				}
+				items = append(items, n)
 			}
 		})
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,7 +16,9 @@ import (
 
 // refGraph is what the builder and the graph did before fileGraph: the
 // nodes of earlier runs in a map (the first of an identity), then the
-// builder's own nodes, searched from the last.
+// builder's own nodes, searched from the last; the items of earlier runs
+// (the first item of an identity, as a builder of the whole session lists
+// them).
 type refGraph struct {
 	earlier map[string]source.Node
 	items   []source.Node
@@ -100,9 +103,9 @@ func TestFileGraph(t *testing.T) {
 				}
 				if _, dup := ref.earlier[n.UUID]; !dup {
 					ref.earlier[n.UUID] = n
-					if n.IsItem() {
-						ref.items = append(ref.items, n)
-					}
+				}
+				if n.IsItem() && !slices.ContainsFunc(ref.items, func(m source.Node) bool { return m.UUID == n.UUID }) {
+					ref.items = append(ref.items, n)
 				}
 			}
 			for _, fail := range []bool{true, false} {

@@ -78,6 +78,9 @@ func (p *hashPart) find(h uint32) (i int, ok bool) {
 // its size tells): each part has room for its share and four standard
 // deviations more, as hashes spread at random fill them.
 func (t *hashTable) Reserve(n int) {
+	if n < hashParts*hashPartMin {
+		return // each part's first table holds its share
+	}
 	if t.parts == nil {
 		t.parts = make([]hashPart, hashParts)
 	}

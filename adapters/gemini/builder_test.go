@@ -52,22 +52,27 @@ func corpusFile(t testing.TB, project, id8 string) string {
 
 // recorder is the store's graph, in memory.
 type recorder struct {
-	byID  map[string]source.Node
-	items []source.Node
+	byID   map[string]source.Node
+	items  []source.Node
+	listed map[string]bool
 }
 
-func newRecorder() *recorder { return &recorder{byID: map[string]source.Node{}} }
+func newRecorder() *recorder {
+	return &recorder{byID: map[string]source.Node{}, listed: map[string]bool{}}
+}
 
 func (g *recorder) Lookup(u string) (source.Node, bool) { n, ok := g.byID[u]; return n, ok }
 func (g *recorder) Items() []source.Node                { return g.items }
 func (g *recorder) Record(nodes []source.Node) {
 	for _, n := range nodes {
-		if _, ok := g.byID[n.UUID]; ok {
-			continue // the first of an identity wins, as in the store's graph
-		}
-		g.byID[n.UUID] = n
-		if n.IsItem() {
+		// As in the store's graph: an identity's first item is listed,
+		// and the first node of an identity found.
+		if n.IsItem() && !g.listed[n.UUID] {
+			g.listed[n.UUID] = true
 			g.items = append(g.items, n)
+		}
+		if _, ok := g.byID[n.UUID]; !ok {
+			g.byID[n.UUID] = n
 		}
 	}
 }

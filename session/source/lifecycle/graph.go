@@ -99,10 +99,11 @@ func branchesOf(items []source.Node, leaf string) []session.Branch {
 // rounds, so that a run that only continues it need not read it again
 // ([Context.Branches]): Tip, the last item, which no item names as its
 // parent; At, the fork points, each with the child that leads to Tip; and
-// Dangling, the parents items name that are no item (a parent not in the
-// transcript), any of which an item may yet become. No state is kept
-// where it would be large (a graph of many forks reads faster than its
-// state would).
+// Dangling, the parents items name that are not items of the closed
+// rounds (not in the transcript, or not yet, or not as an item), any of
+// which an item may yet become. No state is kept where it would be large
+// (a graph of many forks reads faster than its state would), nor where
+// the last item has no identity.
 type forks struct {
 	Tip      string   `json:"tip,omitempty"`
 	At       []fork   `json:"at,omitempty"`
@@ -116,8 +117,9 @@ type fork struct {
 	Live     string   `json:"live,omitempty"`
 }
 
-// forksMax bounds a state's fork points and dangling parents each.
-const forksMax = 64
+// forksMax bounds the identities a state names: its fork points, their
+// children and its dangling parents.
+const forksMax = 256
 
 // forksOf is the state of the closed rounds' items (in document order,
 // each identity once), or nil where none is kept.
@@ -126,7 +128,9 @@ func forksOf(items []source.Node) *forks {
 	if len(items) == 0 {
 		return f
 	}
-	f.Tip = items[len(items)-1].UUID
+	if f.Tip = items[len(items)-1].UUID; f.Tip == "" {
+		return nil // an item of no identity: what continues it is a root
+	}
 	isItem := make(map[string]bool, len(items))
 	for _, n := range items {
 		isItem[n.UUID] = true
@@ -142,11 +146,11 @@ func forksOf(items []source.Node) *forks {
 			f.Dangling = append(f.Dangling, n.Parent)
 		}
 	}
-	brs := branchesOf(items, f.Tip)
-	if len(brs) > forksMax {
-		return nil
-	}
-	for _, b := range brs {
+	named := len(f.Dangling)
+	for _, b := range branchesOf(items, f.Tip) {
+		if named += 1 + len(b.Children); named > forksMax {
+			return nil
+		}
 		f.At = append(f.At, fork(b))
 	}
 	return f
@@ -162,7 +166,7 @@ func (f *forks) branches() []session.Branch {
 
 // continues reports whether the items among nodes continue one another
 // from f's Tip, and returns the last: each names the one before it as
-// its parent, and is a new identity, which neither a node recorded before
+// its parent, and is a new identity (not none), which neither a node recorded before
 // (an earlier run's, or a closed round's of this run) nor an item of the
 // closed rounds as its parent (Dangling) names, so that the graph stays
 // the same but for a longer last branch.
@@ -173,7 +177,7 @@ func (c *Context) continues(f *forks, nodes []source.Node) (tip string, ok bool)
 		if !n.IsItem() {
 			continue
 		}
-		if n.Parent != tip || mine[n.UUID] || slices.Contains(f.Dangling, n.UUID) {
+		if n.UUID == "" || n.Parent != tip || mine[n.UUID] || slices.Contains(f.Dangling, n.UUID) {
 			return "", false
 		}
 		if _, found := c.Lookup(n.UUID); found {

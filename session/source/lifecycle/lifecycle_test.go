@@ -18,9 +18,11 @@ import (
 
 // toy is a format of the tests: a line "KIND ID TIME TOKENS TEXT", KIND
 // "p" for a prompt, "r" for a reply, "u" for a message written again by
-// id (it replaces the message, as Gemini CLI's upserts do). An item
-// continues the one above it, unless ID is "ID<PARENT" (PARENT empty: a
-// root). A line of
+// id (it replaces the message, as Gemini CLI's upserts do), "t" for a
+// rewind to ID (the next item continues it, and it is the leaf, as Gemini
+// CLI's $rewindTo), "n" for a node of identity ID that is no item (a line
+// folded into the item above). An item continues the one above it, unless
+// ID is "ID<PARENT" (PARENT empty: a root). A line of
 // other words is a record the toy does not know; a blank line or one
 // starting with "!" is no record.
 type toy struct{}
@@ -51,7 +53,7 @@ func (toy) Decode(c *lifecycle.Context, e session.Entry) toyEntry {
 	}
 	d.record = true
 	f := strings.SplitN(string(e.Raw), " ", 5)
-	if len(f) < 5 || (f[0] != "p" && f[0] != "r" && f[0] != "u") {
+	if len(f) < 5 || !strings.Contains("prutn", f[0]) || len(f[0]) != 1 {
 		c.Warnf(e.Line, "a record the toy does not know")
 		return d
 	}
@@ -88,6 +90,14 @@ func (r *toyRound) Add(d toyEntry) {
 			Blocks: []session.Block{{Kind: session.KindRaw, Text: lifecycle.ValidText(d.e.Raw)}}})
 		return
 	}
+	switch d.kind {
+	case "t":
+		r.st.Last = d.id
+		return
+	case "n":
+		r.nodes = append(r.nodes, source.Node{UUID: d.id, Anchor: r.st.Last})
+		return
+	}
 	parent := r.st.Last
 	if id, p, ok := strings.Cut(d.id, "<"); ok {
 		d.id, parent = id, p
@@ -122,16 +132,20 @@ func (r *toyRound) Close() lifecycle.Itemized[toyState] {
 // recorder is a source.Recorder in memory. Like the store's graph, it
 // lists an identity's first item.
 type recorder struct {
-	byID  map[string]source.Node
-	items []source.Node
+	byID   map[string]source.Node
+	items  []source.Node
+	listed map[string]bool
 }
 
-func newRecorder() *recorder                            { return &recorder{byID: map[string]source.Node{}} }
+func newRecorder() *recorder {
+	return &recorder{byID: map[string]source.Node{}, listed: map[string]bool{}}
+}
 func (g *recorder) Lookup(u string) (source.Node, bool) { n, ok := g.byID[u]; return n, ok }
 func (g *recorder) Items() []source.Node                { return g.items }
 func (g *recorder) Record(nodes []source.Node) {
 	for _, n := range nodes {
-		if _, again := g.byID[n.UUID]; n.IsItem() && !again {
+		if n.IsItem() && !g.listed[n.UUID] {
+			g.listed[n.UUID] = true
 			g.items = append(g.items, n)
 		}
 		g.byID[n.UUID] = n
@@ -399,7 +413,8 @@ func TestBranchesByRuns(t *testing.T) {
 
 // toyGraphLines is a toy session of n lines over a few identities: most
 // items continue the one above, some name another parent (one that may
-// come later, or never), start a new root, or write an identity again.
+// come later, or never), start a new root, write an identity again or
+// none, rewind to an item (or to none), or are a node that is no item.
 func toyGraphLines(rng *rand.Rand, n int) []string {
 	id := func(i int) string { return "n" + strconv.Itoa(i) }
 	var lines []string
@@ -417,6 +432,12 @@ func toyGraphLines(rng *rand.Rand, n int) []string {
 			me += "<" // a root
 		case k < 5:
 			me += "<" + id(rng.IntN(i+3))
+		case k == 5:
+			me = "" // no identity
+		case k == 6:
+			kind, me = "t", id(rng.IntN(i+2)) // a rewind
+		case k == 7:
+			kind, me = "n", id(rng.IntN(i+3)) // a node that is no item
 		}
 		lines = append(lines, fmt.Sprintf("%s %s 2026-01-01T00:00:%02dZ 0 line %d\n", kind, me, i%60, i))
 	}
