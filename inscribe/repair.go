@@ -43,8 +43,9 @@ import (
 //     reads; each message of a closed round as it was in the old document
 //     when it is there whole (a person's edits kept), else as the source
 //     gives it; the open round's as the source gives them;
-//   - the read note is kept when it was there, with the record's and the
-//     document's fields brought up to date, else made anew.
+//   - the read note is kept when it was there, with the record's, the
+//     graph's, the builder state's and the document's fields brought up
+//     to date, else made anew.
 //
 // What cannot be recovered (a damaged round file whose source is gone) is
 // an error that names it; nothing of the document is then changed.
@@ -558,9 +559,12 @@ func (m *mend) document(freshMD string) (*docState, error) {
 	md := u.spec.md
 	note := *m.freshNote
 	if m.st != nil {
-		// The note that was there, with what the repair may have changed.
+		// The note that was there, with what the repair may have changed:
+		// the record, the graph, and the builder's state, which describes
+		// them (its fork points were read from the graph).
 		kept := *m.st
 		kept.RoundsSize, kept.OpenRound, kept.GraphSize = note.RoundsSize, note.OpenRound, note.GraphSize
+		kept.Builder = note.Builder
 		note = kept
 	} else {
 		note.Source = u.store.recordedSource(u.spec.source)

@@ -2,6 +2,7 @@ package inscribe
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -269,5 +270,45 @@ func TestItemChunks(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestRepairBuilderState: a repair that replaces the graph also replaces
+// the builder's state in the read note it keeps, with the fresh one: the
+// state's fork points were read from the graph (here, ones that no run
+// of the session would give).
+func TestRepairBuilderState(t *testing.T) {
+	l, src, md := recordStore(t)
+	folder := folderOf(md)
+	st, err := readState(folder)
+	if err != nil || st == nil {
+		t.Fatalf("read note: %v", err)
+	}
+	fresh := string(st.Builder)
+	var builder map[string]json.RawMessage
+	if err := json.Unmarshal(st.Builder, &builder); err != nil {
+		t.Fatal(err)
+	}
+	builder["forks"] = json.RawMessage(`{"tip":"bogus","at":[{"at":"bogus","children":["x","y"],"live":"y"}]}`)
+	if st.Builder, err = json.Marshal(builder); err != nil {
+		t.Fatal(err)
+	}
+	data, err := json.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(statePath(folder), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	os.Truncate(graphPath(folder), 7)
+
+	if r := repairOne(t, l, src); r.Err != nil || r.Outcome != Repaired {
+		t.Fatalf("%s %v", r.Outcome, r.Err)
+	}
+	if st, err = readState(folder); err != nil || st == nil {
+		t.Fatalf("read note after the repair: %v", err)
+	}
+	if got := string(st.Builder); got != fresh {
+		t.Errorf("the builder's state after the repair:\n%s\nwant the fresh one:\n%s", got, fresh)
 	}
 }
