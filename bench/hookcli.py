@@ -7,7 +7,10 @@ sessions (DIR/hook-store-N and DIR/hook-projects-N, as
 each run a turn (a prompt and its reply, as the benchmark's benchTurn
 writes it) is appended to session SESSION's transcript (default N/2 + 1,
 not the benchmark's own) and the hook's JSON is given on stdin; the
-binaries alternate run by run, on the same store. Per binary: the median
+binaries alternate run by run, on the same store, or each on its own
+copy given as SCRIBE@STORE (`cp -a` of the store): a version that keeps
+other builder state than the other (stop 49's fork points) would find
+the other's in a shared store, and pay for it. Per binary: the median
 and 95th percentile of wall time, the median and mean of CPU time (user
 + system, from wait4, as /usr/bin/time reads them), the median page
 faults and maximum resident set."""
@@ -38,13 +41,21 @@ def turn():
     return ('{"session_id":"%s","transcript_path":"%s","hook_event_name":"Stop"}' % (sid, path)).encode()
 
 
+def own_store(b):
+    exe, at, own = b.rpartition("@")
+    if not at or not os.path.isdir(own):  # an "@" in the binary's path
+        return b, store
+    return exe, own
+
+
 res = {b: [] for b in bins}
 for i in range(runs):
     for b in (bins if i % 2 == 0 else bins[::-1]):
         stdin = turn()
         os.sync()
         t0 = time.perf_counter()
-        p = subprocess.Popen([b, "--root", store, "append", "--hook"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        exe, root = own_store(b)
+        p = subprocess.Popen([exe, "--root", root, "append", "--hook"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         p.stdin.write(stdin)
         p.stdin.close()
         _, status, ru = os.wait4(p.pid, 0)
