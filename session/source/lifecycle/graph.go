@@ -57,7 +57,10 @@ func (c *Context) Branches(open []source.Node, leaf string) []session.Branch {
 	}
 	items, closed := c.itemNodes(open)
 	c.pos.Forks = nil
-	if !c.partial {
+	if c.rec != nil {
+		// A builder whose graph records the nodes (an update's) keeps them
+		// for the next run; a build of a whole session for an export or a
+		// check keeps no state.
 		c.pos.Forks = forksOf(items[:closed])
 	}
 	return branchesOf(items, leaf)
@@ -165,11 +168,11 @@ func (f *forks) branches() []session.Branch {
 }
 
 // continues reports whether the items among nodes continue one another
-// from f's Tip, and returns the last: each names the one before it as
-// its parent, and is a new identity (not none), which neither a node recorded before
-// (an earlier run's, or a closed round's of this run) nor an item of the
-// closed rounds as its parent (Dangling) names, so that the graph stays
-// the same but for a longer last branch.
+// from f's Tip, and returns the last: each names the one before it as its
+// parent, and is a new identity (not none), which neither a node recorded
+// before (an earlier run's, or a closed round's of this run) nor an item
+// of the closed rounds as its parent (Dangling) names, so that the graph
+// stays the same but for a longer last branch.
 func (c *Context) continues(f *forks, nodes []source.Node) (tip string, ok bool) {
 	tip = f.Tip
 	var mine map[string]bool // nodes' items, which may repeat one another

@@ -151,9 +151,6 @@ type Context struct {
 	pos   position
 	graph source.Graph
 	rec   source.Recorder // graph, when it records nodes
-	// partial says the builder resumes an earlier run's state without its
-	// graph: it knows of the item graph only what it closes itself.
-	partial bool
 	// kept holds the nodes of the rounds closed by this builder when no
 	// Recorder takes them.
 	kept     []source.Node
@@ -298,7 +295,6 @@ func New[E, S any](f Format[E, S], cfg source.Config, state json.RawMessage, gra
 		if err := json.Unmarshal(t, &b.st); err != nil {
 			return nil, fmt.Errorf("%s: the saved builder state is unreadable: %w", cfg.File, err)
 		}
-		b.c.partial = graph == nil
 	}
 	if b.c.pos.NextLine == 0 {
 		b.c.pos.NextLine = 1

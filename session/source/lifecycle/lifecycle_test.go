@@ -284,7 +284,9 @@ func TestState(t *testing.T) {
 	b2 := newToy(t, source.Config{File: "s.toy"}, st, g)
 	closed2, fin2 := run(b2, 7, offset, strings.Join(lines[6:], ""))
 
-	one := newToy(t, source.Config{File: "s.toy"}, nil, nil)
+	// (An update builds over the store's graph, a recorder, as the first
+	// run did: a builder of no graph keeps no fork points.)
+	one := newToy(t, source.Config{File: "s.toy"}, nil, newRecorder())
 	closedOne, finOne := run(one, 1, 0, session1)
 	if !reflect.DeepEqual(closed2, closedOne[1:]) || !reflect.DeepEqual(fin2, finOne) {
 		t.Errorf("two runs and one differ:\n%+v %+v\n%+v %+v", closed2, fin2, closedOne[1:], finOne)
