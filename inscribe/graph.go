@@ -1,7 +1,6 @@
 package inscribe
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"hash/maphash"
@@ -199,31 +198,22 @@ func (g *fileGraph) scan(f io.ReaderAt, from, to int64, fn func(n source.Node, a
 	})
 }
 
-// scanLines calls fn for each whole line in [from, to), lent for the
-// call: an index of the lines (load) copies none of them.
+// scanLines calls fn for each whole line in [from, to), without its line
+// end, lent for the call (source.LineReader's): an index of the lines
+// (load) copies none of them.
 func (g *fileGraph) scanLines(f io.ReaderAt, from, to int64, fn func(line []byte, at int64)) {
-	r := bufio.NewReaderSize(io.NewSectionReader(f, from, to-from), 1<<16)
-	at := from
-	var long []byte // a line longer than r's buffer, gathered
+	lr := source.NewLineReader(io.NewSectionReader(f, from, to-from), 1, from)
 	for {
-		line, err := r.ReadSlice('\n')
-		if err == bufio.ErrBufferFull || long != nil {
-			long = append(long, line...)
-			if err == bufio.ErrBufferFull {
-				continue
-			}
-			line = long
-		}
-		if err != nil {
+		l, err := lr.Next()
+		if err != nil || !l.Terminated {
 			return // EOF, or a torn last line
 		}
-		fn(line, at)
-		at += int64(len(line))
-		long = nil
+		fn(l.Raw, l.Offset)
 	}
 }
 
-// nodeFields splits a line of the file into its three fields.
+// nodeFields splits a line of the file (its line end, if there, aside)
+// into its three fields.
 func nodeFields(line []byte) (f [3][]byte, ok bool) {
 	line = bytes.TrimSuffix(line, []byte("\n"))
 	for i := range 2 {

@@ -161,3 +161,29 @@ func mustRead(t *testing.T, p string) []byte {
 	}
 	return data
 }
+
+// TestGraphLongAndTornLines: the lines of earlier updates are found and
+// listed whatever their length (one longer than a read's buffer), and a
+// torn last line (no line end) is not.
+func TestGraphLongAndTornLines(t *testing.T) {
+	long := strings.Repeat("x", 200_000)
+	path := filepath.Join(t.TempDir(), graphFile)
+	data := "a\ta\t\n" + long + "\t" + long + "\ta\n" + "c\tc\t" + long + "\n" + "d\td\tc"
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var b atomicfile.Batch
+	g := newFileGraph(&b, path, int64(len(data)))
+	defer g.close()
+	for _, n := range []source.Node{{UUID: "a", Anchor: "a"}, {UUID: long, Anchor: long, Parent: "a"}, {UUID: "c", Anchor: "c", Parent: long}} {
+		if got, ok := g.Lookup(n.UUID); !ok || got != n {
+			t.Errorf("Lookup(%.10q) = %.40v, %v", n.UUID, got, ok)
+		}
+	}
+	if _, ok := g.Lookup("d"); ok {
+		t.Error("the torn last line was found")
+	}
+	if items := g.Items(); len(items) != 3 || items[1].UUID != long || items[2].UUID != "c" {
+		t.Errorf("Items: %d, want a, the long one, c", len(items))
+	}
+}
